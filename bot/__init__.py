@@ -1,0 +1,1 @@
+"""Platform adapters (Telegram, Discord) and the scheduler. They call `core.engine` only."""

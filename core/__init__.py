@@ -1,0 +1,1 @@
+"""biomd core engine: storage, conversion, chunking, embeddings and retrieval."""

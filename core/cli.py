@@ -1,0 +1,281 @@
+"""The `biomd` command: a thin layer over `Engine`. Errors become messages only here."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from core.engine import Engine
+from core.errors import BiomdError, EmbeddingError
+from core.ingest import IngestResult
+from core.search import MODES, Hit
+from core.settings import Settings
+
+app = typer.Typer(
+    help="biomd: your life's sources in one SQLite file, searchable, and one cited bio.md.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+T = TypeVar("T")
+_state: dict[str, Settings] = {}
+
+
+@app.callback()
+def _main(
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="Data folder (default: BIOMD_DATA_DIR).")
+    ] = None,
+) -> None:
+    overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
+    _state["settings"] = Settings(**overrides)
+
+
+def _run(work: Callable[[Engine], Awaitable[T]], *, check_model: bool = True) -> T:
+    """Open the engine, run `work`, close it; a biomd error becomes a message and exit 1."""
+
+    async def go() -> T:
+        engine = await Engine.open(_state["settings"], check_model=check_model)
+        try:
+            return await work(engine)
+        finally:
+            await engine.close()
+
+    try:
+        return asyncio.run(go())
+    except BiomdError as exc:
+        err.print(f"[red]error:[/red] {exc.user_message}")
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        err.print("Stopped. Run the same command again to continue where it left off.")
+        raise typer.Exit(130) from None
+
+
+def _progress(transient: bool = True) -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=out,
+        transient=transient,
+    )
+
+
+def _result_line(r: IngestResult) -> str:
+    ident = f"#{r.document_id}" if r.document_id is not None else "-"
+    if r.status == "added":
+        return f"added      {ident:>6}  {r.name}  ({r.kind}, {r.chars:,} chars, {r.chunks} chunks)"
+    if r.status == "duplicate":
+        return f"duplicate  {ident:>6}  {r.name}  (already stored)"
+    return f"failed     {ident:>6}  {r.error}"
+
+
+async def _embed_with_progress(engine: Engine, *, reindex: bool = False) -> int:
+    with _progress() as bar:
+        task = bar.add_task("embedding", total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        if reindex:
+            return await engine.reindex(tick)
+        return await engine.embed_pending(tick)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders (recursive).")],
+    embed: Annotated[
+        bool, typer.Option("--embed/--no-embed", help="Compute vectors after indexing.")
+    ] = True,
+) -> None:
+    """Add sources. One line per file, then a summary; exit status 1 if any file failed."""
+
+    async def work(engine: Engine) -> dict[str, int]:
+        counts = {"added": 0, "duplicate": 0, "failed": 0}
+        with _progress() as bar:
+            task = bar.add_task("indexing", total=None)
+
+            def tick(name: str, chars: int) -> None:
+                bar.update(task, description=f"indexing {name}: {chars / 1e6:,.1f}M chars")
+
+            async for result in engine.ingest(paths, on_progress=tick):
+                counts[result.status] += 1
+                bar.console.print(_result_line(result), markup=False)
+        summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+        out.print(f"{summary}. Everything added is keyword-searchable now.")
+        if embed:
+            try:
+                done = await _embed_with_progress(engine)
+            except EmbeddingError as exc:
+                err.print(f"[yellow]warning:[/yellow] {exc.user_message}")
+                err.print("Vectors are still to do: run `biomd embed` once the model is available.")
+            else:
+                if done:
+                    out.print(f"Embedded {done:,} chunks.")
+        return counts
+
+    counts = _run(work)
+    if counts["failed"]:
+        raise typer.Exit(1)
+
+
+@app.command()
+def embed() -> None:
+    """Compute the vectors still missing (resumes an interrupted ingest or reindex)."""
+    done = _run(_embed_with_progress)
+    out.print(f"Embedded {done:,} chunks." if done else "Every chunk has its vector.")
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for; `-` reads one query per line.")],
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1, max=1000)] = 10,
+    mode: Annotated[str, typer.Option(help="hybrid, keyword or vector.")] = "hybrid",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Hybrid search (vectors + keywords, fused)."""
+    if mode not in MODES:
+        raise typer.BadParameter(f"mode must be one of {', '.join(MODES)}", param_hint="--mode")
+
+    async def work(engine: Engine) -> None:
+        if query == "-":
+            for line in sys.stdin:
+                q = line.rstrip("\n")
+                hits = await engine.search(q, limit, mode)
+                print(json.dumps(_hits_json(q, hits), ensure_ascii=False), flush=True)
+            return
+        hits = await engine.search(query, limit, mode)
+        if as_json:
+            print(json.dumps(_hits_json(query, hits), ensure_ascii=False, indent=2))
+            return
+        if not hits:
+            out.print("No matches.")
+        for i, h in enumerate(hits, 1):
+            out.print(f"[bold]{i}. #{h.document_id} {h.document}[/bold] [{h.start}:{h.end}]")
+            out.print("   " + h.text.strip().replace("\n", "\n   "), markup=False)
+
+    _run(work)
+
+
+def _hits_json(query: str, hits: list[Hit]) -> dict[str, Any]:
+    return {"query": query, "hits": [asdict(h) for h in hits]}
+
+
+@app.command()
+def grep(
+    pattern: Annotated[str, typer.Argument(help="A word or phrase, matched ignoring case.")],
+    offset: Annotated[int, typer.Option(min=0)] = 0,
+    limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 50,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Every mention of a word or phrase, with source and position."""
+    page = _run(lambda e: e.grep(pattern, offset, limit))
+    if as_json:
+        print(json.dumps(asdict(page), ensure_ascii=False, indent=2))
+        return
+    for m in page.mentions:
+        out.print(f"#{m.document_id} {m.document} @{m.position}: {m.line}", markup=False)
+    shown = len(page.mentions)
+    out.print(
+        f"{page.total} mentions" + (f", showing {offset + 1}–{offset + shown}" if shown else "")
+    )
+
+
+@app.command()
+def read(
+    doc_id: Annotated[int, typer.Argument(help="Source id, as in `biomd sources`.")],
+    offset: Annotated[int, typer.Option(min=0)] = 0,
+    length: Annotated[int | None, typer.Option(min=1)] = None,
+) -> None:
+    """Print an exact slice of a source's text."""
+    part = _run(lambda e: e.read_source(doc_id, offset, length))
+    sys.stdout.write(part.text)
+    if not part.text.endswith("\n"):
+        sys.stdout.write("\n")
+    more = f"; continue with --offset {part.next_offset}" if part.next_offset is not None else ""
+    err.print(
+        f"#{part.document_id} {part.document}: [{part.offset}:{part.end}] of {part.total}{more}"
+    )
+
+
+@app.command()
+def sources(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List every source."""
+    docs = _run(lambda e: e.sources(), check_model=False)
+    if as_json:
+        print(json.dumps([asdict(d) for d in docs], ensure_ascii=False, indent=2))
+        return
+    table = Table("id", "name", "kind", "chunks", "added", "status")
+    for d in docs:
+        status = d.status if d.status != "failed" else f"failed: {d.error}"
+        table.add_row(f"#{d.id}", d.name, d.kind, str(d.n_chunks), d.added_at[:10], status)
+    out.print(table)
+
+
+@app.command()
+def forget(
+    doc_id: Annotated[int, typer.Argument(help="Source id, as in `biomd sources`.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+) -> None:
+    """Delete a source everywhere: text, index, vectors and the kept raw file."""
+    if not yes and sys.stdin.isatty():
+        doc = _run(lambda e: e.source(doc_id), check_model=False)
+        typer.confirm(f"Forget #{doc.id} {doc.name} for good?", abort=True)
+    doc = _run(lambda e: e.forget(doc_id), check_model=False)
+    out.print(f"Forgot #{doc.id} {doc.name}.", markup=False)
+
+
+@app.command()
+def stats() -> None:
+    """Corpus size and the state of the index."""
+    s = _run(lambda e: e.stats(), check_model=False)
+    settings = _state["settings"]
+    out.print(f"data dir     {settings.data_dir.resolve()}", markup=False)
+    out.print(f"sources      {s.documents:,} ready, {s.pending:,} pending, {s.failed:,} failed")
+    out.print(f"text         {s.text_chars:,} characters in {s.chunks:,} chunks")
+    out.print(f"vectors      {s.vectors:,} ({s.vectors_missing:,} still to embed)")
+    out.print(f"storage      database {_mb(s.db_bytes)}, raw files {_mb(s.raw_bytes)}")
+    model = s.embed_model or "(none yet)"
+    out.print(f"model        {model}", markup=False)
+    if s.embed_model and s.embed_model != s.configured_model:
+        out.print(
+            f"[yellow]BIOMD_EMBED_MODEL is {s.configured_model}; run `biomd reindex`.[/yellow]"
+        )
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+@app.command()
+def reindex() -> None:
+    """Re-embed everything with the configured model (after changing BIOMD_EMBED_MODEL)."""
+    done = _run(lambda e: _embed_with_progress(e, reindex=True), check_model=False)
+    out.print(f"Re-embedded {done:,} chunks.")
+
+
+def main() -> None:
+    app()

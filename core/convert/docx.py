@@ -1,0 +1,41 @@
+"""Word documents to Markdown-flavoured text, headings and tables kept (markitdown, mammoth)."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Iterator
+
+from core.convert.base import Probe
+from core.errors import CorruptSource
+
+
+class DocxConverter:
+    kind = "docx"
+    mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+    def accepts(self, probe: Probe) -> bool:
+        if not probe.head.startswith(b"PK\x03\x04"):
+            return False
+        if probe.suffix == ".docx":
+            return True
+        try:
+            with zipfile.ZipFile(probe.path) as z:
+                return "word/document.xml" in z.namelist()
+        except (zipfile.BadZipFile, OSError):
+            return False
+
+    def convert(self, probe: Probe) -> Iterator[str]:
+        from markitdown import StreamInfo
+        from markitdown.converters import DocxConverter as MarkItDownDocx
+
+        try:
+            with probe.path.open("rb") as f:
+                result = MarkItDownDocx().convert(  # type: ignore[no-untyped-call]
+                    f, StreamInfo(extension=".docx")
+                )
+        except Exception as exc:  # zipfile, lxml and mammoth each raise their own kinds
+            reason = str(exc) or type(exc).__name__
+            raise CorruptSource(
+                f"{probe.name}: this Word document is damaged and cannot be read ({reason})."
+            ) from exc
+        yield result.markdown

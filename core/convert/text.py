@@ -1,0 +1,115 @@
+"""Plain text in any common encoding, streamed: txt, Markdown, JSON, CSV and the like."""
+
+from __future__ import annotations
+
+import codecs
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from charset_normalizer import from_bytes
+
+from core.convert.base import Probe
+from core.errors import UnsupportedFormat
+
+PIECE_CHARS = 1 << 20
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_TEXT_CONTROLS = {7, 8, 9, 10, 11, 12, 13, 27}
+
+
+def _utf16_without_bom(head: bytes) -> str | None:
+    """'utf-16-le' or 'utf-16-be' when NULs sit in every other byte, as in UTF-16 text."""
+    sample = head[: 4096 - 4096 % 2]
+    if len(sample) < 4:
+        return None
+    even_nuls = sample[0::2].count(0) / (len(sample) / 2)
+    odd_nuls = sample[1::2].count(0) / (len(sample) / 2)
+    if odd_nuls > 0.3 and even_nuls < 0.05:
+        return "utf-16-le"
+    if even_nuls > 0.3 and odd_nuls < 0.05:
+        return "utf-16-be"
+    return None
+
+
+def looks_binary(head: bytes) -> bool:
+    """True when the bytes are not text in any encoding we read."""
+    if any(head.startswith(bom) for bom, _ in _BOMS) or _utf16_without_bom(head):
+        return False
+    if b"\x00" in head:
+        return True
+    sample = head[:8192]
+    if not sample:
+        return False
+    controls = sum(1 for b in sample if b < 32 and b not in _TEXT_CONTROLS)
+    return controls / len(sample) > 0.05
+
+
+def detect_encoding(head: bytes) -> str:
+    """The encoding of a text file, from its first bytes. Never fails: the fallback is cp1252."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return name
+    if utf16 := _utf16_without_bom(head):
+        return utf16
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(head[:16384]).best()
+    if best is not None and best.encoding:
+        return str(best.encoding)
+    return "cp1252"
+
+
+def stream_text(probe: Probe, piece_chars: int = PIECE_CHARS) -> Iterator[str]:
+    """Decode a file piece by piece; invalid bytes become U+FFFD, newlines become `\\n`."""
+    encoding = detect_encoding(probe.head)
+    with (
+        probe.path.open("rb") as raw,
+        io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline=None) as text,
+    ):
+        while piece := text.read(piece_chars):
+            yield piece.replace("\x00", "\ufffd")
+
+
+def read_text(probe: Probe) -> str:
+    """The whole decoded text (for formats that need it all at once)."""
+    return "".join(stream_text(probe))
+
+
+@dataclass(frozen=True)
+class TextConverter:
+    """Text files. `extensions` picks the kind; the catch-all instance takes any text."""
+
+    kind: str
+    mime: str
+    extensions: frozenset[str] = field(default_factory=frozenset)
+    catch_all: bool = False
+
+    def accepts(self, probe: Probe) -> bool:
+        if not (self.catch_all or probe.suffix in self.extensions):
+            return False
+        if looks_binary(probe.head):
+            if self.catch_all:
+                raise UnsupportedFormat(
+                    f"{probe.name}: this is binary data, not text, and not a format biomd reads."
+                )
+            return False
+        return True
+
+    def convert(self, probe: Probe) -> Iterator[str]:
+        return stream_text(probe)
+
+
+MARKDOWN = TextConverter("markdown", "text/markdown", frozenset({".md", ".markdown", ".mdown"}))
+JSON = TextConverter("json", "application/json", frozenset({".json", ".jsonl", ".ndjson"}))
+CSV = TextConverter("csv", "text/csv", frozenset({".csv", ".tsv"}))
+PLAIN = TextConverter("text", "text/plain", catch_all=True)

@@ -1,0 +1,154 @@
+"""Text embeddings: the `Embedder` protocol and its fastembed implementation."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from core.errors import EmbeddingError
+
+Matrix = npt.NDArray[np.float32]
+
+_SEARCH_PREFIX = "Represent this sentence for searching relevant passages: "
+
+# fastembed does not add the prefixes these models were trained with; we do.
+QUERY_PREFIXES: dict[str, str] = {
+    "snowflake/snowflake-arctic-embed-xs": _SEARCH_PREFIX,
+    "snowflake/snowflake-arctic-embed-s": _SEARCH_PREFIX,
+    "snowflake/snowflake-arctic-embed-m": _SEARCH_PREFIX,
+    "snowflake/snowflake-arctic-embed-m-long": _SEARCH_PREFIX,
+    "snowflake/snowflake-arctic-embed-l": _SEARCH_PREFIX,
+    "BAAI/bge-small-en-v1.5": _SEARCH_PREFIX,
+    "BAAI/bge-base-en-v1.5": _SEARCH_PREFIX,
+    "BAAI/bge-large-en-v1.5": _SEARCH_PREFIX,
+    "nomic-ai/nomic-embed-text-v1.5": "search_query: ",
+    "intfloat/multilingual-e5-large": "query: ",
+}
+PASSAGE_PREFIXES: dict[str, str] = {
+    "nomic-ai/nomic-embed-text-v1.5": "search_document: ",
+    "intfloat/multilingual-e5-large": "passage: ",
+}
+
+
+class Embedder(Protocol):
+    """Turns text into L2-normalised float32 vectors of a fixed dimension."""
+
+    name: str
+    dim: int
+
+    def embed_passages(self, texts: Sequence[str]) -> Matrix: ...
+
+    def embed_query(self, text: str) -> Matrix: ...
+
+
+def normalise(vectors: Matrix) -> Matrix:
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    out: Matrix = (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+    return out
+
+
+def model_dimension(name: str) -> int:
+    """The output dimension fastembed lists for a model; a clear error for unknown names."""
+    from fastembed import TextEmbedding
+
+    for entry in TextEmbedding.list_supported_models():
+        if entry["model"].lower() == name.lower():
+            return int(entry["dim"])
+    raise EmbeddingError(
+        f"The embedding model '{name}' is not one fastembed knows. Set BIOMD_EMBED_MODEL to a "
+        "supported name, such as snowflake/snowflake-arctic-embed-s."
+    )
+
+
+class FastEmbedder:
+    """fastembed on the CPU. The model loads on first use, once, from a thread-safe path."""
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        model_path: Path | None = None,
+        cache_dir: Path | None = None,
+        threads: int | None = None,
+        batch_size: int = 32,
+    ) -> None:
+        self.name = name
+        self.dim = model_dimension(name)
+        self._model_path = model_path
+        self._cache_dir = cache_dir
+        self._threads = threads
+        self._batch_size = batch_size
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._query_prefix = QUERY_PREFIXES.get(name, "")
+        self._passage_prefix = PASSAGE_PREFIXES.get(name, "")
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                self._model = self._build()
+            return self._model
+
+    def _build(self) -> Any:
+        from fastembed import TextEmbedding
+
+        kwargs: dict[str, Any] = {"threads": self._threads}
+        if self._cache_dir is not None and self._model_path is None:
+            self._cache_dir.mkdir(parents=True, exist_ok=True)
+            kwargs["cache_dir"] = str(self._cache_dir)
+        if self._model_path is not None:
+            if not self._model_path.is_dir():
+                raise EmbeddingError(
+                    f"BIOMD_EMBED_MODEL_PATH is {self._model_path}, which is not a folder."
+                )
+            kwargs["specific_model_path"] = str(self._model_path)
+        _quiet_fastembed_logs()
+        try:
+            return TextEmbedding(self.name, **kwargs)
+        except Exception as exc:
+            where = (
+                f"from {self._model_path}"
+                if self._model_path
+                else "(it downloads once, on first use)"
+            )
+            raise EmbeddingError(
+                f"The embedding model {self.name} could not be loaded {where}: "
+                f"{str(exc).rstrip('.')}. Without "
+                "network access, put the model files in a folder and set BIOMD_EMBED_MODEL_PATH."
+            ) from exc
+
+    def embed_passages(self, texts: Sequence[str]) -> Matrix:
+        model = self._load()
+        inputs = [self._passage_prefix + t for t in texts] if self._passage_prefix else list(texts)
+        if not inputs:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        rows = list(model.embed(inputs, batch_size=self._batch_size))
+        return normalise(np.asarray(rows, dtype=np.float32))
+
+    def embed_query(self, text: str) -> Matrix:
+        model = self._load()
+        rows = list(model.embed([self._query_prefix + text], batch_size=1))
+        return normalise(np.asarray(rows[0], dtype=np.float32))
+
+
+def _quiet_fastembed_logs() -> None:
+    """fastembed logs each failed download attempt through loguru; our error says it once."""
+    try:
+        from loguru import logger
+    except ImportError:  # pragma: no cover - older fastembed logs through `logging`
+        return
+    logger.disable("fastembed")
+
+
+def to_blob(vector: Matrix) -> bytes:
+    """Little-endian float32 bytes."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_blobs(blobs: Sequence[bytes], dim: int) -> Matrix:
+    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim).astype(np.float32)

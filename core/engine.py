@@ -1,0 +1,226 @@
+"""The façade that the CLI and the bot adapters call. It holds no platform code."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from core.embedding import Embedder, FastEmbedder, to_blob
+from core.errors import ModelMismatch, NotFound
+from core.ingest import Ingestor, IngestResult, ProgressFn
+from core.lock import ProcessLock
+from core.rawfiles import RawFiles
+from core.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
+from core.settings import Settings
+from core.store import Document, Store, ensure_private_dir
+from core.vector_index import VectorIndex
+
+EmbedProgress = Callable[[int, int], None]
+"""Called as (chunks embedded so far, chunks to embed in all)."""
+
+_EMBED_ROUND = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Stats:
+    documents: int
+    pending: int
+    failed: int
+    chunks: int
+    vectors: int
+    text_chars: int
+    raw_bytes: int
+    db_bytes: int
+    embed_model: str | None
+    configured_model: str
+
+    @property
+    def vectors_missing(self) -> int:
+        return self.chunks - self.vectors
+
+
+def embed_input(text: str, document: str) -> str:
+    """What the embedding model sees for a chunk."""
+    return text
+
+
+class Engine:
+    """Everything biomd can do with the corpus. Open with `async with await Engine.open(...)`."""
+
+    def __init__(self, settings: Settings, store: Store, embedder: Embedder | None) -> None:
+        self.settings = settings
+        self.store = store
+        self.raw = RawFiles(settings.data_dir)
+        self._embedder = embedder
+        self._lock = ProcessLock(settings.data_dir / "ingest.lock")
+        self.index = VectorIndex()
+        self.searcher = Searcher(store, self.embedder, self.index, FusionConfig())
+
+    @classmethod
+    async def open(
+        cls, settings: Settings, embedder: Embedder | None = None, *, check_model: bool = True
+    ) -> Engine:
+        ensure_private_dir(settings.data_dir)
+        store = await Store.open(settings.db_path)
+        engine = cls(settings, store, embedder)
+        if check_model:
+            try:
+                await engine.check_model()
+            except BaseException:
+                await store.close()
+                raise
+        return engine
+
+    async def close(self) -> None:
+        self._lock.release()
+        await self.store.close()
+
+    async def __aenter__(self) -> Engine:
+        return self
+
+    async def __aexit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    # -- the embedding model ------------------------------------------------------------
+
+    def embedder(self) -> Embedder:
+        """The configured embedder, built on first use (loading a model is slow)."""
+        if self._embedder is None:
+            s = self.settings
+            self._embedder = FastEmbedder(
+                s.embed_model,
+                model_path=s.embed_model_path,
+                cache_dir=s.models_dir,
+                threads=s.embed_threads,
+                batch_size=s.embed_batch_size,
+            )
+        return self._embedder
+
+    @property
+    def model_name(self) -> str:
+        return self._embedder.name if self._embedder else self.settings.embed_model
+
+    async def stored_model(self) -> str | None:
+        return await self.store.get_meta("embed_model")
+
+    async def check_model(self) -> None:
+        """Refuse to mix vectors of two models: a clear error that points to `biomd reindex`."""
+        stored = await self.stored_model()
+        if stored is not None and stored != self.model_name:
+            raise ModelMismatch(
+                f"The vectors in {self.settings.db_path} were made with the embedding model "
+                f"{stored}, but BIOMD_EMBED_MODEL is now {self.model_name}. Run `biomd reindex` "
+                f"to re-embed everything with {self.model_name} (keyword search works meanwhile), "
+                f"or set BIOMD_EMBED_MODEL back to {stored}."
+            )
+
+    # -- ingest -------------------------------------------------------------------------
+
+    async def ingest(
+        self, paths: list[Path], on_progress: ProgressFn | None = None
+    ) -> AsyncIterator[IngestResult]:
+        """Ingest files and folders; first finish anything an earlier run left half-done."""
+        ingestor = self._ingestor(on_progress)
+        async for result in ingestor.resume_pending():
+            yield result
+        async for result in ingestor.ingest_paths(paths):
+            yield result
+
+    async def resume(self, on_progress: ProgressFn | None = None) -> list[IngestResult]:
+        """Finish documents an earlier run left half-indexed."""
+        return [r async for r in self._ingestor(on_progress).resume_pending()]
+
+    def _ingestor(self, on_progress: ProgressFn | None) -> Ingestor:
+        if not self._lock.held:
+            self._lock.acquire()
+            self.raw.sweep_tmp()
+        return Ingestor(self.store, self.raw, self.settings, on_progress)
+
+    async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
+        """Give every indexed chunk a vector. Resumable: it starts wherever vectors stop."""
+        embedder = self.embedder()
+        await self.check_model()
+        total = await self._count_missing_vectors()
+        if total == 0:
+            return 0
+        if await self.stored_model() is None:
+            await self.store.set_meta(
+                {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
+            )
+        done, after = 0, 0
+        while rows := await self.store.chunks_needing_vectors(after, _EMBED_ROUND):
+            texts = [embed_input(text, name) for _, text, name in rows]
+            vectors = await asyncio.to_thread(embedder.embed_passages, texts)
+            await self.store.add_vectors(
+                [(cid, to_blob(v)) for (cid, _, _), v in zip(rows, vectors, strict=True)]
+            )
+            after = rows[-1][0]
+            done += len(rows)
+            if on_progress:
+                on_progress(done, max(total, done))
+        return done
+
+    async def _count_missing_vectors(self) -> int:
+        row = await self.store.fetchone(
+            "SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
+            " WHERE d.status = 'ready' AND NOT EXISTS"
+            " (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)"
+        )
+        return int(row[0]) if row else 0
+
+    async def reindex(self, on_progress: EmbedProgress | None = None) -> int:
+        """Drop every vector and embed the whole corpus again with the configured model."""
+        embedder = self.embedder()
+        await self.store.clear_vectors(
+            {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
+        )
+        return await self.embed_pending(on_progress)
+
+    # -- reading ------------------------------------------------------------------------
+
+    async def search(self, query: str, limit: int = 10, mode: Mode = "hybrid") -> list[Hit]:
+        return await self.searcher.search(query, limit, mode)
+
+    async def grep(self, pattern: str, offset: int = 0, limit: int = 50) -> GrepPage:
+        return await self.searcher.grep(pattern, offset, limit)
+
+    async def read_source(self, doc_id: int, offset: int = 0, length: int | None = None) -> Slice:
+        cap = self.settings.read_max_chars
+        return await self.searcher.read_source(doc_id, offset, min(length or cap, cap))
+
+    async def sources(self) -> list[Document]:
+        return await self.store.documents()
+
+    async def source(self, doc_id: int) -> Document:
+        doc = await self.store.document(doc_id)
+        if doc is None:
+            raise NotFound(f"There is no source #{doc_id}.")
+        return doc
+
+    async def forget(self, doc_id: int) -> Document:
+        """Delete a source everywhere: its row, chunks, keyword index, vectors and raw file."""
+        doc = await self.store.delete_document(doc_id)
+        if doc is None:
+            raise NotFound(f"There is no source #{doc_id}.")
+        if doc.raw_path:
+            await asyncio.to_thread(self.raw.remove, doc.raw_path)
+        return doc
+
+    async def stats(self) -> Stats:
+        counts = await self.store.counts()
+        db_bytes = sum(
+            p.stat().st_size
+            for p in self.settings.data_dir.glob(self.settings.db_path.name + "*")
+            if p.is_file()
+        )
+        return Stats(
+            **counts,
+            db_bytes=db_bytes,
+            embed_model=await self.stored_model(),
+            configured_model=self.model_name,
+        )

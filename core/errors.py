@@ -1,0 +1,64 @@
+"""One exception tree. Each error carries a `user_message` that is safe to show.
+
+BiomdError
+├── ConfigError            settings that cannot work
+├── ConversionError        a source could not be turned into text
+│   ├── UnsupportedFormat  not a format biomd reads (yet)
+│   ├── CorruptSource      the file is damaged, encrypted or empty
+│   └── ArchiveLimit       a zip breaks a safety limit (size, entries, depth, ratio)
+├── StoreError             the database is unusable
+│   └── ModelMismatch      stored vectors came from another embedding model
+├── EmbeddingError         the embedding model cannot be loaded or run
+├── NotFound               an id that does not exist
+└── Busy                   another biomd process holds the ingest lock
+"""
+
+from __future__ import annotations
+
+
+class BiomdError(Exception):
+    """Base of all biomd errors; `user_message` is what the owner sees."""
+
+    def __init__(self, user_message: str) -> None:
+        super().__init__(user_message)
+        self.user_message = user_message
+
+
+class ConfigError(BiomdError):
+    pass
+
+
+class ConversionError(BiomdError):
+    pass
+
+
+class UnsupportedFormat(ConversionError):
+    pass
+
+
+class CorruptSource(ConversionError):
+    pass
+
+
+class ArchiveLimit(ConversionError):
+    pass
+
+
+class StoreError(BiomdError):
+    pass
+
+
+class ModelMismatch(StoreError):
+    pass
+
+
+class EmbeddingError(BiomdError):
+    pass
+
+
+class NotFound(BiomdError):
+    pass
+
+
+class Busy(BiomdError):
+    pass

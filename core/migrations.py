@@ -1,0 +1,81 @@
+"""Named, ordered schema migrations. `PRAGMA user_version` records how many have run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Migration:
+    name: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        "initial",
+        """
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+
+        -- One row per source. Ids are never reused, so a citation [#12] stays unambiguous.
+        CREATE TABLE documents (
+            id            INTEGER PRIMARY KEY AUTOINCREMENT,
+            sha256        TEXT NOT NULL UNIQUE,
+            name          TEXT NOT NULL,
+            kind          TEXT NOT NULL,
+            mime          TEXT,
+            size          INTEGER NOT NULL,
+            raw_path      TEXT NOT NULL,
+            added_at      TEXT NOT NULL,
+            content_start TEXT,
+            content_end   TEXT,
+            text_length   INTEGER NOT NULL DEFAULT 0,
+            n_chunks      INTEGER NOT NULL DEFAULT 0,
+            status        TEXT NOT NULL CHECK (status IN ('pending', 'ready', 'failed')),
+            error         TEXT
+        );
+        CREATE INDEX documents_status ON documents(status);
+
+        -- chunk.text == document_text[start_char:end_char]
+        CREATE TABLE chunks (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            seq         INTEGER NOT NULL,
+            start_char  INTEGER NOT NULL,
+            end_char    INTEGER NOT NULL,
+            text        TEXT NOT NULL,
+            ts          TEXT,
+            UNIQUE (document_id, seq)
+        );
+        CREATE INDEX chunks_document_start ON chunks(document_id, start_char);
+
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            text,
+            content = 'chunks',
+            content_rowid = 'id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END;
+        CREATE TRIGGER chunks_au AFTER UPDATE OF text ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+
+        -- Little-endian float32. `id` grows with every insert, so a reader can load only
+        -- what is new; deletions bump meta.vectors_epoch.
+        CREATE TABLE vectors (
+            id       INTEGER PRIMARY KEY AUTOINCREMENT,
+            chunk_id INTEGER NOT NULL UNIQUE REFERENCES chunks(id) ON DELETE CASCADE,
+            vector   BLOB NOT NULL
+        );
+        """,
+    ),
+)

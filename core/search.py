@@ -1,0 +1,218 @@
+"""Retrieval: keyword (FTS5 bm25), vector (in-RAM matrix), hybrid (RRF), grep and read_source."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from core.embedding import Embedder
+from core.errors import NotFound
+from core.fts_query import keyword_query
+from core.fusion import rrf
+from core.store import Store
+from core.vector_index import VectorIndex
+
+Mode = Literal["hybrid", "keyword", "vector"]
+MODES: tuple[Mode, ...] = ("hybrid", "keyword", "vector")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    chunk_id: int
+    document_id: int
+    document: str
+    start: int
+    end: int
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FusionConfig:
+    """How hybrid search weighs and how deep it looks in each list."""
+
+    keyword_weight: float = 1.0
+    vector_weight: float = 1.0
+    depth: int = 50
+    k: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    document_id: int
+    document: str
+    position: int
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
+class GrepPage:
+    pattern: str
+    total: int
+    offset: int
+    mentions: list[Mention]
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    document_id: int
+    document: str
+    offset: int
+    end: int
+    total: int
+    text: str
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.end if self.end < self.total else None
+
+
+_LINE_CONTEXT = 160
+
+
+class Searcher:
+    """Every way of finding things in the corpus. Needs the embedder only for vector search."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Callable[[], Embedder],
+        index: VectorIndex,
+        fusion: FusionConfig | None = None,
+    ) -> None:
+        self.store = store
+        self._embedder = embedder
+        self.index = index
+        self.fusion = fusion or FusionConfig()
+
+    # -- ranked search ------------------------------------------------------------------
+
+    async def search(self, query: str, limit: int = 10, mode: Mode = "hybrid") -> list[Hit]:
+        if mode == "keyword":
+            ranked = [(cid, -score) for cid, score in await self.keyword_ids(query, limit)]
+        elif mode == "vector":
+            ranked = await self.vector_ids(query, limit)
+        else:
+            ranked = await self.hybrid_ids(query, limit)
+        return await self.hits(ranked)
+
+    async def keyword_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, bm25) best first. bm25 is lower-is-better, as FTS5 gives it."""
+        match = keyword_query(query)
+        if match is None or limit <= 0:
+            return []
+        inner = max(limit * 4, 50)
+        sql = (
+            "SELECT f.rowid, f.rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts"
+            " MATCH ? ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.rowid"
+            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
+            " ORDER BY f.rank LIMIT ?"
+        )
+        rows = await self.store.fetchall(sql, (match, inner, limit))
+        if len(rows) < limit:  # pending documents crowded the top: look at every match
+            rows = await self.store.fetchall(sql, (match, -1, limit))
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    async def vector_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, cosine) best first, over whatever vectors exist now."""
+        await self.index.refresh(self.store)
+        if len(self.index) == 0 or limit <= 0:
+            return []
+        embedder = self._embedder()
+        vector = await asyncio.to_thread(embedder.embed_query, query)
+        return self.index.search(vector, limit)
+
+    async def hybrid_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
+        cfg = self.fusion
+        depth = max(cfg.depth, limit)
+        keyword = await self.keyword_ids(query, depth)
+        vector = await self.vector_ids(query, depth)
+        fused = rrf(
+            [[cid for cid, _ in keyword], [cid for cid, _ in vector]],
+            [cfg.keyword_weight, cfg.vector_weight],
+            k=cfg.k,
+        )
+        return fused[:limit]
+
+    async def hits(self, ranked: list[tuple[int, float]]) -> list[Hit]:
+        """Full hits for ranked chunk ids, in the same order; vanished chunks are skipped."""
+        chunks = await self.store.chunks_by_id([cid for cid, _ in ranked])
+        names = await self._names({c.document_id for c in chunks.values()})
+        return [
+            Hit(cid, c.document_id, names.get(c.document_id, "?"), c.start, c.end, c.text, score)
+            for cid, score in ranked
+            if (c := chunks.get(cid)) is not None
+        ]
+
+    async def _names(self, doc_ids: set[int]) -> dict[int, str]:
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        rows = await self.store.fetchall(
+            f"SELECT id, name FROM documents WHERE id IN ({marks})", sorted(doc_ids)
+        )
+        return {int(r[0]): str(r[1]) for r in rows}
+
+    # -- grep ---------------------------------------------------------------------------
+
+    async def grep(self, pattern: str, offset: int = 0, limit: int = 50) -> GrepPage:
+        """Every case-insensitive mention of `pattern`, by document and position."""
+        if not pattern.strip():
+            return GrepPage(pattern, 0, offset, [])
+        needle = re.compile(re.escape(pattern), re.IGNORECASE)
+        rows = await self.store.fetchall(
+            "SELECT c.document_id, d.name, c.start_char, c.text FROM chunks c"
+            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
+            " WHERE c.text LIKE ? ESCAPE '\\' ORDER BY c.document_id, c.start_char",
+            (_like_prefilter(pattern),),
+        )
+        seen: set[tuple[int, int]] = set()
+        mentions: list[Mention] = []
+        for doc_id, name, start, text in rows:
+            for m in needle.finditer(text):
+                key = (int(doc_id), int(start) + m.start())
+                if key not in seen:
+                    seen.add(key)
+                    mentions.append(Mention(key[0], str(name), key[1], _line_around(text, m)))
+        mentions.sort(key=lambda x: (x.document_id, x.position))
+        return GrepPage(pattern, len(mentions), offset, mentions[offset : offset + limit])
+
+    # -- read_source --------------------------------------------------------------------
+
+    async def read_source(self, doc_id: int, offset: int = 0, length: int = 4000) -> Slice:
+        """An exact slice of a document's text, stitched from its chunks."""
+        doc = await self.store.document(doc_id)
+        if doc is None or doc.status != "ready":
+            raise NotFound(f"There is no source #{doc_id}.")
+        offset = max(0, min(offset, doc.text_length))
+        end = min(doc.text_length, offset + max(0, length))
+        parts: list[str] = []
+        covered = offset
+        for chunk in await self.store.chunks_overlapping(doc_id, offset, end):
+            if chunk.end <= covered:
+                continue
+            parts.append(chunk.text[covered - chunk.start : end - chunk.start])
+            covered = min(chunk.end, end)
+        return Slice(doc_id, doc.name, offset, covered, doc.text_length, "".join(parts))
+
+
+def _like_prefilter(pattern: str) -> str:
+    """A LIKE pattern that every true match satisfies. LIKE folds only ASCII case, so the
+    longest run of the pattern without other letters is what we ask SQLite for."""
+    runs = re.findall(r"[\x00-\x7f]+", pattern)
+    run = max(runs, key=len) if runs else ""
+    escaped = run.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _line_around(text: str, match: re.Match[str]) -> str:
+    """The line holding a match, trimmed to a readable width around it."""
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    end = len(text) if end < 0 else end
+    start = max(start, match.start() - _LINE_CONTEXT)
+    end = min(end, match.end() + _LINE_CONTEXT)
+    return text[start:end].strip()

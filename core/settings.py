@@ -1,0 +1,44 @@
+"""Settings, read once from the environment and `.env` (prefix `BIOMD_`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_EMBED_MODEL = "snowflake/snowflake-arctic-embed-s"
+
+
+class Settings(BaseSettings):
+    """Every knob biomd has. Built once in the entry point and passed down."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="BIOMD_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    data_dir: Path = Field(default=Path("./biomd-data"), description="Where everything is kept.")
+    embed_model: str = Field(default=DEFAULT_EMBED_MODEL, description="fastembed model name.")
+    embed_model_path: Path | None = Field(
+        default=None, description="Local folder holding the embedding model; nothing is downloaded."
+    )
+    embed_cache_dir: Path | None = Field(
+        default=None, description="Where downloaded models are cached (default: <data_dir>/models)."
+    )
+    embed_batch_size: int = Field(default=32, ge=1, le=1024)
+    embed_threads: int | None = Field(default=None, ge=1)
+
+    zip_max_total_bytes: int = Field(default=20 * 1024**3, ge=1)
+    zip_max_entries: int = Field(default=20_000, ge=1)
+    zip_max_depth: int = Field(default=3, ge=0)
+    zip_max_ratio: int = Field(default=200, ge=1)
+
+    read_max_chars: int = Field(default=8_000, ge=100)
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "biomd.sqlite3"
+
+    @property
+    def models_dir(self) -> Path:
+        return self.embed_cache_dir or self.data_dir / "models"

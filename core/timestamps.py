@@ -1,0 +1,17 @@
+"""Content timestamps: the `[YYYY-MM-DD HH:MM]` that opens each line of a chat transcript."""
+
+from __future__ import annotations
+
+import re
+
+_LINE_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)\]", re.MULTILINE)
+
+
+def line_stamps(text: str) -> list[str]:
+    """Every line-opening timestamp in `text`, in order of appearance."""
+    return _LINE_STAMP.findall(text)
+
+
+def span(stamps: list[str]) -> tuple[str | None, str | None]:
+    """(earliest, latest) of ISO-like stamps, which sort as strings."""
+    return (min(stamps), max(stamps)) if stamps else (None, None)
