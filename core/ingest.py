@@ -107,9 +107,14 @@ class Ingestor:
 
     async def ingest_paths(self, paths: list[Path]) -> AsyncIterator[IngestResult]:
         """Ingest files and folders (recursively), yielding one result per source."""
+        own = self.settings.data_dir.resolve()
         for path in paths:
-            if path.is_dir():
-                for file in walk_files(path):
+            if path.resolve().is_relative_to(own):
+                yield IngestResult(
+                    str(path), "failed", error=f"{path}: this is biomd's own data folder."
+                )
+            elif path.is_dir():
+                for file in walk_files(path, skip=own):
                     async for result in self.ingest_file(file):
                         yield result
             elif path.is_file():
@@ -328,11 +333,14 @@ def _guarded(pieces: Iterator[str], name: str, kind: str) -> Iterator[str]:
         raise CorruptSource(f"{name}: could not be read as {kind} ({reason}).") from exc
 
 
-def walk_files(folder: Path) -> Iterator[Path]:
-    """Files under `folder`, recursively and in a stable order, skipping hidden and junk files."""
+def walk_files(folder: Path, skip: Path | None = None) -> Iterator[Path]:
+    """Files under `folder`, recursively and in a stable order, skipping hidden and junk
+    files and the folder `skip` (biomd's own data dir)."""
     for path in sorted(folder.rglob("*")):
         rel = path.relative_to(folder)
         if any(part.startswith(".") for part in rel.parts) or is_junk(str(rel)):
+            continue
+        if skip is not None and path.resolve().is_relative_to(skip):
             continue
         if path.is_file():
             yield path

@@ -227,7 +227,8 @@ class Store:
         async with self.transaction() as db:
             await db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
             await db.execute(
-                "UPDATE documents SET status = 'failed', error = ?, n_chunks = 0, text_length = 0"
+                "UPDATE documents SET status = 'failed', error = ?, n_chunks = 0, text_length = 0,"
+                " raw_path = ''"
                 " WHERE id = ?",
                 (error, doc_id),
             )

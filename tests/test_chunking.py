@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,21 +41,21 @@ def test_streaming_in_any_pieces_gives_the_same_chunks_as_whole_text(
     text: str, cuts: list[int]
 ) -> None:
     points = sorted({min(c, len(text)) for c in cuts} | {0, len(text)})
-    pieces = [text[a:b] for a, b in zip(points, points[1:], strict=False)]
+    pieces = [text[a:b] for a, b in itertools.pairwise(points)]
     assert list(iter_chunks(pieces)) == chunk_text(text)
 
 
 def test_consecutive_chunks_overlap_by_about_150_characters() -> None:
     text = " ".join(f"word{i}" for i in range(3000))
     chunks = chunk_text(text)
-    overlaps = [a.end - b.start for a, b in zip(chunks, chunks[1:], strict=False)]
+    overlaps = [a.end - b.start for a, b in itertools.pairwise(chunks)]
     assert all(75 <= o <= 250 for o in overlaps), overlaps
 
 
 def test_a_phrase_cut_at_a_boundary_appears_whole_in_one_of_the_two_chunks() -> None:
     text = " ".join(f"w{i:05d}" for i in range(2000))
     chunks = chunk_text(text)
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         phrase = text[a.end - 20 : a.end + 20]
         assert phrase in a.text or phrase in b.text
 
@@ -64,7 +66,9 @@ def test_cuts_prefer_a_blank_line_over_a_newline_over_a_sentence_over_a_space() 
     first = chunk_text(text)[0]
     assert first.text.endswith("\n\n")
 
-    lines = "\n".join(f"[2024-01-0{i % 9 + 1} 10:00] Ana: message number {i}. Yes." for i in range(60))
+    lines = "\n".join(
+        f"[2024-01-0{i % 9 + 1} 10:00] Ana: message number {i}. Yes." for i in range(60)
+    )
     for chunk in chunk_text(lines)[:-1]:
         assert chunk.text.endswith("\n"), "chat chunks break between messages"
 
@@ -83,6 +87,8 @@ def test_text_without_boundaries_is_hard_cut_at_the_cap() -> None:
 
 
 def test_chat_chunks_start_at_the_beginning_of_a_message() -> None:
-    lines = "\n".join(f"[2024-02-01 09:{i % 60:02d}] Bo: note {i} about the garden" for i in range(80))
+    lines = "\n".join(
+        f"[2024-02-01 09:{i % 60:02d}] Bo: note {i} about the garden" for i in range(80)
+    )
     for chunk in chunk_text(lines)[1:]:
         assert chunk.text.startswith("[2024-02-01")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _TEXT_CONTROLS = {7, 8, 9, 10, 11, 12, 13, 27}
+_BAD_CATEGORIES = {"Cc", "Cn", "Cs", "Co"}
 
 
 def _utf16_without_bom(head: bytes) -> str | None:
@@ -38,10 +40,25 @@ def _utf16_without_bom(head: bytes) -> str | None:
     return None
 
 
+def _plausible(text: str) -> bool:
+    """True unless many characters are controls, unassigned or undecodable."""
+    if not text:
+        return True
+    bad = sum(
+        1
+        for ch in text
+        if ch == "\ufffd"
+        or (unicodedata.category(ch) in _BAD_CATEGORIES and ch not in "\t\n\r\f\v\x1b")
+    )
+    return bad / len(text) <= 0.05
+
+
 def looks_binary(head: bytes) -> bool:
     """True when the bytes are not text in any encoding we read."""
     if any(head.startswith(bom) for bom, _ in _BOMS) or _utf16_without_bom(head):
-        return False
+        sample = head[:8192]
+        encoding = detect_encoding(sample)
+        return not _plausible(sample.decode(encoding, errors="replace")[:-1])
     if b"\x00" in head:
         return True
     sample = head[:8192]
@@ -63,10 +80,13 @@ def detect_encoding(head: bytes) -> str:
         return "utf-8"
     except UnicodeDecodeError:
         pass
-    best = from_bytes(head[:16384]).best()
-    if best is not None and best.encoding:
-        return str(best.encoding)
-    return "cp1252"
+    matches = list(from_bytes(head[:16384]))
+    if not matches:
+        return "cp1252"
+    best = matches[0]
+    tied = {m.encoding for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)}
+    # Short Western text often scores the same in several code pages; cp1252 is the likeliest.
+    return "cp1252" if "cp1252" in tied else str(best.encoding)
 
 
 def stream_text(probe: Probe, piece_chars: int = PIECE_CHARS) -> Iterator[str]:

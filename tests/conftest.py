@@ -1,0 +1,50 @@
+"""Shared fixtures: a private data dir per test, real settings, the real MiniLM model."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from core.embedding import FastEmbedder
+from core.engine import Engine
+from core.settings import Settings
+from tests.models import MINILM_NAME, minilm_dir
+
+
+@pytest.fixture(scope="session")
+def minilm_path() -> Path:
+    return minilm_dir()
+
+
+@pytest.fixture(scope="session")
+def embedder(minilm_path: Path, tmp_path_factory: pytest.TempPathFactory) -> FastEmbedder:
+    """One loaded model for the whole run (loading takes most of a second)."""
+    return FastEmbedder(
+        MINILM_NAME, model_path=minilm_path, cache_dir=tmp_path_factory.mktemp("fastembed")
+    )
+
+
+def make_settings(data_dir: Path, minilm_path: Path, **overrides: object) -> Settings:
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        data_dir=data_dir,
+        embed_model=MINILM_NAME,
+        embed_model_path=minilm_path,
+        **overrides,  # type: ignore[arg-type]
+    )
+
+
+@pytest.fixture
+def settings(tmp_path: Path, minilm_path: Path) -> Settings:
+    return make_settings(tmp_path / "data", minilm_path)
+
+
+@pytest.fixture
+async def engine(settings: Settings, embedder: FastEmbedder) -> AsyncIterator[Engine]:
+    eng = await Engine.open(settings, embedder)
+    try:
+        yield eng
+    finally:
+        await eng.close()

@@ -1,0 +1,218 @@
+"""The pipeline and the store: duplicates, forget, failures, crash recovery, permissions."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from core.embedding import FastEmbedder
+from core.engine import Engine
+from core.ingest import IngestResult
+from core.settings import Settings
+from core.store import ChunkRow
+from tests.samples import SOURDOUGH, zip_bytes
+
+
+async def ingest(engine: Engine, *paths: Path) -> list[IngestResult]:
+    return [r async for r in engine.ingest(list(paths))]
+
+
+def db_rows(settings: Settings, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(settings.db_path) as db:
+        return db.execute(sql).fetchall()
+
+
+async def test_the_data_dir_is_private_and_the_database_is_in_wal_with_foreign_keys(
+    engine: Engine, settings: Settings
+) -> None:
+    assert stat.S_IMODE(settings.data_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE(settings.db_path.stat().st_mode) == 0o600
+    assert stat.S_IMODE((settings.data_dir / "raw").stat().st_mode) == 0o700
+    assert db_rows(settings, "PRAGMA journal_mode") == [("wal",)]
+    assert (await engine.store.fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
+    tables = {r[0] for r in db_rows(settings, "SELECT name FROM sqlite_master")}
+    assert {"documents", "chunks", "chunks_fts", "vectors", "meta"} <= tables
+
+
+async def test_migrations_run_once_and_reopening_changes_nothing(
+    settings: Settings, embedder: FastEmbedder
+) -> None:
+    for _ in range(2):
+        async with await Engine.open(settings, embedder):
+            pass
+    assert db_rows(settings, "PRAGMA user_version") == [(1,)]
+
+
+async def test_an_identical_file_is_reported_as_a_duplicate_and_stored_once(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text(SOURDOUGH)
+    (tmp_path / "copy-of-a.txt").write_text(SOURDOUGH)
+    first, second = await ingest(engine, tmp_path / "a.txt", tmp_path / "copy-of-a.txt")
+    assert first.status == "added"
+    assert second.status == "duplicate" and second.document_id == first.document_id
+    raw_files = [p for p in (settings.data_dir / "raw").rglob("*") if p.is_file()]
+    assert len(raw_files) == 1 and raw_files[0].read_text() == SOURDOUGH
+    assert raw_files[0].name == db_rows(settings, "SELECT sha256 FROM documents")[0][0]
+    assert len(await engine.sources()) == 1
+
+
+async def test_forget_removes_chunks_keyword_rows_vectors_and_the_raw_file(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text(SOURDOUGH + "\n" + "More words about Brigid. " * 100)
+    (tmp_path / "b.txt").write_text("Something else entirely, about kayaks.")
+    a, _ = await ingest(engine, tmp_path / "a.txt", tmp_path / "b.txt")
+    await engine.embed_pending()
+    assert await engine.search("Brigid", mode="keyword")
+    assert await engine.search("starter jar", mode="vector")
+    doc = await engine.source(a.document_id)  # type: ignore[arg-type]
+    raw = settings.data_dir / doc.raw_path
+    assert raw.exists()
+
+    await engine.forget(doc.id)
+
+    assert not raw.exists()
+    assert db_rows(settings, f"SELECT COUNT(*) FROM chunks WHERE document_id = {doc.id}") == [(0,)]
+    assert db_rows(settings, "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'brigid'") == [
+        (0,)
+    ]
+    remaining = db_rows(settings, "SELECT COUNT(*) FROM chunks")[0][0]
+    assert db_rows(settings, "SELECT COUNT(*) FROM vectors") == [(remaining,)]
+    assert await engine.search("Brigid", mode="keyword") == []
+    assert all(h.document_id != doc.id for h in await engine.search("starter jar", mode="vector"))
+    integrity = db_rows(settings, "INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
+    assert integrity == []
+
+
+async def test_a_corrupt_file_fails_clearly_and_the_rest_of_the_batch_is_ingested(
+    engine: Engine, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("first good file")
+    (tmp_path / "b.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
+    (tmp_path / "c.txt").write_text("second good file")
+    results = await ingest(engine, tmp_path)
+    assert [(r.name, r.status) for r in results] == [
+        ("a.txt", "added"),
+        ("b.pdf", "failed"),
+        ("c.txt", "added"),
+    ]
+    assert results[1].error is not None and results[1].error.startswith("b.pdf: ")
+    failed = [d for d in await engine.sources() if d.status == "failed"]
+    assert [(d.name, d.raw_path, d.n_chunks) for d in failed] == [("b.pdf", "", 0)]
+
+
+async def test_a_failed_file_is_tried_again_when_sent_again(engine: Engine, tmp_path: Path) -> None:
+    path = tmp_path / "x.txt"
+    path.write_bytes(b"")
+    (first,) = await ingest(engine, path)
+    assert first.status == "failed" and "empty" in (first.error or "")
+    (again,) = await ingest(engine, path)
+    assert again.status == "failed" and again.document_id == first.document_id
+
+
+async def test_a_whitespace_only_file_fails_with_no_text_found(
+    engine: Engine, tmp_path: Path
+) -> None:
+    (tmp_path / "blank.txt").write_text("   \n\n\t  \n")
+    (result,) = await ingest(engine, tmp_path / "blank.txt")
+    assert result.status == "failed" and result.error == "blank.txt: no text found in it."
+    assert db_rows(engine.settings, "SELECT COUNT(*) FROM chunks") == [(0,)]
+
+
+async def test_zip_members_become_sources_of_their_own_and_nested_zips_open_too(
+    engine: Engine, tmp_path: Path
+) -> None:
+    inner = zip_bytes({"deep.txt": b"the deepest note about lighthouses"})
+    (tmp_path / "box.zip").write_bytes(
+        zip_bytes({"a.txt": b"note about kites", "inner.zip": inner, "junk.bin": b"\x00\x01" * 99})
+    )
+    results = await ingest(engine, tmp_path / "box.zip")
+    assert [(r.name, r.status) for r in results] == [
+        ("box.zip/a.txt", "added"),
+        ("box.zip/inner.zip/deep.txt", "added"),
+        ("box.zip/junk.bin", "failed"),
+    ]
+    hits = await engine.search("lighthouses", mode="keyword")
+    assert [h.document for h in hits] == ["box.zip/inner.zip/deep.txt"]
+
+
+async def test_archives_nested_past_the_depth_limit_are_refused(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path / "d", minilm_path, zip_max_depth=1)
+    nested = zip_bytes({"x.txt": b"bottom"})
+    for level in range(3):
+        nested = zip_bytes({f"level{level}.zip": nested})
+    (tmp_path / "russian.zip").write_bytes(nested)
+    async with await Engine.open(settings, embedder) as engine:
+        results = await ingest(engine, tmp_path / "russian.zip")
+    assert [r.status for r in results] == ["failed"]
+    assert "nested more than 1 deep" in (results[0].error or "")
+
+
+async def test_a_document_left_pending_by_a_crash_is_completed_on_the_next_run(
+    settings: Settings, embedder: FastEmbedder, tmp_path: Path
+) -> None:
+    text = "\n".join(
+        f"Line {i}: a day in the life, with the word albatross{i}." for i in range(400)
+    )
+    source = tmp_path / "journal.txt"
+    source.write_text(text)
+    async with await Engine.open(settings, embedder) as engine:
+        staged = engine.raw.stage(source)
+        rel = engine.raw.file(staged.sha256, staged)
+        doc_id = await engine.store.add_document(
+            sha256=staged.sha256,
+            name="journal.txt",
+            kind="text",
+            mime=None,
+            size=staged.size,
+            raw_path=rel,
+        )
+        await engine.store.add_chunks(doc_id, [ChunkRow(0, 0, 10, text[:10])])  # then: crash
+        assert await engine.search("albatross3", mode="keyword") == [], "pending is not searchable"
+
+    async with await Engine.open(settings, embedder) as engine:
+        results = await ingest(engine)
+        assert [(r.document_id, r.status) for r in results] == [(doc_id, "added")]
+        doc = await engine.source(doc_id)
+        assert doc.status == "ready" and doc.text_length == len(text)
+        whole = await engine.read_source(doc_id, 0, 10**9)
+        assert whole.text == text[: settings.read_max_chars]
+        seqs = db_rows(settings, f"SELECT seq FROM chunks WHERE document_id={doc_id} ORDER BY seq")
+        assert [s for (s,) in seqs] == list(range(doc.n_chunks))
+
+
+async def test_chat_transcript_timestamps_are_kept_on_chunks_and_the_document(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    lines = [
+        f"[2021-03-{d:02d} 10:{d:02d}] Ana: day {d} of the trip to Porto" for d in range(1, 29)
+    ]
+    (tmp_path / "chat.txt").write_text("\n".join(lines) * 3)
+    (result,) = await ingest(engine, tmp_path / "chat.txt")
+    doc = await engine.source(result.document_id)  # type: ignore[arg-type]
+    assert (doc.content_start, doc.content_end) == ("2021-03-01 10:01", "2021-03-28 10:28")
+    stamps = db_rows(settings, "SELECT ts FROM chunks ORDER BY seq")
+    assert stamps[0] == ("2021-03-01 10:01",) and all(ts for (ts,) in stamps)
+
+
+async def test_a_second_process_cannot_ingest_into_the_same_data_dir_at_once(
+    engine: Engine, settings: Settings, embedder: FastEmbedder, tmp_path: Path
+) -> None:
+    from core.errors import Busy
+
+    (tmp_path / "a.txt").write_text("hello")
+    await ingest(engine, tmp_path / "a.txt")
+    other = await Engine.open(settings, embedder)
+    try:
+        with pytest.raises(Busy, match="Another biomd process is ingesting"):
+            await ingest(other, tmp_path / "a.txt")
+    finally:
+        await other.close()
