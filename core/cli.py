@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
@@ -215,6 +216,7 @@ def read(
     sys.stdout.write(part.text)
     if not part.text.endswith("\n"):
         sys.stdout.write("\n")
+    sys.stdout.flush()
     more = f"; continue with --offset {part.next_offset}" if part.next_offset is not None else ""
     err.print(
         f"#{part.document_id} {part.document}: [{part.offset}:{part.end}] of {part.total}{more}"
@@ -278,4 +280,6 @@ def reindex() -> None:
 
 
 def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken PDFs get our own clear message
     app()

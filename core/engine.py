@@ -21,7 +21,7 @@ from core.vector_index import VectorIndex
 EmbedProgress = Callable[[int, int], None]
 """Called as (chunks embedded so far, chunks to embed in all)."""
 
-_EMBED_ROUND = 256
+_ROUND_BATCHES = 8  # embedding batches per database round trip
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +153,8 @@ class Engine:
                 {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
             )
         done, after = 0, 0
-        while rows := await self.store.chunks_needing_vectors(after, _EMBED_ROUND):
+        round_size = self.settings.embed_batch_size * _ROUND_BATCHES
+        while rows := await self.store.chunks_needing_vectors(after, round_size):
             texts = [embed_input(text, name) for _, text, name in rows]
             vectors = await asyncio.to_thread(embedder.embed_passages, texts)
             await self.store.add_vectors(

@@ -1,0 +1,125 @@
+"""The `biomd` command, run as a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from core.cli import app
+from tests.models import MINILM_NAME
+from tests.samples import write_corpus
+
+
+@pytest.fixture
+def env(tmp_path: Path, minilm_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    values = {
+        "BIOMD_DATA_DIR": str(tmp_path / "data"),
+        "BIOMD_EMBED_MODEL": MINILM_NAME,
+        "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
+    }
+    for key, value in values.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.chdir(tmp_path)
+    return values
+
+
+def run(*args: str, stdin: str | None = None) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), input=stdin)
+    return result.exit_code, result.output
+
+
+def test_ingest_prints_a_line_per_file_and_a_summary_and_fails_if_any_file_failed(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    write_corpus(tmp_path / "corpus")
+    code, output = run("ingest", str(tmp_path / "corpus"))
+    assert code == 1
+    lines = output.splitlines()
+    assert any(
+        line.startswith("failed") and "broken.pdf: this PDF is damaged" in line for line in lines
+    )
+    assert sum(line.startswith("added") for line in lines) == 6
+    assert "6 added, 0 duplicate, 1 failed." in output
+    assert "Embedded 6 chunks." in output
+
+    code, output = run("ingest", str(tmp_path / "corpus" / "saoirse.md"))
+    assert code == 0 and "duplicate" in output and "1 duplicate" in output
+
+
+def test_search_json_has_the_documented_shape(env: dict[str, str], tmp_path: Path) -> None:
+    write_corpus(tmp_path / "corpus")
+    run("ingest", str(tmp_path / "corpus"))
+    code, output = run("search", "Quetzalcoatlus skeleton", "--json", "--limit", "2")
+    assert code == 0
+    payload = json.loads(output)
+    assert payload["query"] == "Quetzalcoatlus skeleton"
+    hit = payload["hits"][0]
+    assert set(hit) == {"chunk_id", "document_id", "document", "start", "end", "text", "score"}
+    assert hit["document"] == "museum.html" and "Quetzalcoatlus" in hit["text"]
+
+    code, output = run("search", "Quetzalcoatlus", "--mode", "keyword")
+    assert code == 0 and "museum.html" in output
+    code, output = run("search", "x", "--mode", "sideways")
+    assert code != 0
+
+
+def test_search_dash_reads_one_query_per_line_and_prints_json_lines(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    write_corpus(tmp_path / "corpus")
+    run("ingest", str(tmp_path / "corpus"))
+    biomd = Path(sys.executable).with_name("biomd")
+    proc = subprocess.run(
+        [str(biomd), "search", "-", "--limit", "1"],
+        input="puffins on the cliffs\nfirst marathon\n\n",
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=True,
+    )
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [line["query"] for line in lines] == ["puffins on the cliffs", "first marathon", ""]
+    assert lines[0]["hits"][0]["document"] == "saoirse.md"
+    assert lines[1]["hits"][0]["document"] == "running.pdf"
+
+
+def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path) -> None:
+    write_corpus(tmp_path / "corpus")
+    run("ingest", str(tmp_path / "corpus"))
+
+    code, output = run("grep", "brigid")
+    assert code == 0 and "grandmother.txt" in output and "1 mentions" in output
+
+    code, output = run("sources", "--json")
+    docs = {d["name"]: d for d in json.loads(output)}
+    doc_id = docs["grandmother.txt"]["id"]
+    assert docs["broken.pdf"]["status"] == "failed"
+
+    code, output = run("read", str(doc_id), "--offset", "6", "--length", "6")
+    assert code == 0 and output.startswith("Sunday")
+
+    code, output = run("stats")
+    assert code == 0 and "6 ready" in output and "(0 still to embed)" in output
+
+    code, output = run("forget", str(doc_id), "--yes")
+    assert code == 0 and "Forgot" in output
+    code, output = run("grep", "brigid")
+    assert "0 mentions" in output
+    code, output = run("read", str(doc_id))
+    assert code == 1 and f"There is no source #{doc_id}" in output
+
+
+def test_a_model_mismatch_tells_the_user_to_reindex(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "a.txt").write_text("hello there")
+    run("ingest", str(tmp_path / "a.txt"))
+    monkeypatch.setenv("BIOMD_EMBED_MODEL", "BAAI/bge-small-en-v1.5")
+    code, output = run("search", "hello")
+    assert code == 1 and "biomd reindex" in output

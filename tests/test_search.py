@@ -1,0 +1,232 @@
+"""Retrieval: hybrid, keyword and vector search, grep, read_source, hostile queries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core.engine import Engine
+from core.errors import NotFound
+from core.fts_query import keyword_query
+from core.fusion import rrf
+from tests.samples import write_corpus
+
+
+async def ingest_corpus(engine: Engine, folder: Path) -> None:
+    write_corpus(folder)
+    results = [r async for r in engine.ingest([folder])]
+    assert sum(r.status == "added" for r in results) == 6
+    await engine.embed_pending()
+
+
+async def test_end_to_end_every_format_is_searchable_and_the_corrupt_file_fails_clearly(
+    engine: Engine, tmp_path: Path
+) -> None:
+    corpus = write_corpus(tmp_path / "corpus")
+    results = {r.name: r async for r in engine.ingest([tmp_path / "corpus"])}
+    assert results["broken.pdf"].status == "failed"
+    assert results["broken.pdf"].error == (
+        "broken.pdf: this PDF is damaged and cannot be read (Stream has ended unexpectedly)."
+    )
+    await engine.embed_pending()
+    for name, sentence in corpus.items():
+        assert results[name].status == "added", name
+        words = sentence.split()
+        query = " ".join(words[3:9])
+        hits = await engine.search(query, limit=3)
+        assert hits and hits[0].document == name, (name, [h.document for h in hits])
+        assert (
+            hits[0].text
+            == (await engine.read_source(hits[0].document_id)).text[hits[0].start : hits[0].end]
+        )
+
+
+async def test_a_paraphrase_is_found_through_the_vector_side(
+    engine: Engine, tmp_path: Path
+) -> None:
+    await ingest_corpus(engine, tmp_path / "corpus")
+    query = "lessons from an elderly relative about making loaves"
+    assert all(h.document != "grandmother.txt" for h in await engine.search(query, mode="keyword"))
+    vector = await engine.search(query, limit=1, mode="vector")
+    assert vector[0].document == "grandmother.txt"
+    hybrid = await engine.search(query, limit=3)
+    assert hybrid[0].document == "grandmother.txt"
+
+
+async def test_an_exact_rare_word_is_found_through_the_keyword_side(
+    engine: Engine, tmp_path: Path
+) -> None:
+    await ingest_corpus(engine, tmp_path / "corpus")
+    keyword = await engine.search("Vestmannaeyjar", mode="keyword")
+    assert [h.document for h in keyword] == ["saoirse.md"]
+    hybrid = await engine.search("Vestmannaeyjar", limit=1)
+    assert hybrid[0].document == "saoirse.md"
+
+
+HOSTILE = [
+    '"',
+    '""',
+    '"unbalanced',
+    "*",
+    "**",
+    "-",
+    "- -",
+    "NEAR",
+    "NEAR(a b)",
+    "AND",
+    "OR OR OR",
+    "NOT",
+    "a AND",
+    "(",
+    ")",
+    "{a b}:c",
+    "col:value",
+    "^start",
+    "text:foo",
+    "chunks_fts",
+    "'; DROP TABLE chunks; --",
+    "😀",
+    "🏳️‍🌈 pride",
+    "\x00",
+    "",
+    "   ",
+    "a" * 5000,
+    "über-straße",
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+async def test_any_user_text_is_a_valid_query(engine: Engine, tmp_path: Path, query: str) -> None:
+    (tmp_path / "x.txt").write_text("NEAR the AND gate, a pride flag 🏳️‍🌈 over the über-straße")
+    _ = [r async for r in engine.ingest([tmp_path / "x.txt"])]
+    for mode in ("keyword", "hybrid"):
+        await engine.search(query, mode=mode)  # type: ignore[arg-type]
+    await engine.grep(query)
+
+
+@given(st.text(max_size=200))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_keyword_queries_are_only_quoted_words(text: str) -> None:
+    import sqlite3
+
+    query = keyword_query(text)
+    if query is None:
+        return
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
+    db.execute("SELECT * FROM t WHERE t MATCH ?", (query,)).fetchall()
+
+
+def test_common_words_are_dropped_unless_nothing_else_is_left() -> None:
+    assert keyword_query("When did I move to Lisbon?") == '"move" OR "lisbon"'
+    assert keyword_query("who is it") == '"who" OR "is" OR "it"'
+    assert keyword_query("?!") is None
+
+
+def test_rrf_rewards_items_found_by_both_lists() -> None:
+    fused = rrf([[1, 2, 3], [3, 4, 1]])
+    assert [item for item, _ in fused][:2] == [1, 3]
+    assert fused[0][1] == pytest.approx(1 / 61 + 1 / 63)
+    weighted = rrf([[1], [2]], weights=[1.0, 2.0])
+    assert [item for item, _ in weighted] == [2, 1]
+
+
+async def test_search_uses_whatever_vectors_exist(engine: Engine, tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("Our cat Miso likes to sleep on the warm radiator.")
+    _ = [r async for r in engine.ingest([tmp_path / "a.txt"])]
+    assert await engine.search("a pet napping somewhere cosy", mode="vector") == []
+    hits = await engine.search("Miso", mode="hybrid")
+    assert [h.document for h in hits] == ["a.txt"], "keyword side works before any vector"
+    await engine.embed_pending()
+    assert (await engine.search("a pet napping somewhere cosy", mode="vector"))[0].document == (
+        "a.txt"
+    )
+
+
+# -- grep -----------------------------------------------------------------------------------
+
+
+async def test_grep_finds_every_mention_once_with_positions_and_a_total(
+    engine: Engine, tmp_path: Path
+) -> None:
+    text = "".join(
+        f"Paragraph {i} of my diary. " + ("I saw Saoirse today. " if i % 3 == 0 else "") + "\n"
+        for i in range(300)
+    )
+    (tmp_path / "diary.txt").write_text(text)
+    (tmp_path / "other.txt").write_text("SAOIRSE in capitals, and saoirse in lower case.")
+    _ = [r async for r in engine.ingest([tmp_path])]
+    page = await engine.grep("saoirse", limit=1000)
+    expected_in_diary = text.count("Saoirse")
+    assert page.total == expected_in_diary + 2
+    diary = [m for m in page.mentions if m.document == "diary.txt"]
+    assert [m.position for m in diary] == [
+        i for i in range(len(text)) if text.startswith("Saoirse", i)
+    ]
+    assert all("Saoirse" in m.line for m in diary)
+
+    first = await engine.grep("saoirse", offset=0, limit=10)
+    second = await engine.grep("saoirse", offset=10, limit=10)
+    assert first.total == second.total == page.total
+    assert first.mentions + second.mentions == page.mentions[:20]
+
+
+async def test_grep_matches_phrases_and_non_ascii_ignoring_case(
+    engine: Engine, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("Dinner with ÉMILE at the Café Procope.\nÉmile paid.")
+    _ = [r async for r in engine.ingest([tmp_path / "a.txt"])]
+    assert (await engine.grep("émile")).total == 2
+    assert (await engine.grep("café procope")).total == 1
+    assert (await engine.grep("100%")).total == 0
+    assert (await engine.grep("_")).total == 0
+
+
+# -- read_source ----------------------------------------------------------------------------
+
+
+@pytest.fixture
+async def long_doc(engine: Engine, tmp_path: Path) -> tuple[int, str]:
+    text = "".join(
+        f"Entry {i}: the weather was {'fine' if i % 2 else 'wet'}.\n" for i in range(900)
+    )
+    (tmp_path / "long.txt").write_text(text)
+    (result,) = [r async for r in engine.ingest([tmp_path / "long.txt"])]
+    assert result.document_id is not None
+    return result.document_id, text
+
+
+async def test_read_source_returns_exact_slices_across_chunk_boundaries(
+    engine: Engine, long_doc: tuple[int, str]
+) -> None:
+    doc_id, text = long_doc
+    for offset, length in [(0, 10), (850, 200), (1000, 3000), (len(text) - 5, 100), (0, 8000)]:
+        part = await engine.read_source(doc_id, offset, length)
+        assert part.text == text[offset : offset + length]
+        assert (part.offset, part.end, part.total) == (
+            offset,
+            min(offset + length, len(text)),
+            len(text),
+        )
+
+
+async def test_read_source_is_capped_and_paginates(
+    engine: Engine, long_doc: tuple[int, str]
+) -> None:
+    doc_id, text = long_doc
+    cap = engine.settings.read_max_chars
+    pieces, offset = [], 0
+    while offset is not None:
+        part = await engine.read_source(doc_id, offset, 10**9)
+        assert len(part.text) <= cap
+        pieces.append(part.text)
+        offset = part.next_offset  # type: ignore[assignment]
+    assert "".join(pieces) == text
+
+
+async def test_read_source_of_an_unknown_id_is_not_found(engine: Engine) -> None:
+    with pytest.raises(NotFound, match="There is no source #999"):
+        await engine.read_source(999)
