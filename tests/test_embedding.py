@@ -31,7 +31,7 @@ def test_the_default_model_gets_its_query_prefix() -> None:
     assert QUERY_PREFIXES["snowflake/snowflake-arctic-embed-s"].startswith("Represent this")
 
 
-async def write_notes(folder: Path, n: int) -> None:
+def write_notes(folder: Path, n: int) -> None:
     folder.mkdir()
     for i in range(n):
         (folder / f"note{i:03d}.txt").write_text(f"Note {i}: a short thought about topic {i}.")
@@ -41,7 +41,7 @@ async def test_embedding_is_resumable_after_an_interruption(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
     settings = make_settings(tmp_path / "data", minilm_path, embed_batch_size=2)
-    await write_notes(tmp_path / "notes", 40)
+    write_notes(tmp_path / "notes", 40)
     seen: list[tuple[int, int]] = []
 
     def stop_after_two_rounds(done: int, total: int) -> None:
@@ -66,7 +66,7 @@ async def test_embedding_is_resumable_after_an_interruption(
 async def test_a_different_model_at_start_up_is_a_clear_error_pointing_to_reindex(
     settings: Settings, embedder: FastEmbedder, tmp_path: Path
 ) -> None:
-    await write_notes(tmp_path / "notes", 3)
+    write_notes(tmp_path / "notes", 3)
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.ingest([tmp_path / "notes"])]
         await engine.embed_pending()
@@ -84,7 +84,7 @@ async def test_a_different_model_at_start_up_is_a_clear_error_pointing_to_reinde
 async def test_reindex_re_embeds_everything_with_the_configured_model(
     settings: Settings, embedder: FastEmbedder, tmp_path: Path
 ) -> None:
-    await write_notes(tmp_path / "notes", 5)
+    write_notes(tmp_path / "notes", 5)
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.ingest([tmp_path / "notes"])]
         await engine.embed_pending()
