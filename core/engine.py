@@ -16,6 +16,7 @@ from core.rawfiles import RawFiles
 from core.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
 from core.settings import Settings
 from core.store import Document, Store, ensure_private_dir
+from core.timestamps import strip_line_stamps
 from core.vector_index import VectorIndex
 
 EmbedProgress = Callable[[int, int], None]
@@ -42,9 +43,12 @@ class Stats:
         return self.chunks - self.vectors
 
 
-def embed_input(text: str, document: str) -> str:
-    """What the embedding model sees for a chunk."""
-    return text
+def embed_input(text: str) -> str:
+    """What the embedding model sees for a chunk: its text without the timestamp that opens
+    each chat line. The stamps cost a model with a 256-token window a third of it and say
+    nothing about meaning (LoCoMo vector R@5c 0.569 with them, 0.584 without; adding the
+    title and date instead measured 0.577, so it is not done)."""
+    return strip_line_stamps(text)
 
 
 class Engine:
@@ -155,7 +159,7 @@ class Engine:
         done, after = 0, 0
         round_size = self.settings.embed_batch_size * _ROUND_BATCHES
         while rows := await self.store.chunks_needing_vectors(after, round_size):
-            texts = [embed_input(text, name) for _, text, name in rows]
+            texts = [embed_input(text) for _, text, _ in rows]
             vectors = await asyncio.to_thread(embedder.embed_passages, texts)
             await self.store.add_vectors(
                 [(cid, to_blob(v)) for (cid, _, _), v in zip(rows, vectors, strict=True)]

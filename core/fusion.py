@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
@@ -21,3 +22,11 @@ def rrf(
         for rank, item in enumerate(ranking, start=1):
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+
+
+def vector_weight(coverage: float, low: float, high: float, power: float) -> float:
+    """How much to trust the vector list, given how well the best keyword hit covers the
+    query (0..1). Full coverage: the words are there, keywords lead (`low`). No coverage:
+    the words are not, so meaning has to carry the search (`high`)."""
+    coverage = min(1.0, max(0.0, coverage))
+    return low + (high - low) * math.pow(1.0 - coverage, power)

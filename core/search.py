@@ -10,8 +10,8 @@ from typing import Literal
 
 from core.embedding import Embedder
 from core.errors import NotFound
-from core.fts_query import keyword_query
-from core.fusion import rrf
+from core.fts_query import content_tokens, keyword_query
+from core.fusion import RRF_K, rrf, vector_weight
 from core.store import Store
 from core.vector_index import VectorIndex
 
@@ -32,12 +32,19 @@ class Hit:
 
 @dataclass(frozen=True, slots=True)
 class FusionConfig:
-    """How hybrid search weighs and how deep it looks in each list."""
+    """How hybrid search fuses its two lists (tuned on LoCoMo; see bench/RESULTS.md).
+
+    The vector list's RRF weight adapts to each query: it is `vector_weight_low` when the
+    best keyword hit holds every content word of the query, and rises towards
+    `vector_weight_high` as fewer of them are there (a paraphrase, another vocabulary)."""
 
     keyword_weight: float = 1.0
-    vector_weight: float = 1.0
-    depth: int = 50
-    k: int = 60
+    vector_weight_low: float = 0.02
+    vector_weight_high: float = 2.0
+    coverage_power: float = 3.0
+    keyword_depth: int = 20
+    vector_depth: int = 10
+    k: int = RRF_K
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,15 +134,30 @@ class Searcher:
 
     async def hybrid_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
         cfg = self.fusion
-        depth = max(cfg.depth, limit)
-        keyword = await self.keyword_ids(query, depth)
-        vector = await self.vector_ids(query, depth)
+        keyword = await self.keyword_ids(query, max(cfg.keyword_depth, limit))
+        vector = await self.vector_ids(query, max(cfg.vector_depth, limit))
+        coverage = await self.coverage(query, keyword[0][0]) if keyword else 0.0
+        weight = vector_weight(
+            coverage, cfg.vector_weight_low, cfg.vector_weight_high, cfg.coverage_power
+        )
         fused = rrf(
             [[cid for cid, _ in keyword], [cid for cid, _ in vector]],
-            [cfg.keyword_weight, cfg.vector_weight],
+            [cfg.keyword_weight, weight],
             k=cfg.k,
         )
         return fused[:limit]
+
+    async def coverage(self, query: str, chunk_id: int) -> float:
+        """Share of the query's content words that a chunk contains (as FTS5 matches them)."""
+        words = content_tokens(query)
+        if not words:
+            return 0.0
+        probe = "EXISTS(SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?)"
+        params: list[object] = []
+        for word in words:
+            params += [f'"{word}"', chunk_id]
+        row = await self.store.fetchone("SELECT " + " + ".join([probe] * len(words)), params)
+        return (int(row[0]) if row else 0) / len(words)
 
     async def hits(self, ranked: list[tuple[int, float]]) -> list[Hit]:
         """Full hits for ranked chunk ids, in the same order; vanished chunks are skipped."""

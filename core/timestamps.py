@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-_LINE_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)\]", re.MULTILINE)
+_LINE_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)\] ?", re.MULTILINE)
 
 
 def line_stamps(text: str) -> list[str]:
@@ -15,3 +15,8 @@ def line_stamps(text: str) -> list[str]:
 def span(stamps: list[str]) -> tuple[str | None, str | None]:
     """(earliest, latest) of ISO-like stamps, which sort as strings."""
     return (min(stamps), max(stamps)) if stamps else (None, None)
+
+
+def strip_line_stamps(text: str) -> str:
+    """`text` without the timestamp that opens each line."""
+    return _LINE_STAMP.sub("", text)
