@@ -151,4 +151,5 @@ def to_blob(vector: Matrix) -> bytes:
 
 
 def from_blobs(blobs: Sequence[bytes], dim: int) -> Matrix:
-    return np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim).astype(np.float32)
+    flat = np.frombuffer(b"".join(blobs), dtype="<f4").astype(np.float32, copy=False)
+    return flat.reshape(len(blobs), dim)

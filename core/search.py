@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from core.embedding import Embedder
+from core.embedding import Embedder, Matrix
 from core.errors import NotFound
 from core.fts_query import content_tokens, keyword_query
 from core.fusion import RRF_K, rrf, vector_weight
@@ -97,14 +97,21 @@ class Searcher:
 
     # -- ranked search ------------------------------------------------------------------
 
-    async def search(self, query: str, limit: int = 10, mode: Mode = "hybrid") -> list[Hit]:
+    async def search(
+        self, query: str, limit: int = 10, mode: Mode = "hybrid", vector: Matrix | None = None
+    ) -> list[Hit]:
+        """Ranked hits. `vector` is the query's embedding when the caller already has it."""
+        return await self.hits(await self.ranked_ids(query, limit, mode, vector))
+
+    async def ranked_ids(
+        self, query: str, limit: int, mode: Mode = "hybrid", vector: Matrix | None = None
+    ) -> list[tuple[int, float]]:
+        """(chunk id, score) best first, without loading the hits' text."""
         if mode == "keyword":
-            ranked = [(cid, -score) for cid, score in await self.keyword_ids(query, limit)]
-        elif mode == "vector":
-            ranked = await self.vector_ids(query, limit)
-        else:
-            ranked = await self.hybrid_ids(query, limit)
-        return await self.hits(ranked)
+            return [(cid, -score) for cid, score in await self.keyword_ids(query, limit)]
+        if mode == "vector":
+            return await self.vector_ids(query, limit, vector)
+        return await self.hybrid_ids(query, limit, vector)
 
     async def keyword_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
         """(chunk id, bm25) best first. bm25 is lower-is-better, as FTS5 gives it."""
@@ -123,19 +130,23 @@ class Searcher:
             rows = await self.store.fetchall(sql, (match, -1, limit))
         return [(int(r[0]), float(r[1])) for r in rows]
 
-    async def vector_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
+    async def vector_ids(
+        self, query: str, limit: int, vector: Matrix | None = None
+    ) -> list[tuple[int, float]]:
         """(chunk id, cosine) best first, over whatever vectors exist now."""
         await self.index.refresh(self.store)
         if len(self.index) == 0 or limit <= 0:
             return []
-        embedder = self._embedder()
-        vector = await asyncio.to_thread(embedder.embed_query, query)
+        if vector is None:
+            vector = await asyncio.to_thread(self._embedder().embed_query, query)
         return self.index.search(vector, limit)
 
-    async def hybrid_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
+    async def hybrid_ids(
+        self, query: str, limit: int, query_vector: Matrix | None = None
+    ) -> list[tuple[int, float]]:
         cfg = self.fusion
         keyword = await self.keyword_ids(query, max(cfg.keyword_depth, limit))
-        vector = await self.vector_ids(query, max(cfg.vector_depth, limit))
+        vector = await self.vector_ids(query, max(cfg.vector_depth, limit), query_vector)
         coverage = await self.coverage(query, keyword[0][0]) if keyword else 0.0
         weight = vector_weight(
             coverage, cfg.vector_weight_low, cfg.vector_weight_high, cfg.coverage_power

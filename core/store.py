@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -197,12 +197,20 @@ class Store:
                 (kind, mime, doc_id),
             )
 
-    async def add_chunks(self, doc_id: int, chunks: Iterable[ChunkRow]) -> None:
+    async def add_chunks(self, doc_id: int, chunks: Sequence[ChunkRow]) -> None:
+        """Store a batch of a document's chunks and index them for keyword search, atomically."""
+        if not chunks:
+            return
         async with self.transaction() as db:
             await db.executemany(
                 "INSERT INTO chunks(document_id, seq, start_char, end_char, text, ts)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 [(doc_id, c.seq, c.start, c.end, c.text, c.ts) for c in chunks],
+            )
+            await db.execute(
+                "INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks"
+                " WHERE document_id = ? AND seq BETWEEN ? AND ?",
+                (doc_id, chunks[0].seq, chunks[-1].seq),
             )
 
     async def finish_document(
@@ -310,6 +318,10 @@ class Store:
             (after_id, limit),
         )
         return [(int(r[0]), int(r[1]), bytes(r[2])) for r in rows]
+
+    async def count_vectors_after(self, after_id: int) -> int:
+        row = await self.fetchone("SELECT COUNT(*) FROM vectors WHERE id > ?", (after_id,))
+        return int(row[0]) if row else 0
 
     async def vectors_state(self) -> tuple[str, int]:
         """(epoch, newest vector row id): enough to tell whether an in-RAM copy is current."""

@@ -28,22 +28,25 @@ class VectorIndex:
     def __len__(self) -> int:
         return self._size
 
-    def add(self, chunk_ids: npt.ArrayLike, vectors: Matrix) -> None:
+    def add(self, chunk_ids: npt.ArrayLike, vectors: Matrix, expect: int = 0) -> None:
+        """Append vectors; `expect` is how many rows to make room for if it must grow."""
         ids = np.asarray(chunk_ids, dtype=np.int64)
         if self._size == 0 and vectors.shape[1] != self.dim:
             self.dim = int(vectors.shape[1])
             self._matrix = np.zeros((0, self.dim), dtype=np.float32)
         need = self._size + len(ids)
         if need > len(self._ids):
-            capacity = max(need, 2 * len(self._ids), 1024)
-            matrix = np.zeros((capacity, self.dim), dtype=np.float32)
-            matrix[: self._size] = self._matrix[: self._size]
-            grown = np.zeros(capacity, dtype=np.int64)
-            grown[: self._size] = self._ids[: self._size]
-            self._matrix, self._ids = matrix, grown
+            self._grow(max(need, expect, 2 * len(self._ids), 1024))
         self._matrix[self._size : need] = vectors
         self._ids[self._size : need] = ids
         self._size = need
+
+    def _grow(self, capacity: int) -> None:
+        matrix = np.empty((capacity, self.dim), dtype=np.float32)
+        matrix[: self._size] = self._matrix[: self._size]
+        ids = np.zeros(capacity, dtype=np.int64)
+        ids[: self._size] = self._ids[: self._size]
+        self._matrix, self._ids = matrix, ids
 
     async def refresh(self, store: Store) -> None:
         """Load what the store has that this copy lacks; reload all if vectors were deleted."""
@@ -51,12 +54,15 @@ class VectorIndex:
         if epoch != self._epoch:
             self._reset()
             self._epoch = epoch
+        if self._last_row >= newest:
+            return
+        expect = self._size + await store.count_vectors_after(self._last_row)
         while self._last_row < newest:
             rows = await store.vectors_after(self._last_row, _LOAD_BATCH)
             if not rows:
                 break
             dim = len(rows[0][2]) // 4
-            self.add([r[1] for r in rows], from_blobs([r[2] for r in rows], dim))
+            self.add([r[1] for r in rows], from_blobs([r[2] for r in rows], dim), expect)
             self._last_row = rows[-1][0]
 
     def search(self, query: Matrix, limit: int) -> list[tuple[int, float]]:

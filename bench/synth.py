@@ -1,0 +1,59 @@
+"""Synthetic life-like text for the scale benchmarks: chat lines over a Zipf vocabulary."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+COMMON = (
+    "time day home work love friend family mum dad today really good think going know "
+    "want people night morning week call dinner tired happy sorry thanks later tomorrow "
+    "yesterday house school money trip car phone weekend coffee lunch movie birthday "
+    "party doctor job dog cat walk sleep rain sun beach city train"
+).split()
+GLUE = "the a and i to you it of in is that for was on my me so but with we".split()
+NAMES = ["Ana", "Bo", "Chidi", "Dee", "Eitan", "Fatima", "Grace", "Hiro"]
+
+
+def vocabulary(size: int, seed: int = 7) -> list[str]:
+    """Common words first, then made-up words, so frequencies fall off like real text."""
+    rng = np.random.default_rng(seed)
+    syllables = [c + v for c in "bcdfghklmnprstvz" for v in "aeiou"]
+    made: set[str] = set()
+    while len(made) < size:
+        n = int(rng.integers(2, 5))
+        made.add("".join(syllables[i] for i in rng.integers(0, len(syllables), n)))
+    return GLUE + COMMON + sorted(made)
+
+
+def word_probabilities(vocab_size: int, exponent: float = 1.07) -> np.ndarray:
+    ranks = np.arange(1, vocab_size + 1, dtype=np.float64)
+    p = 1.0 / ranks**exponent
+    return p / p.sum()
+
+
+def chat_text(chars: int, vocab: list[str], seed: int = 1) -> Iterator[str]:
+    """About `chars` characters of chat lines, `[YYYY-MM-DD HH:MM] Name: words.`, in pieces."""
+    rng = np.random.default_rng(seed)
+    probs = word_probabilities(len(vocab))
+    words = np.array(vocab, dtype=object)
+    produced, minute = 0, 0
+    while produced < chars:
+        ids = rng.choice(len(vocab), size=20_000, p=probs)
+        lengths = rng.integers(4, 30, size=1500)
+        lines, pos = [], 0
+        for n in lengths:
+            if pos + n > len(ids):
+                break
+            minute += int(rng.integers(1, 240))
+            day, rest = divmod(minute, 1440)
+            year, day = 2015 + day // 365, day % 365
+            date = f"{year}-{day // 31 % 12 + 1:02d}-{day % 28 + 1:02d}"
+            stamp = f"[{date} {rest // 60:02d}:{rest % 60:02d}]"
+            name = NAMES[int(rng.integers(0, len(NAMES)))]
+            lines.append(f"{stamp} {name}: {' '.join(words[ids[pos : pos + n]])}.")
+            pos += n
+        piece = "\n".join(lines) + "\n"
+        produced += len(piece)
+        yield piece
