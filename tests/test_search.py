@@ -134,6 +134,26 @@ def test_rrf_rewards_items_found_by_both_lists() -> None:
     assert [item for item, _ in weighted] == [2, 1]
 
 
+def test_the_vector_list_counts_for_more_the_less_the_keywords_cover_the_query() -> None:
+    from core.fusion import vector_weight
+
+    weights = [vector_weight(c, 0.02, 2.0, 3.0) for c in (1.0, 0.75, 0.5, 0.0)]
+    assert weights[0] == pytest.approx(0.02) and weights[-1] == pytest.approx(2.0)
+    assert weights == sorted(weights)
+    assert vector_weight(7.0, 0.02, 2.0, 3.0) == pytest.approx(0.02), "clamped"
+
+
+async def test_coverage_counts_the_query_words_a_chunk_holds(
+    engine: Engine, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("We walked the dogs along the river at dawn.")
+    _ = [r async for r in engine.ingest([tmp_path / "a.txt"])]
+    (chunk_id, _), *_ = await engine.searcher.keyword_ids("dogs", 1)
+    assert await engine.searcher.coverage("walking dogs by the river", chunk_id) == 1.0
+    assert await engine.searcher.coverage("dogs and cats", chunk_id) == 0.5
+    assert await engine.searcher.coverage("?!", chunk_id) == 0.0
+
+
 async def test_search_uses_whatever_vectors_exist(engine: Engine, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Our cat Miso likes to sleep on the warm radiator.")
     _ = [r async for r in engine.ingest([tmp_path / "a.txt"])]
