@@ -111,7 +111,10 @@ def recall(query: Query, corpus: Corpus, hits: list[Hit], k: int) -> float:
         turn = corpus.turns[key]
         need = (turn.end - turn.start) / 2
         for h in hits[:k]:
-            if h.document == turn.doc and min(h.end, turn.end) - max(h.start, turn.start) >= need:
+            if (
+                h.document.rsplit("/", 1)[-1] == turn.doc
+                and min(h.end, turn.end) - max(h.start, turn.start) >= need
+            ):
                 found += 1
                 break
     return found / len(query.evidence)

@@ -114,8 +114,9 @@ class Ingestor:
                     str(path), "failed", error=f"{path}: this is biomd's own data folder."
                 )
             elif path.is_dir():
+                base = path.parent if path.name else path
                 for file in walk_files(path, skip=own):
-                    async for result in self.ingest_file(file):
+                    async for result in self.ingest_file(file, file.relative_to(base).as_posix()):
                         yield result
             elif path.is_file():
                 async for result in self.ingest_file(path):
@@ -168,7 +169,9 @@ class Ingestor:
         rel = await asyncio.to_thread(self.raw.file, staged.sha256, staged)
         if existing is not None:
             doc_id = existing.id
-            await self.store.restart_document(doc_id, kind=converter.kind, mime=converter.mime)
+            await self.store.restart_document(
+                doc_id, kind=converter.kind, mime=converter.mime, raw_path=rel
+            )
         else:
             try:
                 doc_id = await self.store.add_document(
@@ -196,7 +199,9 @@ class Ingestor:
             return await self._fail(doc.id, doc.name, exc.user_message)
         if isinstance(converter, ArchiveReader):
             return await self._fail(doc.id, doc.name, f"{doc.name}: an archive, not a document.")
-        await self.store.restart_document(doc.id, kind=converter.kind, mime=converter.mime)
+        await self.store.restart_document(
+            doc.id, kind=converter.kind, mime=converter.mime, raw_path=doc.raw_path
+        )
         return await self._index(doc.id, converter, probe)
 
     async def _index(self, doc_id: int, converter: Converter, probe: Probe) -> IngestResult:

@@ -186,15 +186,17 @@ class Store:
             assert cur.lastrowid is not None
             return cur.lastrowid
 
-    async def restart_document(self, doc_id: int, *, kind: str, mime: str | None) -> None:
+    async def restart_document(
+        self, doc_id: int, *, kind: str, mime: str | None, raw_path: str
+    ) -> None:
         """Drop whatever a previous attempt indexed, and mark the document pending again."""
         async with self.transaction() as db:
             await db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
             await db.execute(
                 "UPDATE documents SET status = 'pending', error = NULL, n_chunks = 0,"
-                " text_length = 0, content_start = NULL, content_end = NULL, kind = ?, mime = ?"
-                " WHERE id = ?",
-                (kind, mime, doc_id),
+                " text_length = 0, content_start = NULL, content_end = NULL, kind = ?, mime = ?,"
+                " raw_path = ? WHERE id = ?",
+                (kind, mime, raw_path, doc_id),
             )
 
     async def add_chunks(self, doc_id: int, chunks: Sequence[ChunkRow]) -> None:

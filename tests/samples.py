@@ -67,7 +67,8 @@ def zip_bytes(members: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED
 
 
 def write_corpus(folder: Path) -> dict[str, str]:
-    """A folder with one source of each format; returns file name → its key sentence."""
+    """A folder with one source of each format; returns source name (as biomd names it when
+    the folder is ingested) → its key sentence."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "grandmother.txt").write_text(SOURDOUGH + "\n", encoding="utf-8")
     (folder / "saoirse.md").write_text(f"# Friends\n\n{PUFFINS}\n", encoding="utf-8")
@@ -80,7 +81,7 @@ def write_corpus(folder: Path) -> dict[str, str]:
     (folder / "bees.docx").write_bytes(docx_bytes("The bees", BEES))
     (folder / "old-notes.zip").write_bytes(zip_bytes({"notes/violin.txt": VIOLIN.encode("cp1252")}))
     (folder / "broken.pdf").write_bytes(b"%PDF-1.4\n1 0 obj\n<< /Type /Catalog >>\ngarbage")
-    return {
+    sentences = {
         "grandmother.txt": SOURDOUGH,
         "saoirse.md": PUFFINS,
         "museum.html": FOSSIL,
@@ -88,3 +89,4 @@ def write_corpus(folder: Path) -> dict[str, str]:
         "bees.docx": BEES,
         "old-notes.zip/notes/violin.txt": VIOLIN,
     }
+    return {f"{folder.name}/{name}": text for name, text in sentences.items()}

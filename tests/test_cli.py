@@ -42,7 +42,8 @@ def test_ingest_prints_a_line_per_file_and_a_summary_and_fails_if_any_file_faile
     assert code == 1
     lines = output.splitlines()
     assert any(
-        line.startswith("failed") and "broken.pdf: this PDF is damaged" in line for line in lines
+        line.startswith("failed") and "corpus/broken.pdf: this PDF is damaged" in line
+        for line in lines
     )
     assert sum(line.startswith("added") for line in lines) == 6
     assert "6 added, 0 duplicate, 1 failed." in output
@@ -61,10 +62,10 @@ def test_search_json_has_the_documented_shape(env: dict[str, str], tmp_path: Pat
     assert payload["query"] == "Quetzalcoatlus skeleton"
     hit = payload["hits"][0]
     assert set(hit) == {"chunk_id", "document_id", "document", "start", "end", "text", "score"}
-    assert hit["document"] == "museum.html" and "Quetzalcoatlus" in hit["text"]
+    assert hit["document"] == "corpus/museum.html" and "Quetzalcoatlus" in hit["text"]
 
     code, output = run("search", "Quetzalcoatlus", "--mode", "keyword")
-    assert code == 0 and "museum.html" in output
+    assert code == 0 and "corpus/museum.html" in output
     code, output = run("search", "x", "--mode", "sideways")
     assert code != 0
 
@@ -85,8 +86,8 @@ def test_search_dash_reads_one_query_per_line_and_prints_json_lines(
     )
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert [line["query"] for line in lines] == ["puffins on the cliffs", "first marathon", ""]
-    assert lines[0]["hits"][0]["document"] == "saoirse.md"
-    assert lines[1]["hits"][0]["document"] == "running.pdf"
+    assert lines[0]["hits"][0]["document"] == "corpus/saoirse.md"
+    assert lines[1]["hits"][0]["document"] == "corpus/running.pdf"
 
 
 def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path) -> None:
@@ -94,12 +95,12 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     run("ingest", str(tmp_path / "corpus"))
 
     code, output = run("grep", "brigid")
-    assert code == 0 and "grandmother.txt" in output and "1 mentions" in output
+    assert code == 0 and "corpus/grandmother.txt" in output and "1 mentions" in output
 
     code, output = run("sources", "--json")
     docs = {d["name"]: d for d in json.loads(output)}
-    doc_id = docs["grandmother.txt"]["id"]
-    assert docs["broken.pdf"]["status"] == "failed"
+    doc_id = docs["corpus/grandmother.txt"]["id"]
+    assert docs["corpus/broken.pdf"]["status"] == "failed"
 
     code, output = run("read", str(doc_id), "--offset", "6", "--length", "6")
     assert code == 0 and output.startswith("Sunday")

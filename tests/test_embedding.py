@@ -97,4 +97,4 @@ async def test_reindex_re_embeds_everything_with_the_configured_model(
 
     async with await Engine.open(settings, embedder) as engine:
         hits = await engine.search("thought about topic 3", mode="vector", limit=1)
-        assert hits[0].document == "note003.txt"
+        assert hits[0].document == "notes/note003.txt"

@@ -95,14 +95,15 @@ async def test_a_corrupt_file_fails_clearly_and_the_rest_of_the_batch_is_ingeste
     (tmp_path / "b.pdf").write_bytes(b"%PDF-1.4 this is not really a pdf")
     (tmp_path / "c.txt").write_text("second good file")
     results = await ingest(engine, tmp_path)
+    top = tmp_path.name
     assert [(r.name, r.status) for r in results] == [
-        ("a.txt", "added"),
-        ("b.pdf", "failed"),
-        ("c.txt", "added"),
+        (f"{top}/a.txt", "added"),
+        (f"{top}/b.pdf", "failed"),
+        (f"{top}/c.txt", "added"),
     ]
-    assert results[1].error is not None and results[1].error.startswith("b.pdf: ")
+    assert results[1].error is not None and results[1].error.startswith(f"{top}/b.pdf: ")
     failed = [d for d in await engine.sources() if d.status == "failed"]
-    assert [(d.name, d.raw_path, d.n_chunks) for d in failed] == [("b.pdf", "", 0)]
+    assert [(d.name, d.raw_path, d.n_chunks) for d in failed] == [(f"{top}/b.pdf", "", 0)]
 
 
 async def test_a_failed_file_is_tried_again_when_sent_again(engine: Engine, tmp_path: Path) -> None:
@@ -112,6 +113,29 @@ async def test_a_failed_file_is_tried_again_when_sent_again(engine: Engine, tmp_
     assert first.status == "failed" and "empty" in (first.error or "")
     (again,) = await ingest(engine, path)
     assert again.status == "failed" and again.document_id == first.document_id
+
+
+async def test_a_source_that_failed_before_is_stored_whole_when_it_reads_now(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    path = tmp_path / "x.txt"
+    path.write_text(SOURDOUGH)
+    staged = engine.raw.stage(path)
+    engine.raw.discard(staged)
+    doc_id = await engine.store.add_document(
+        sha256=staged.sha256,
+        name="x.txt",
+        kind="unknown",
+        mime=None,
+        size=staged.size,
+        raw_path="",
+    )
+    await engine.store.fail_document(doc_id, "x.txt: an older biomd could not read it.")
+    (result,) = await ingest(engine, path)
+    assert (result.status, result.document_id) == ("added", doc_id)
+    doc = await engine.source(doc_id)
+    assert doc.status == "ready" and doc.error is None
+    assert (settings.data_dir / doc.raw_path).read_text() == SOURDOUGH
 
 
 async def test_a_whitespace_only_file_fails_with_no_text_found(

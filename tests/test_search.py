@@ -27,9 +27,9 @@ async def test_end_to_end_every_format_is_searchable_and_the_corrupt_file_fails_
 ) -> None:
     corpus = write_corpus(tmp_path / "corpus")
     results = {r.name: r async for r in engine.ingest([tmp_path / "corpus"])}
-    assert results["broken.pdf"].status == "failed"
-    assert results["broken.pdf"].error == (
-        "broken.pdf: this PDF is damaged and cannot be read (Stream has ended unexpectedly)."
+    assert results["corpus/broken.pdf"].status == "failed"
+    assert results["corpus/broken.pdf"].error == (
+        "corpus/broken.pdf: this PDF is damaged and cannot be read (Stream has ended unexpectedly)."
     )
     await engine.embed_pending()
     for name, sentence in corpus.items():
@@ -49,11 +49,13 @@ async def test_a_paraphrase_is_found_through_the_vector_side(
 ) -> None:
     await ingest_corpus(engine, tmp_path / "corpus")
     query = "lessons from an elderly relative about making loaves"
-    assert all(h.document != "grandmother.txt" for h in await engine.search(query, mode="keyword"))
+    assert all(
+        h.document != "corpus/grandmother.txt" for h in await engine.search(query, mode="keyword")
+    )
     vector = await engine.search(query, limit=1, mode="vector")
-    assert vector[0].document == "grandmother.txt"
+    assert vector[0].document == "corpus/grandmother.txt"
     hybrid = await engine.search(query, limit=3)
-    assert hybrid[0].document == "grandmother.txt"
+    assert hybrid[0].document == "corpus/grandmother.txt"
 
 
 async def test_an_exact_rare_word_is_found_through_the_keyword_side(
@@ -61,9 +63,9 @@ async def test_an_exact_rare_word_is_found_through_the_keyword_side(
 ) -> None:
     await ingest_corpus(engine, tmp_path / "corpus")
     keyword = await engine.search("Vestmannaeyjar", mode="keyword")
-    assert [h.document for h in keyword] == ["saoirse.md"]
+    assert [h.document for h in keyword] == ["corpus/saoirse.md"]
     hybrid = await engine.search("Vestmannaeyjar", limit=1)
-    assert hybrid[0].document == "saoirse.md"
+    assert hybrid[0].document == "corpus/saoirse.md"
 
 
 HOSTILE = [
@@ -176,13 +178,15 @@ async def test_grep_finds_every_mention_once_with_positions_and_a_total(
         f"Paragraph {i} of my diary. " + ("I saw Saoirse today. " if i % 3 == 0 else "") + "\n"
         for i in range(300)
     )
-    (tmp_path / "diary.txt").write_text(text)
-    (tmp_path / "other.txt").write_text("SAOIRSE in capitals, and saoirse in lower case.")
-    _ = [r async for r in engine.ingest([tmp_path])]
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "diary.txt").write_text(text)
+    (notes / "other.txt").write_text("SAOIRSE in capitals, and saoirse in lower case.")
+    _ = [r async for r in engine.ingest([notes])]
     page = await engine.grep("saoirse", limit=1000)
     expected_in_diary = text.count("Saoirse")
     assert page.total == expected_in_diary + 2
-    diary = [m for m in page.mentions if m.document == "diary.txt"]
+    diary = [m for m in page.mentions if m.document == "notes/diary.txt"]
     assert [m.position for m in diary] == [
         i for i in range(len(text)) if text.startswith("Saoirse", i)
     ]
