@@ -65,6 +65,10 @@ class StoredChunk:
 
 _DOC_COLUMNS = ", ".join(Document.__slots__)
 _CHUNK_COLUMNS = "id, document_id, seq, start_char, end_char, text, ts"
+_UPSERT_META = (
+    "INSERT INTO meta(key, value) VALUES (?, ?)"
+    " ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+)
 
 
 def utc_now() -> str:
@@ -147,8 +151,7 @@ class Store:
     async def set_meta(self, items: dict[str, str]) -> None:
         async with self.transaction() as db:
             await db.executemany(
-                "INSERT INTO meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                _UPSERT_META,
                 list(items.items()),
             )
 
@@ -307,8 +310,7 @@ class Store:
         async with self.transaction() as db:
             await db.execute("DELETE FROM vectors")
             await db.executemany(
-                "INSERT INTO meta(key, value) VALUES (?, ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                _UPSERT_META,
                 list(meta.items()),
             )
             await _bump_vectors_epoch(db)
