@@ -229,3 +229,11 @@ def test_zip_file_names_do_not_decide_the_format(tmp_path: Path) -> None:
     path = write(tmp_path, "archive.dat", zip_bytes({"a.txt": b"alpha"}))
     assert isinstance(detect(Probe.of(path)), ArchiveReader)
     assert zipfile.is_zipfile(path)
+
+
+def test_a_legacy_encoded_file_that_opens_in_plain_ascii_is_still_decoded_right(
+    tmp_path: Path,
+) -> None:
+    text = "Plain ASCII notes for a long while.\n" * 3000 + "Then: café, naïve, Zoë.\n"
+    _, out = convert(write(tmp_path, "old.txt", text.encode("cp1252")))
+    assert out == text

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from charset_normalizer import from_bytes
 
-from core.convert.base import Probe
+from core.convert.base import HEAD_BYTES, Probe
 from core.errors import UnsupportedFormat
 
 PIECE_CHARS = 1 << 20
@@ -89,9 +89,40 @@ def detect_encoding(head: bytes) -> str:
     return "cp1252" if "cp1252" in tied else str(best.encoding)
 
 
+def _first_non_utf8(sample: bytes) -> int | None:
+    """Where `sample`, cut anywhere from a longer file, stops being UTF-8; None if it never does."""
+    start = 0
+    while start < min(3, len(sample)) and 0x80 <= sample[start] <= 0xBF:
+        start += 1  # continuation bytes of a character that began before the sample
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(sample[start:], final=False)
+    except UnicodeDecodeError as exc:
+        return start + exc.start
+    return None
+
+
+def detect_file_encoding(probe: Probe) -> str:
+    """Like `detect_encoding`, but a file whose start looks like UTF-8 is also sampled in the
+    middle and at the end, so a legacy-encoded file that opens in plain ASCII is caught."""
+    encoding = detect_encoding(probe.head)
+    if encoding != "utf-8":
+        return encoding
+    size = probe.path.stat().st_size
+    if size <= len(probe.head):
+        return encoding
+    with probe.path.open("rb") as f:
+        for offset in (size // 2, max(0, size - HEAD_BYTES)):
+            f.seek(offset)
+            sample = f.read(HEAD_BYTES)
+            bad = _first_non_utf8(sample)
+            if bad is not None:
+                return detect_encoding(sample[max(0, bad - 4096) : bad + 12288])
+    return encoding
+
+
 def stream_text(probe: Probe, piece_chars: int = PIECE_CHARS) -> Iterator[str]:
     """Decode a file piece by piece; invalid bytes become U+FFFD, newlines become `\\n`."""
-    encoding = detect_encoding(probe.head)
+    encoding = detect_file_encoding(probe)
     with (
         probe.path.open("rb") as raw,
         io.TextIOWrapper(raw, encoding=encoding, errors="replace", newline=None) as text,
