@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from core.convert import ArchiveBudget, ConvertContext
 from core.embedding import Embedder, FastEmbedder, to_blob
 from core.errors import ModelMismatch, NotFound
+from core.hints import capitalised_names, fit, rank
 from core.ingest import Ingestor, IngestResult, ProgressFn
 from core.lock import ProcessLock
 from core.rawfiles import RawFiles
@@ -17,7 +21,9 @@ from core.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
 from core.settings import Settings
 from core.store import Document, Store, ensure_private_dir
 from core.timestamps import strip_line_stamps
+from core.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.vector_index import VectorIndex
+from core.vision import VisionDescriber
 
 EmbedProgress = Callable[[int, int], None]
 """Called as (chunks embedded so far, chunks to embed in all)."""
@@ -59,6 +65,8 @@ class Engine:
         self.store = store
         self.raw = RawFiles(settings.data_dir)
         self._embedder = embedder
+        self._transcriber: WhisperTranscriber | None = None
+        self._describer: VisionDescriber | None = None
         self._lock = ProcessLock(settings.data_dir / "ingest.lock")
         self.index = VectorIndex()
         self.searcher = Searcher(store, self.embedder, self.index, FusionConfig())
@@ -143,7 +151,58 @@ class Engine:
         if not self._lock.held:
             self._lock.acquire()
             self.raw.sweep_tmp()
-        return Ingestor(self.store, self.raw, self.settings, on_progress)
+        return Ingestor(self.store, self.raw, self.settings, self.convert_context(), on_progress)
+
+    # -- conversion services ------------------------------------------------------------
+
+    def convert_context(self) -> ConvertContext:
+        """What converters need: the owner, the time zone, speech and vision models."""
+        s = self.settings
+        return ConvertContext(
+            owner_names=s.owner_list,
+            timezone=s.zone,
+            transcriber=self.transcriber(),
+            describer=self.describer(),
+            hints=self.speech_hints,
+            scratch_dir=self.raw.tmp,
+            zip_limits=ArchiveBudget(
+                s.zip_max_total_bytes, s.zip_max_entries, s.zip_max_depth, s.zip_max_ratio
+            ),
+        )
+
+    def transcriber(self) -> WhisperTranscriber:
+        """The speech model, loaded the first time something is transcribed."""
+        if self._transcriber is None:
+            s = self.settings
+            self._transcriber = WhisperTranscriber(
+                s.whisper_model,
+                device=s.whisper_device,
+                compute_type=s.whisper_compute_type,
+                cache_dir=s.data_dir / "models" / "whisper",
+            )
+        return self._transcriber
+
+    def describer(self) -> VisionDescriber | None:
+        """The vision model for photos, if one is configured."""
+        s = self.settings
+        if self._describer is None and s.vision_model:
+            self._describer = VisionDescriber(s.llm_base_url, s.llm_api_key or "", s.vision_model)
+        return self._describer
+
+    def speech_hints(self) -> str:
+        """Names to prime speech recognition with: bio.md's and the corpus's, most frequent
+        first, as many as fit in Whisper's prompt. Runs in a worker thread."""
+        bio = self.settings.data_dir / "bio.md"
+        bio_names = (
+            capitalised_names(bio.read_text(encoding="utf-8")) if bio.exists() else Counter()
+        )
+        with sqlite3.connect(f"file:{self.settings.db_path}?mode=ro", uri=True) as db:
+            rows = db.execute(
+                "SELECT name, SUM(mentions) FROM document_names GROUP BY name"
+                " ORDER BY 2 DESC LIMIT 500"
+            ).fetchall()
+        names = rank(bio_names, [(str(n), int(c)) for n, c in rows])
+        return fit(names, self.transcriber().count_tokens, PROMPT_TOKENS)
 
     async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
         """Give every indexed chunk a vector. Resumable: it starts wherever vectors stop."""

@@ -9,6 +9,7 @@ BiomdError
 ├── StoreError             the database is unusable
 │   └── ModelMismatch      stored vectors came from another embedding model
 ├── EmbeddingError         the embedding model cannot be loaded or run
+├── SpeechModelError       the speech-to-text model cannot be loaded
 ├── NotFound               an id that does not exist
 └── Busy                   another biomd process holds the ingest lock
 """
@@ -53,6 +54,10 @@ class ModelMismatch(StoreError):
 
 
 class EmbeddingError(BiomdError):
+    pass
+
+
+class SpeechModelError(BiomdError):
     pass
 
 

@@ -14,19 +14,28 @@ import asyncio
 import sqlite3
 import zipfile
 import zlib
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO, Literal
 
 from core.chunking import Chunk, Chunker
-from core.convert import ArchiveBudget, ArchiveReader, Converter, Member, Probe, detect
+from core.convert import (
+    ArchiveBudget,
+    ArchiveReader,
+    ConvertContext,
+    Converter,
+    Member,
+    Probe,
+    detect,
+)
 from core.convert.archive import is_junk
 from core.errors import ArchiveLimit, BiomdError, ConversionError, CorruptSource
 from core.rawfiles import RawFiles, Staged
 from core.settings import Settings
 from core.store import ChunkRow, Document, Store
-from core.timestamps import line_stamps
+from core.timestamps import line_speakers, line_stamps
 
 Status = Literal["added", "duplicate", "failed"]
 ProgressFn = Callable[[str, int], None]
@@ -59,6 +68,7 @@ class ChunkStream:
     has_text: bool = False
     first_stamp: str | None = None
     last_stamp: str | None = None
+    names: Counter[str] = field(default_factory=Counter)
     _done: bool = False
 
     def next_batch(self) -> list[ChunkRow] | None:
@@ -80,6 +90,7 @@ class ChunkStream:
         out = []
         for c in chunks:
             stamps = line_stamps(c.text)
+            self.names.update(line_speakers(c.text))
             if stamps:
                 lo, hi = min(stamps), max(stamps)
                 self.first_stamp = lo if self.first_stamp is None else min(self.first_stamp, lo)
@@ -96,11 +107,17 @@ class Ingestor:
     """Runs the pipeline for files, folders and archive members."""
 
     def __init__(
-        self, store: Store, raw: RawFiles, settings: Settings, on_progress: ProgressFn | None = None
+        self,
+        store: Store,
+        raw: RawFiles,
+        settings: Settings,
+        ctx: ConvertContext,
+        on_progress: ProgressFn | None = None,
     ) -> None:
         self.store = store
         self.raw = raw
         self.settings = settings
+        self.ctx = ctx
         self.on_progress = on_progress
 
     # -- entry points -------------------------------------------------------------------
@@ -206,7 +223,8 @@ class Ingestor:
 
     async def _index(self, doc_id: int, converter: Converter, probe: Probe) -> IngestResult:
         """Convert, chunk and store one document; it becomes `ready` only when complete."""
-        stream = ChunkStream(_guarded(converter.convert(probe), probe.name, converter.kind))
+        pieces = converter.convert(probe, self.ctx)
+        stream = ChunkStream(_guarded(pieces, probe.name, converter.kind))
         pending = asyncio.ensure_future(asyncio.to_thread(stream.next_batch))
         try:
             while (batch := await pending) is not None:
@@ -230,6 +248,7 @@ class Ingestor:
             n_chunks=stream.chunks,
             content_start=stream.first_stamp,
             content_end=stream.last_stamp,
+            names=stream.names,
         )
         return IngestResult(
             probe.name, "added", doc_id, converter.kind, stream.chunks, stream.length

@@ -77,4 +77,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "names",
+        """
+        -- Who speaks in each source, with how often: proper-noun hints for speech recognition.
+        CREATE TABLE document_names (
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            name        TEXT NOT NULL,
+            mentions    INTEGER NOT NULL,
+            PRIMARY KEY (document_id, name)
+        );
+        """,
+    ),
 )

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import tzinfo
 from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from core.errors import ConfigError
 
 DEFAULT_EMBED_MODEL = "snowflake/snowflake-arctic-embed-s"
 
@@ -34,6 +38,38 @@ class Settings(BaseSettings):
     zip_max_ratio: int = Field(default=200, ge=1)
 
     read_max_chars: int = Field(default=8_000, ge=100)
+
+    owner_names: str = Field(
+        default="", description="Comma-separated names and handles the owner appears as."
+    )
+    timezone: str | None = Field(default=None, description="IANA zone; default: the system's.")
+
+    whisper_model: str = Field(default="base", description="faster-whisper model name or folder.")
+    whisper_device: str = Field(default="auto")
+    whisper_compute_type: str = Field(default="auto")
+
+    llm_base_url: str = Field(default="https://openrouter.ai/api/v1")
+    llm_api_key: str | None = Field(default=None)
+    vision_model: str | None = Field(default=None, description="Model that describes photos.")
+
+    @property
+    def owner_list(self) -> tuple[str, ...]:
+        return tuple(n.strip() for n in self.owner_names.split(",") if n.strip())
+
+    @property
+    def zone(self) -> tzinfo:
+        """The time zone epoch timestamps are shown in."""
+        if self.timezone:
+            try:
+                return ZoneInfo(self.timezone)
+            except (ZoneInfoNotFoundError, ValueError) as exc:
+                raise ConfigError(
+                    f"BIOMD_TIMEZONE is {self.timezone!r}, which is not a time zone name "
+                    "such as Europe/Dublin."
+                ) from exc
+        from tzlocal import get_localzone
+
+        return get_localzone()
 
     @property
     def db_path(self) -> Path:

@@ -226,6 +226,7 @@ class Store:
         n_chunks: int,
         content_start: str | None,
         content_end: str | None,
+        names: dict[str, int] | None = None,
     ) -> None:
         """Mark a document ready: from now on it is searchable."""
         async with self.transaction() as db:
@@ -233,6 +234,11 @@ class Store:
                 "UPDATE documents SET status = 'ready', error = NULL, text_length = ?,"
                 " n_chunks = ?, content_start = ?, content_end = ? WHERE id = ?",
                 (text_length, n_chunks, content_start, content_end, doc_id),
+            )
+            await db.execute("DELETE FROM document_names WHERE document_id = ?", (doc_id,))
+            await db.executemany(
+                "INSERT INTO document_names(document_id, name, mentions) VALUES (?, ?, ?)",
+                [(doc_id, name, count) for name, count in (names or {}).items()],
             )
 
     async def fail_document(self, doc_id: int, error: str) -> None:

@@ -20,3 +20,14 @@ def span(stamps: list[str]) -> tuple[str | None, str | None]:
 def strip_line_stamps(text: str) -> str:
     """`text` without the timestamp that opens each line."""
     return _LINE_STAMP.sub("", text)
+
+
+_SPEAKER = re.compile(
+    r"^\[\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?\] (?!\(system\))([^:\n]{1,80}?)(?: \(owner\))?: ",
+    re.MULTILINE,
+)
+
+
+def line_speakers(text: str) -> list[str]:
+    """The speaker of each chat line in `text` (system lines have none)."""
+    return _SPEAKER.findall(text)

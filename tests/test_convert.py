@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from core.convert import Probe, detect
+from core.convert import ConvertContext, Probe, detect
 from core.convert.archive import safe_member_name
 from core.convert.base import ArchiveBudget, ArchiveReader
 from core.convert.text import detect_encoding
@@ -19,7 +19,7 @@ def convert(path: Path, name: str | None = None) -> tuple[str, str]:
     probe = Probe.of(path, name)
     converter = detect(probe)
     assert not isinstance(converter, ArchiveReader)
-    return converter.kind, "".join(converter.convert(probe))
+    return converter.kind, "".join(converter.convert(probe, ConvertContext()))
 
 
 def write(tmp_path: Path, name: str, data: bytes) -> Path:
@@ -129,8 +129,8 @@ def test_binary_data_named_txt_is_refused_as_binary(tmp_path: Path) -> None:
 
 
 def test_known_binary_formats_are_named_in_the_error(tmp_path: Path) -> None:
-    path = write(tmp_path, "holiday.jpg.txt", b"\x89PNG\r\n\x1a\n" + b"\x00" * 100)
-    with pytest.raises(UnsupportedFormat, match=r"holiday\.jpg\.txt: this is a PNG image"):
+    path = write(tmp_path, "backup.txt", b"\x1f\x8b\x08\x00" + b"\x00" * 100)
+    with pytest.raises(UnsupportedFormat, match=r"backup\.txt: this is a gzip archive"):
         convert(path)
 
 

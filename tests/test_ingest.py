@@ -11,6 +11,7 @@ import pytest
 from core.embedding import FastEmbedder
 from core.engine import Engine
 from core.ingest import IngestResult
+from core.migrations import MIGRATIONS
 from core.settings import Settings
 from core.store import ChunkRow
 from tests.samples import SOURDOUGH, zip_bytes
@@ -43,7 +44,7 @@ async def test_migrations_run_once_and_reopening_changes_nothing(
     for _ in range(2):
         async with await Engine.open(settings, embedder):
             pass
-    assert db_rows(settings, "PRAGMA user_version") == [(1,)]
+    assert db_rows(settings, "PRAGMA user_version") == [(len(MIGRATIONS),)]
 
 
 async def test_an_identical_file_is_reported_as_a_duplicate_and_stored_once(

@@ -1,25 +1,49 @@
 """Conversion of sources to plain text: an ordered registry of converters.
 
-Detection is by content first, with the file name only as a hint. New formats (chat
-exports, audio, images) slot in by adding a converter to `REGISTRY` ahead of the
-generic ones it is more specific than.
+Detection is by content first, with the file name only as a hint: the first converter that
+accepts a source takes it, so specific formats (a WhatsApp export, a Telegram result.json)
+come before the generic ones they would otherwise fall into (a zip, a JSON file, text).
 """
 
 from __future__ import annotations
 
+from core.convert.ai_chats import ChatGptJson, ClaudeJson
 from core.convert.archive import ZipReader
+from core.convert.audio import AudioConverter
 from core.convert.base import ArchiveBudget, ArchiveReader, Converter, Member, Probe
+from core.convert.context import ConvertContext
+from core.convert.discord import DiscordJson
 from core.convert.docx import DocxConverter
+from core.convert.email import EmlConverter, MboxConverter
 from core.convert.html import HtmlConverter
+from core.convert.image import ImageConverter
+from core.convert.imessage import IMessageDb, IMessageText
+from core.convert.messenger import MessengerJson, MetaExportZip
 from core.convert.pdf import PdfConverter
 from core.convert.sniff import describe_binary
+from core.convert.telegram import TelegramJson
 from core.convert.text import CSV, JSON, MARKDOWN, PLAIN
+from core.convert.whatsapp import WhatsAppText, WhatsAppZip
 from core.errors import CorruptSource, UnsupportedFormat
 
 REGISTRY: list[Converter | ArchiveReader] = [
     PdfConverter(),
     DocxConverter(),
+    WhatsAppZip(),
+    MetaExportZip(),
     ZipReader(),
+    ImageConverter(),
+    AudioConverter(),
+    IMessageDb(),
+    TelegramJson(),
+    DiscordJson(),
+    MessengerJson(),
+    ChatGptJson(),
+    ClaudeJson(),
+    MboxConverter(),
+    EmlConverter(),
+    WhatsAppText(),
+    IMessageText(),
     HtmlConverter(),
     MARKDOWN,
     JSON,
@@ -37,7 +61,7 @@ def detect(probe: Probe) -> Converter | ArchiveReader:
             return converter
     known = describe_binary(probe.head)
     if known:
-        raise UnsupportedFormat(f"{probe.name}: this is {known}, which biomd cannot read yet.")
+        raise UnsupportedFormat(f"{probe.name}: this is {known}, which biomd cannot read.")
     if PLAIN.accepts(probe):
         return PLAIN
     raise UnsupportedFormat(f"{probe.name}: not a format biomd reads.")  # pragma: no cover
@@ -47,6 +71,7 @@ __all__ = [
     "REGISTRY",
     "ArchiveBudget",
     "ArchiveReader",
+    "ConvertContext",
     "Converter",
     "Member",
     "Probe",

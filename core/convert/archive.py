@@ -74,14 +74,14 @@ class ZipReader:
             raise CorruptSource(f"{probe.name}: this ZIP archive is damaged ({exc}).") from exc
         with archive:
             infos = [i for i in archive.infolist() if not i.is_dir() and not is_junk(i.filename)]
-            _check_limits(probe.name, infos, budget)
+            check_limits(probe.name, infos, budget)
             for info in infos:
                 budget.entries_left -= 1
                 label = f"{probe.name}/{safe_member_name(info.filename)}"
-                yield Member(label, _opener(archive, info, budget, label))
+                yield Member(label, member_opener(archive, info, budget, label))
 
 
-def _check_limits(name: str, infos: list[zipfile.ZipInfo], budget: ArchiveBudget) -> None:
+def check_limits(name: str, infos: list[zipfile.ZipInfo], budget: ArchiveBudget) -> None:
     if len(infos) > budget.entries_left:
         raise ArchiveLimit(
             f"{name}: the archive holds {len(infos)} files, more than the limit of "
@@ -104,7 +104,7 @@ def _check_limits(name: str, infos: list[zipfile.ZipInfo], budget: ArchiveBudget
             )
 
 
-def _opener(
+def member_opener(
     archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: ArchiveBudget, label: str
 ) -> Callable[[], BinaryIO]:
     def open_member() -> BinaryIO:

@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from core.convert.context import ConvertContext
 
 HEAD_BYTES = 64 * 1024
 
@@ -40,7 +43,7 @@ class Converter(Protocol):
 
     def accepts(self, probe: Probe) -> bool: ...
 
-    def convert(self, probe: Probe) -> Iterator[str]: ...
+    def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ import zipfile
 from collections.abc import Iterator
 
 from core.convert.base import Probe
+from core.convert.context import ConvertContext
 from core.errors import CorruptSource
 
 
@@ -24,7 +25,7 @@ class DocxConverter:
         except (zipfile.BadZipFile, OSError):
             return False
 
-    def convert(self, probe: Probe) -> Iterator[str]:
+    def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
         from markitdown import StreamInfo
         from markitdown.converters import DocxConverter as MarkItDownDocx
 

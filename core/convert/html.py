@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from core.convert.base import Probe
+from core.convert.context import ConvertContext
 from core.convert.text import looks_binary, read_text
 
 _HTML_START = re.compile(
@@ -23,7 +24,7 @@ class HtmlConverter:
             return False
         return probe.suffix in {".html", ".htm", ".xhtml"} or bool(_HTML_START.match(head[:4096]))
 
-    def convert(self, probe: Probe) -> Iterator[str]:
+    def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
         from markitdown.converters import HtmlConverter as MarkItDownHtml
 
         result = MarkItDownHtml().convert_string(read_text(probe))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from core.convert.base import Probe
+from core.convert.context import ConvertContext
 from core.errors import CorruptSource
 
 
@@ -15,7 +16,7 @@ class PdfConverter:
     def accepts(self, probe: Probe) -> bool:
         return b"%PDF-" in probe.head[:1024]
 
-    def convert(self, probe: Probe) -> Iterator[str]:
+    def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
         from pypdf import PdfReader
         from pypdf.errors import FileNotDecryptedError, PdfReadError
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import codecs
 import io
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from charset_normalizer import from_bytes
 
 from core.convert.base import HEAD_BYTES, Probe
+from core.convert.context import ConvertContext
 from core.errors import UnsupportedFormat
 
 PIECE_CHARS = 1 << 20
@@ -131,6 +132,17 @@ def stream_text(probe: Probe, piece_chars: int = PIECE_CHARS) -> Iterator[str]:
             yield piece.replace("\x00", "\ufffd")
 
 
+def iter_lines(pieces: Iterable[str]) -> Iterator[str]:
+    """Whole lines (without their newline) from text pieces."""
+    tail = ""
+    for piece in pieces:
+        parts = (tail + piece).split("\n")
+        tail = parts.pop()
+        yield from parts
+    if tail:
+        yield tail
+
+
 def read_text(probe: Probe) -> str:
     """The whole decoded text (for formats that need it all at once)."""
     return "".join(stream_text(probe))
@@ -156,7 +168,7 @@ class TextConverter:
             return False
         return True
 
-    def convert(self, probe: Probe) -> Iterator[str]:
+    def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
         return stream_text(probe)
 
 

@@ -1,0 +1,117 @@
+"""Speech to text with faster-whisper, locally. Long audio is decoded and transcribed in
+windows, so hours of sound never sit in memory at once."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from core.convert.context import Segment
+from core.errors import CorruptSource, SpeechModelError
+
+SAMPLE_RATE = 16_000
+WINDOW_SECONDS = 600
+PROMPT_TOKENS = 200  # Whisper keeps at most 223 prompt tokens; leave room for the text before
+
+
+def decode_windows(
+    path: Path, name: str, window_seconds: int = WINDOW_SECONDS
+) -> Iterator[tuple[float, npt.NDArray[np.float32]]]:
+    """(offset in seconds, 16 kHz mono float32 samples) for each window of the audio track."""
+    import av
+
+    try:
+        container = av.open(str(path))
+    except (av.error.FFmpegError, OSError, ValueError) as exc:
+        raise CorruptSource(f"{name}: not audio or video that can be decoded ({exc}).") from exc
+    with container:
+        streams = [s for s in container.streams if s.type == "audio"]
+        if not streams:
+            raise CorruptSource(f"{name}: has no audio track.")
+        resampler = av.AudioResampler(format="s16", layout="mono", rate=SAMPLE_RATE)
+        window = window_seconds * SAMPLE_RATE
+        parts: list[npt.NDArray[np.int16]] = []
+        held, offset = 0, 0.0
+        try:
+            for frame in container.decode(streams[0]):
+                for out in resampler.resample(frame):  # type: ignore[arg-type]
+                    samples = out.to_ndarray().reshape(-1).astype(np.int16, copy=False)
+                    parts.append(samples)
+                    held += len(samples)
+                    if held >= window:
+                        audio = np.concatenate(parts)
+                        yield offset, audio[:window].astype(np.float32) / 32768.0
+                        parts, held = [audio[window:]], len(audio) - window
+                        offset += window_seconds
+            for out in resampler.resample(None):
+                parts.append(out.to_ndarray().reshape(-1).astype(np.int16, copy=False))
+        except av.error.FFmpegError as exc:
+            raise CorruptSource(f"{name}: the audio is damaged ({exc}).") from exc
+        rest = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int16)
+        if offset == 0 and len(rest) == 0:
+            raise CorruptSource(f"{name}: the recording is empty (0 seconds of sound).")
+        if len(rest):
+            yield offset, rest.astype(np.float32) / 32768.0
+
+
+class WhisperTranscriber:
+    """faster-whisper with VAD; int8 on the CPU. The model loads on first use."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        device: str = "auto",
+        compute_type: str = "auto",
+        cache_dir: Path | None = None,
+        window_seconds: int = WINDOW_SECONDS,
+    ) -> None:
+        self.model_name = model
+        self._device = device
+        self._compute_type = compute_type
+        self._cache_dir = cache_dir
+        self._window = window_seconds
+        self._model: Any = None
+        self._lock = threading.Lock()
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                from faster_whisper import WhisperModel
+
+                device = self._device
+                compute = self._compute_type
+                if compute == "auto":
+                    compute = "int8" if device in ("auto", "cpu") else "default"
+                try:
+                    self._model = WhisperModel(
+                        self.model_name,
+                        device=device,
+                        compute_type=compute,
+                        download_root=str(self._cache_dir) if self._cache_dir else None,
+                    )
+                except Exception as exc:
+                    raise SpeechModelError(
+                        f"The speech model {self.model_name} could not be loaded: {exc}. "
+                        "Without network access, set BIOMD_WHISPER_MODEL to a local folder."
+                    ) from exc
+            return self._model
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._load().hf_tokenizer.encode(text).ids)
+
+    def transcribe(self, path: Path, prompt: str = "", name: str = "") -> Iterator[Segment]:
+        model = self._load()
+        for offset, audio in decode_windows(path, name or path.name, self._window):
+            segments, _ = model.transcribe(
+                audio, vad_filter=True, initial_prompt=prompt or None, beam_size=5
+            )
+            for s in segments:
+                text = s.text.strip()
+                if text:
+                    yield Segment(offset + s.start, offset + s.end, text)
