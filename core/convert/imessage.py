@@ -31,28 +31,36 @@ def looks_like_export(head: bytes) -> bool:
 
 
 def parse_export(lines: Iterable[str]) -> Iterator[Message]:
-    """Each message: a date line, a sender line, then its body up to a blank line.
-    Replies re-printed under their parent (indented) are skipped: they appear in place too."""
+    """Each message: a date line, a sender line, then its body up to a blank line. Replies
+    are printed again, indented, under the message they answer; they are read as messages
+    too, and one already seen is not repeated."""
+    seen: set[tuple[datetime, str, str]] = set()
     when: datetime | None = None
     speaker: str | None = None
     body: list[str] = []
-    for line in lines:
-        m = _STAMP.match(line)
-        if m and not m["indent"]:
-            if when is not None and speaker is not None:
-                yield _message(when, speaker, body)
+
+    def flush() -> Iterator[Message]:
+        if when is not None and speaker is not None:
+            msg = _message(when, speaker, body)
+            key = (when, speaker, msg.text)
+            if key not in seen:
+                seen.add(key)
+                yield msg
+
+    for raw in lines:
+        line = raw.strip()
+        m = _STAMP.match(raw)
+        if m:
+            yield from flush()
             when = datetime.strptime(" ".join(m["when"].split()), "%b %d, %Y %I:%M:%S %p")
             speaker, body = None, []
-        elif when is None or (m and m["indent"]):
+        elif when is None or not line:
             continue
         elif speaker is None:
-            speaker = line.strip()
-        elif line.startswith("    "):
-            continue  # the indented body of a reply shown under its parent
-        elif line.strip():
-            body.append(line.strip())
-    if when is not None and speaker is not None:
-        yield _message(when, speaker, body)
+            speaker = line
+        else:
+            body.append(line)
+    yield from flush()
 
 
 def _message(when: datetime, speaker: str, body: list[str]) -> Message:

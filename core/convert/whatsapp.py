@@ -33,6 +33,7 @@ _START = re.compile(
     (?P<rest>.*)$""",
     re.X,
 )
+_CANONICAL = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] ")  # already biomd's own format
 _SPEAKER = re.compile(r"^(?P<name>[^:\n]{1,80}?):(?:\s(?P<text>.*)|$)", re.S)
 _IOS_ATTACHED = re.compile(r"<attached:\s*(?P<file>[^>]+)>")
 _ANDROID_ATTACHED = re.compile(r"^(?P<file>\S+\.\w{2,5}) \(file attached\)")
@@ -107,7 +108,8 @@ def looks_like_whatsapp(head: bytes) -> bool:
     text = head.decode("utf-8", errors="replace")
     lines = [ln for ln in text.splitlines()[:40] if ln.strip()]
     starts = sum(1 for ln in lines if _START.match(ln))
-    return starts >= 2 and starts >= len(lines) // 2
+    canonical = sum(1 for ln in lines if _CANONICAL.match(ln))
+    return starts >= 2 and starts >= len(lines) // 2 and canonical < starts // 2 + 1
 
 
 def chat_title(name: str) -> str:

@@ -1,0 +1,77 @@
+"""A local OpenAI-compatible HTTP server for tests: it plays scripted replies and records
+every request, so tests can check what was sent."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class FakeLLM:
+    base_url: str = ""
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    replies: list[dict[str, Any] | str] = field(default_factory=list)
+    default_reply: str = "OK"
+
+    def reply_with(self, *items: dict[str, Any] | str) -> None:
+        """Queue replies: a string is an assistant text; a dict is a whole response body."""
+        self.replies.extend(items)
+
+    def _next(self, model: str) -> dict[str, Any]:
+        item = self.replies.pop(0) if self.replies else self.default_reply
+        if isinstance(item, dict):
+            return item
+        return {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": item},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+        }
+
+
+@contextmanager
+def fake_llm() -> Iterator[FakeLLM]:
+    state = FakeLLM()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length", 0))
+            body = json.loads(self.rfile.read(length) or b"{}")
+            state.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
+            if not self.path.endswith("/chat/completions"):
+                self.send_error(404)
+                return
+            payload = json.dumps(state._next(str(body.get("model", "")))).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    try:
+        yield state
+    finally:
+        server.shutdown()
+        server.server_close()
