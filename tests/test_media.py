@@ -1,0 +1,244 @@
+"""Voice notes, videos and photos become searchable text: real speech through the real
+Whisper model, photos through a fake OpenAI-compatible vision server."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from core.convert import ArchiveReader, ConvertContext, Probe, detect
+from core.engine import Engine
+from core.errors import CorruptSource
+from core.transcribe import WhisperTranscriber, decode_windows
+from tests import chat_fixtures as fx
+from tests.conftest import make_settings
+from tests.fake_llm import fake_llm
+from tests.media_fixtures import HINTED_SENTENCE, encode, jpeg_with_exif, speak
+from tests.models import whisper_dir
+from tests.samples import zip_bytes
+
+
+@pytest.fixture(scope="session")
+def whisper_path() -> Path:
+    return whisper_dir()
+
+
+@pytest.fixture(scope="session")
+def voice_note(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("voice")
+    wav = speak(HINTED_SENTENCE, folder / "speech.wav")
+    return encode(wav, folder / "voice-note.ogg", "ogg", "libopus")
+
+
+def convert(path: Path, ctx: ConvertContext, name: str | None = None) -> str:
+    probe = Probe.of(path, name)
+    converter = detect(probe)
+    assert not isinstance(converter, ArchiveReader)
+    return "".join(converter.convert(probe, ctx))
+
+
+def test_a_voice_note_is_transcribed_with_segment_times(
+    voice_note: Path, whisper_path: Path
+) -> None:
+    ctx = ConvertContext(transcriber=WhisperTranscriber(str(whisper_path)))
+    text = convert(voice_note, ctx)
+    assert text.lower().startswith("audio: voice-note.ogg, transcribed\n\n[0:00] my friend ")
+    assert "spring" in text
+
+
+async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
+    tmp_path: Path, minilm_path: Path, whisper_path: Path, voice_note: Path, embedder: object
+) -> None:
+    plain = convert(voice_note, ConvertContext(transcriber=WhisperTranscriber(str(whisper_path))))
+    assert "Saoirse" not in plain and "Reykjavik" not in plain, plain
+
+    settings = make_settings(tmp_path / "data", minilm_path, whisper_model=str(whisper_path))
+    settings.data_dir.mkdir(parents=True)
+    (settings.data_dir / "bio.md").write_text(
+        "# Summary\nGrace grew up in Galway. Her partner Tadhg is a potter.\n"
+        "## Timeline\n- 2019: visited Reykjavik with Tadhg [#3]\n"
+    )
+    chat = tmp_path / "WhatsApp Chat with Saoirse.txt"
+    chat.write_text(
+        "12/03/21, 10:15 - Saoirse: the flat is lovely\n"
+        "12/03/21, 10:16 - Saoirse: come and see it\n"
+        "12/03/21, 10:17 - Saoirse: bring Tadhg\n"
+    )
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        _ = [r async for r in engine.ingest([chat])]
+        hints = engine.speech_hints()
+        assert hints.split(", ")[:2] == ["Saoirse", "Tadhg"], "most frequent first"
+        assert {"Reykjavik", "Galway", "Grace"} <= set(hints.split(", "))
+        (result,) = [r async for r in engine.ingest([voice_note])]
+        assert result.status == "added" and result.kind == "audio"
+        text = (await engine.read_source(result.document_id)).text  # type: ignore[arg-type]
+    assert "Saoirse" in text and "Reykjavik" in text, text
+
+
+def test_hints_fit_in_whispers_prompt_limit(whisper_path: Path) -> None:
+    from core.hints import fit
+
+    transcriber = WhisperTranscriber(str(whisper_path))
+    names = [f"Name{chr(65 + i % 26)}{i}" for i in range(400)]
+    prompt = fit(names, transcriber.count_tokens, 200)
+    assert 0 < transcriber.count_tokens(prompt) <= 200
+    assert prompt.startswith("NameA0, NameB1")
+
+
+def test_the_sound_of_a_video_is_transcribed(tmp_path: Path, whisper_path: Path) -> None:
+    wav = speak("We are at the beach with the dog.", tmp_path / "v.wav")
+    video = encode(wav, tmp_path / "clip.mp4", "mp4", "aac", rate=44100)
+    text = convert(video, ConvertContext(transcriber=WhisperTranscriber(str(whisper_path))))
+    assert text.startswith("Video (its sound): clip.mp4") or text.startswith("Audio: clip.mp4")
+    assert "beach" in text
+
+
+def test_long_audio_is_decoded_in_windows(tmp_path: Path) -> None:
+    wav = speak("one two three four five six seven eight nine ten", tmp_path / "long.wav")
+    windows = list(decode_windows(wav, "long.wav", window_seconds=1))
+    assert len(windows) >= 3
+    assert [offset for offset, _ in windows][:3] == [0.0, 1.0, 2.0]
+    assert all(len(samples) == 16_000 for _, samples in windows[:-1])
+
+
+def test_audio_that_is_not_audio_and_an_empty_recording_are_clear_errors(
+    tmp_path: Path, whisper_path: Path
+) -> None:
+    ctx = ConvertContext(transcriber=WhisperTranscriber(str(whisper_path)))
+    fake = tmp_path / "voice.ogg"
+    fake.write_bytes(b"OggS" + b"\x00garbage" * 100)
+    with pytest.raises(CorruptSource, match=r"voice\.ogg: "):
+        convert(fake, ctx)
+    empty = tmp_path / "silence.wav"
+    import wave
+
+    with wave.open(str(empty), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+    with pytest.raises(CorruptSource, match=r"silence\.wav: the recording is empty"):
+        convert(empty, ctx)
+
+
+# -- photos ---------------------------------------------------------------------------------
+
+
+def test_a_photo_is_described_by_the_vision_model_with_its_exif_facts(tmp_path: Path) -> None:
+    from core.vision import VisionDescriber
+
+    photo = tmp_path / "IMG_2041.jpg"
+    photo.write_bytes(jpeg_with_exif())
+    with fake_llm() as llm:
+        llm.reply_with("Two adults and a child on a pier at sunset; a sign reads 'Salthill'.")
+        ctx = ConvertContext(describer=VisionDescriber(llm.base_url, "sk-test", "vision-1"))
+        text = convert(photo, ctx)
+    assert text == (
+        "Photo: IMG_2041.jpg\n"
+        "[2019-08-17 14:32] Taken (EXIF date)\n"
+        "Place: GPS 53.27070, -9.05680 (EXIF)\n"
+        "Camera: Apple iPhone 12\n"
+        "Description: Two adults and a child on a pier at sunset; a sign reads 'Salthill'.\n"
+    )
+    (request,) = llm.requests
+    assert request["body"]["model"] == "vision-1"
+    assert request["headers"]["authorization"] == "Bearer sk-test"
+    content = request["body"]["messages"][0]["content"]
+    url = next(c["image_url"]["url"] for c in content if c["type"] == "image_url")
+    assert url.startswith("data:image/jpeg;base64,")
+    assert base64.b64decode(url.split(",", 1)[1])[:3] == b"\xff\xd8\xff"
+    text_part = next(c["text"] for c in content if c["type"] == "text")
+    assert "taken 2019-08-17 14:32" in text_part and "people visible" in text_part
+
+
+def test_without_a_vision_model_a_photo_keeps_its_exif_and_says_it_was_not_described(
+    tmp_path: Path,
+) -> None:
+    photo = tmp_path / "IMG_9.jpg"
+    photo.write_bytes(jpeg_with_exif(gps=None))
+    text = convert(photo, ConvertContext())
+    assert "[2019-08-17 14:32] Taken (EXIF date)" in text
+    assert "Not described: no vision model is configured (set BIOMD_VISION_MODEL" in text
+
+
+def test_broken_exif_and_huge_images(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jpg"
+    broken.write_bytes(jpeg_with_exif(taken="not a date", gps=None))
+    assert "Taken" not in convert(broken, ConvertContext())
+
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
+    header = struct.pack(">IIBBBBB", 40_000, 40_000, 8, 2, 0, 0, 0)
+    huge = tmp_path / "huge.png"
+    huge.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IEND", b""))
+    with pytest.raises(CorruptSource, match=r"huge\.png: the image is 40,000×40,000 pixels"):
+        convert(huge, ConvertContext())
+
+
+# -- a WhatsApp export with media -----------------------------------------------------------
+
+
+def test_whatsapp_zip_media_are_transcribed_and_described_in_place(
+    tmp_path: Path, whisper_path: Path, voice_note: Path
+) -> None:
+    from core.vision import VisionDescriber
+
+    chat = (
+        "[12/03/21, 10:15:02] Grace: Listen to this\n"
+        "\u200e[12/03/21, 10:15:40] Grace: "
+        "\u200e<attached: 00000003-AUDIO-2021-03-12-10-15-40.opus>\n"
+        "\u200e[12/03/21, 10:16:00] Bo: \u200e<attached: 00000004-PHOTO-2021-03-12-10-16-00.jpg>\n"
+        "[12/03/21, 10:17:00] Bo: Lovely\n"
+    )
+    archive = tmp_path / "WhatsApp Chat - Bo.zip"
+    archive.write_bytes(
+        zip_bytes(
+            {
+                "_chat.txt": chat.encode(),
+                "00000003-AUDIO-2021-03-12-10-15-40.opus": voice_note.read_bytes(),
+                "00000004-PHOTO-2021-03-12-10-16-00.jpg": jpeg_with_exif(gps=None),
+            }
+        )
+    )
+    with fake_llm() as llm:
+        llm.reply_with("A red kite over a green field.")
+        ctx = ConvertContext(
+            owner_names=("Grace",),
+            transcriber=WhisperTranscriber(str(whisper_path)),
+            describer=VisionDescriber(llm.base_url, "", "vision-1"),
+            hints=lambda: "Saoirse, Reykjavik, Tadhg",
+            scratch_dir=tmp_path,
+        )
+        lines = convert(archive, ctx).split("\n")
+    assert lines[0] == "WhatsApp chat: Bo"
+    assert lines[2] == "[2021-03-12 10:15] Grace (owner): Listen to this"
+    assert lines[3].startswith(
+        "[2021-03-12 10:15] Grace (owner): [voice note 00000003-AUDIO-2021-03-12-10-15-40.opus 0:0"
+    )
+    assert "Saoirse" in lines[3]
+    assert lines[4] == (
+        "[2021-03-12 10:16] Bo: [photo 00000004-PHOTO-2021-03-12-10-16-00.jpg "
+        "(taken 2019-08-17 14:32; camera Apple iPhone 12): A red kite over a green field.]"
+    )
+    assert lines[5] == "[2021-03-12 10:17] Bo: Lovely"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [archive.name], "no media left behind"
+
+
+def test_a_whatsapp_zip_bomb_is_refused(tmp_path: Path) -> None:
+    archive = tmp_path / "WhatsApp Chat - Bomb.zip"
+    archive.write_bytes(
+        zip_bytes(
+            {"_chat.txt": fx.WHATSAPP_IOS.encode(), "00000012-PHOTO-x.jpg": b"\0" * 5_000_000}
+        )
+    )
+    from core.errors import ArchiveLimit
+
+    with pytest.raises(ArchiveLimit, match="zip bomb"):
+        convert(archive, ConvertContext())
