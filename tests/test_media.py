@@ -242,3 +242,34 @@ def test_a_whatsapp_zip_bomb_is_refused(tmp_path: Path) -> None:
 
     with pytest.raises(ArchiveLimit, match="zip bomb"):
         convert(archive, ConvertContext())
+
+
+async def test_photos_and_meta_downloads_ingest_through_the_engine(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> None:
+    import json
+
+    with fake_llm() as llm:
+        llm.reply_with("A lighthouse on a rocky headland under a stormy sky.")
+        settings = make_settings(
+            tmp_path / "data", minilm_path, llm_base_url=llm.base_url, vision_model="vision-1"
+        )
+        photos = tmp_path / "in"
+        photos.mkdir()
+        (photos / "IMG_1.jpg").write_bytes(jpeg_with_exif())
+        thread = json.dumps(fx.messenger_thread()).encode()
+        (photos / "facebook-grace.zip").write_bytes(
+            zip_bytes({"messages/inbox/eitan_1/message_1.json": thread, "ads/x.json": b"{}"})
+        )
+        async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+            results = [r async for r in engine.ingest([photos])]
+            assert [(r.kind, r.status) for r in results] == [
+                ("image", "added"),
+                ("messenger", "added"),
+            ]
+            hits = await engine.search("lighthouse", mode="keyword")
+            assert hits[0].document == "in/IMG_1.jpg"
+            hits = await engine.search("crème brûlée", mode="keyword")
+            assert hits[0].document.endswith("messages/inbox/eitan_1/message_1.json")
+            doc = await engine.source(results[0].document_id)  # type: ignore[arg-type]
+            assert doc.content_start == "2019-08-17 14:32"
