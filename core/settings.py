@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import tzinfo
+from datetime import UTC, tzinfo
 from pathlib import Path
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -69,7 +69,10 @@ class Settings(BaseSettings):
                 ) from exc
         from tzlocal import get_localzone
 
-        return get_localzone()
+        try:
+            return get_localzone()
+        except Exception:  # no zone configured on this machine at all
+            return UTC
 
     @property
     def db_path(self) -> Path:

@@ -273,3 +273,18 @@ async def test_photos_and_meta_downloads_ingest_through_the_engine(
             assert hits[0].document.endswith("messages/inbox/eitan_1/message_1.json")
             doc = await engine.source(results[0].document_id)  # type: ignore[arg-type]
             assert doc.content_start == "2019-08-17 14:32"
+
+
+def test_an_iphone_heic_photo_is_read(tmp_path: Path) -> None:
+    import io
+
+    import pillow_heif
+    from PIL import Image
+
+    pillow_heif.register_heif_opener()
+    out = io.BytesIO()
+    Image.new("RGB", (64, 48), (200, 10, 10)).save(out, format="HEIF")
+    photo = tmp_path / "IMG_0001.HEIC"
+    photo.write_bytes(out.getvalue())
+    text = convert(photo, ConvertContext())
+    assert text.startswith("Photo: IMG_0001.HEIC\n") and "Not described" in text
