@@ -7,7 +7,7 @@ come before the generic ones they would otherwise fall into (a zip, a JSON file,
 
 from __future__ import annotations
 
-from core.convert.ai_chats import ChatGptJson, ClaudeJson
+from core.convert.ai_chats import CHATGPT, CLAUDE
 from core.convert.archive import ZipReader
 from core.convert.audio import AudioConverter
 from core.convert.base import ArchiveBudget, ArchiveReader, Converter, Member, Probe
@@ -38,8 +38,8 @@ REGISTRY: list[Converter | ArchiveReader] = [
     TelegramJson(),
     DiscordJson(),
     MessengerJson(),
-    ChatGptJson(),
-    ClaudeJson(),
+    CHATGPT,
+    CLAUDE,
     MboxConverter(),
     EmlConverter(),
     WhatsAppText(),

@@ -5,7 +5,8 @@ branch); the text that was actually kept is the path from `current_node` up to t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -108,35 +109,30 @@ def claude_lines(conversation: dict[str, Any], ctx: ConvertContext) -> Iterator[
     yield "\n"
 
 
-class ChatGptJson:
-    kind = "chatgpt"
-    mime = "application/json"
+@dataclass(frozen=True)
+class AiExportJson:
+    """A `conversations.json`: a top-level list of conversations, streamed one at a time."""
+
+    kind: str
+    label: str
+    patterns: tuple[str, ...]
+    lines: Callable[[dict[str, Any], ConvertContext], Iterator[str]]
+    mime: str = "application/json"
 
     def accepts(self, probe: Probe) -> bool:
-        return sniff(probe.head, r"^\[\s*\{", r'"mapping":\s*\{', r'"current_node"|"parent"')
+        return sniff(probe.head, r"^\[\s*\{", *self.patterns)
 
     def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
         count = 0
         for _, conversation, _ in iter_objects(probe.path, probe.name, {"item"}):
             if isinstance(conversation, dict):
                 count += 1
-                yield from chatgpt_lines(conversation, ctx)
+                yield from self.lines(conversation, ctx)
         if count == 0:
-            raise CorruptSource(f"{probe.name}: a ChatGPT export with no conversations in it.")
+            raise CorruptSource(f"{probe.name}: a {self.label} export with no conversations in it.")
 
 
-class ClaudeJson:
-    kind = "claude"
-    mime = "application/json"
-
-    def accepts(self, probe: Probe) -> bool:
-        return sniff(probe.head, r"^\[\s*\{", r'"chat_messages":\s*\[')
-
-    def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
-        count = 0
-        for _, conversation, _ in iter_objects(probe.path, probe.name, {"item"}):
-            if isinstance(conversation, dict):
-                count += 1
-                yield from claude_lines(conversation, ctx)
-        if count == 0:
-            raise CorruptSource(f"{probe.name}: a Claude export with no conversations in it.")
+CHATGPT = AiExportJson(
+    "chatgpt", "ChatGPT", (r'"mapping":\s*\{', r'"current_node"|"parent"'), chatgpt_lines
+)
+CLAUDE = AiExportJson("claude", "Claude", (r'"chat_messages":\s*\[',), claude_lines)

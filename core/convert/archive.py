@@ -60,12 +60,29 @@ class _LimitedReader:
         self.close()
 
 
+def zip_holds(probe: Probe, test: Callable[[zipfile.ZipFile], bool]) -> bool:
+    """True if the source is a readable zip for which `test` holds."""
+    if not probe.head.startswith(b"PK\x03\x04"):
+        return False
+    try:
+        with zipfile.ZipFile(probe.path) as archive:
+            return test(archive)
+    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, ValueError):
+        return False
+
+
 class ZipReader:
+    """Any zip: every member (but archivers' junk) is a source of its own."""
+
     kind = "zip"
     mime = "application/zip"
 
     def accepts(self, probe: Probe) -> bool:
         return probe.head.startswith((b"PK\x03\x04", b"PK\x05\x06"))
+
+    def wanted(self, name: str) -> bool:
+        """Whether a member is read; subclasses read only part of an archive."""
+        return not is_junk(name)
 
     def members(self, probe: Probe, budget: ArchiveBudget) -> Generator[Member, None, None]:
         try:
@@ -73,7 +90,7 @@ class ZipReader:
         except (zipfile.BadZipFile, OSError, ValueError) as exc:
             raise CorruptSource(f"{probe.name}: this ZIP archive is damaged ({exc}).") from exc
         with archive:
-            infos = [i for i in archive.infolist() if not i.is_dir() and not is_junk(i.filename)]
+            infos = [i for i in archive.infolist() if not i.is_dir() and self.wanted(i.filename)]
             check_limits(probe.name, infos, budget)
             for info in infos:
                 budget.entries_left -= 1

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import zipfile
 from collections.abc import Iterator
 
+from core.convert.archive import zip_holds
 from core.convert.base import Probe
 from core.convert.context import ConvertContext
 from core.errors import CorruptSource
@@ -15,15 +15,9 @@ class DocxConverter:
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
     def accepts(self, probe: Probe) -> bool:
-        if not probe.head.startswith(b"PK\x03\x04"):
-            return False
-        if probe.suffix == ".docx":
+        if probe.suffix == ".docx" and probe.head.startswith(b"PK\x03\x04"):
             return True
-        try:
-            with zipfile.ZipFile(probe.path) as z:
-                return "word/document.xml" in z.namelist()
-        except (zipfile.BadZipFile, OSError):
-            return False
+        return zip_holds(probe, lambda z: "word/document.xml" in z.namelist())
 
     def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
         from markitdown import StreamInfo

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-import zipfile
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from core.convert.archive import check_limits, member_opener, safe_member_name
-from core.convert.base import ArchiveBudget, Member, Probe
+from core.convert.archive import ZipReader, zip_holds
+from core.convert.base import Probe
 from core.convert.chat import SYSTEM, Message, format_line, from_epoch, header
 from core.convert.context import ConvertContext
 from core.convert.jsonstream import sniff
@@ -96,30 +95,13 @@ class MessengerJson:
             yield format_line(to_message(msg, ctx), ctx)
 
 
-class MetaExportZip:
+class MetaExportZip(ZipReader):
     """The whole "Download your information" zip: only the message threads become sources."""
 
     kind = "meta-export"
-    mime = "application/zip"
 
     def accepts(self, probe: Probe) -> bool:
-        if not probe.head.startswith(b"PK\x03\x04"):
-            return False
-        try:
-            with zipfile.ZipFile(probe.path) as archive:
-                return any(_THREAD.search(n) for n in archive.namelist())
-        except (zipfile.BadZipFile, OSError):
-            return False
+        return zip_holds(probe, lambda z: any(_THREAD.search(n) for n in z.namelist()))
 
-    def members(self, probe: Probe, budget: ArchiveBudget) -> Generator[Member, None, None]:
-        try:
-            archive = zipfile.ZipFile(probe.path)
-        except (zipfile.BadZipFile, OSError) as exc:
-            raise CorruptSource(f"{probe.name}: this ZIP archive is damaged ({exc}).") from exc
-        with archive:
-            threads = [i for i in archive.infolist() if _THREAD.search(i.filename)]
-            check_limits(probe.name, threads, budget)
-            for info in threads:
-                budget.entries_left -= 1
-                label = f"{probe.name}/{safe_member_name(info.filename)}"
-                yield Member(label, member_opener(archive, info, budget, label))
+    def wanted(self, name: str) -> bool:
+        return bool(_THREAD.search(name))

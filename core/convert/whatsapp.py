@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import PurePosixPath
 
-from core.convert.archive import check_limits
+from core.convert.archive import check_limits, zip_holds
 from core.convert.base import Probe
 from core.convert.chat import SYSTEM, Message, clean, format_line, header
 from core.convert.context import ConvertContext
@@ -221,13 +221,7 @@ class WhatsAppZip:
     mime = "application/zip"
 
     def accepts(self, probe: Probe) -> bool:
-        if not probe.head.startswith(b"PK\x03\x04"):
-            return False
-        try:
-            with zipfile.ZipFile(probe.path) as archive:
-                return find_chat_member(archive) is not None
-        except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError):
-            return False
+        return zip_holds(probe, lambda z: find_chat_member(z) is not None)
 
     def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
         with zipfile.ZipFile(probe.path) as archive:
