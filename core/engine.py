@@ -10,12 +10,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from core.agent import StepFn, TurnResult
+from core.biography import Biography
 from core.convert import ArchiveBudget, ConvertContext
 from core.embedding import Embedder, FastEmbedder, to_blob
 from core.errors import ModelMismatch, NotFound
 from core.hints import capitalised_names, fit, rank
 from core.ingest import Ingestor, IngestResult, ProgressFn
+from core.llm import is_local
 from core.lock import ProcessLock
+from core.profile import Profile, Revision
+from core.profile_text import Question, open_questions, timeline
 from core.rawfiles import RawFiles
 from core.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
 from core.settings import Settings
@@ -70,6 +75,8 @@ class Engine:
         self._lock = ProcessLock(settings.data_dir / "ingest.lock")
         self.index = VectorIndex()
         self.searcher = Searcher(store, self.embedder, self.index, FusionConfig())
+        self.profile = Profile(store, settings.data_dir / "bio.md")
+        self.biography = Biography(settings, store, self.searcher, self.profile)
 
     @classmethod
     async def open(
@@ -288,3 +295,96 @@ class Engine:
             embed_model=await self.stored_model(),
             configured_model=self.model_name,
         )
+
+    # -- the biographer -----------------------------------------------------------------
+
+    @property
+    def llm_configured(self) -> bool:
+        s = self.settings
+        return bool(s.llm_api_key) or is_local(s.llm_base_url)
+
+    async def bio(self) -> str:
+        """bio.md as it is now (written from the skeleton on first use)."""
+        return await self.profile.load()
+
+    async def questions(self) -> list[Question]:
+        return open_questions(await self.profile.load())
+
+    async def timeline(self) -> list[str]:
+        return timeline(await self.profile.load())
+
+    async def history(self, limit: int = 50) -> list[Revision]:
+        await self.profile.load()
+        return await self.profile.history(limit)
+
+    async def undo(self) -> tuple[int, str] | None:
+        """Revert the last turn's edits to bio.md (the reverted text stays in the history)."""
+        return await self.profile.undo_last_turn()
+
+    async def ask(self, message: str, on_step: StepFn | None = None) -> TurnResult:
+        return await self.biography.ask(message, on_step)
+
+    async def analyse(
+        self, document_id: int | None = None, on_step: StepFn | None = None
+    ) -> TurnResult:
+        if document_id is not None:
+            await self.source(document_id)
+        return await self.biography.analyse(document_id, on_step=on_step)
+
+    async def read_pending(self, on_step: StepFn | None = None) -> list[TurnResult]:
+        """Let the biographer read every source it has not read yet."""
+        return await self.biography.read_pending(on_step)
+
+    async def consolidate(self) -> list[str]:
+        return await self.biography.consolidate()
+
+    async def answer(
+        self, question_id: str, text: str, on_step: StepFn | None = None
+    ) -> tuple[int, TurnResult]:
+        """Store the owner's answer to an open question as a source, then analyse it."""
+        qid = question_id.strip().strip("[]").upper()
+        asked = {q.id: q.text for q in await self.questions()}
+        if qid not in asked:
+            raise NotFound(f"There is no open question {qid}; `biomd questions` lists them.")
+        doc_id = await self.store_answer(qid, asked[qid], text)
+        request = (
+            f"The owner answered open question [{qid}] ({asked[qid]!r}); the answer is source "
+            f"#{doc_id}. Read it, put what it says where it belongs in bio.md citing "
+            f"[#{doc_id}], remove or update the question, and follow any leads it opens."
+        )
+        result = await self.biography.analyse(doc_id, focus=request, on_step=on_step)
+        return doc_id, result
+
+    async def store_answer(self, qid: str, question: str, text: str) -> int:
+        """The answer as a source of its own, in the transcript format; its id."""
+        from datetime import datetime
+
+        now = datetime.now(self.settings.zone)
+        owner = self.settings.owner_list[0] if self.settings.owner_list else "Me"
+        body = (
+            f"Answer to the biographer's open question [{qid}]: {question}\n\n"
+            f"[{now:%Y-%m-%d %H:%M}] {owner} (owner): {' '.join(text.split())}\n"
+        )
+        staging = self.raw.tmp / f"answer-{qid}-{now:%Y%m%d%H%M%S%f}.txt"
+        await asyncio.to_thread(staging.write_text, body, "utf-8")
+        try:
+            results = [
+                r
+                async for r in self._ingestor(None).ingest_file(
+                    staging, f"answer to {qid} ({now:%Y-%m-%d %H:%M}).txt"
+                )
+            ]
+        finally:
+            staging.unlink(missing_ok=True)
+        doc_id = results[0].document_id if results else None
+        if doc_id is None:
+            raise NotFound(f"The answer could not be stored: {results[0].error if results else ''}")
+        await self.biography.mark_read(doc_id)
+        async with self.store.transaction() as db:
+            await db.execute(
+                "INSERT INTO questions(id, text, created_at, answered_at, answer_document_id)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET answered_at ="
+                " excluded.answered_at, answer_document_id = excluded.answer_document_id",
+                (qid, question, now.isoformat(timespec="seconds"), now.isoformat(), doc_id),
+            )
+        return doc_id

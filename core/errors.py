@@ -10,6 +10,10 @@ BiomdError
 │   └── ModelMismatch      stored vectors came from another embedding model
 ├── EmbeddingError         the embedding model cannot be loaded or run
 ├── SpeechModelError       the speech-to-text model cannot be loaded
+├── LLMError               the language model failed (after retries)
+│   ├── LLMNotConfigured   no endpoint/key, or the key was rejected
+│   └── SpendLimitReached  today's spend reached BIOMD_DAILY_SPEND_LIMIT_USD
+├── ProfileEditError       an edit_profile call that cannot apply (shown to the model)
 ├── NotFound               an id that does not exist
 └── Busy                   another biomd process holds the ingest lock
 """
@@ -58,6 +62,22 @@ class EmbeddingError(BiomdError):
 
 
 class SpeechModelError(BiomdError):
+    pass
+
+
+class LLMError(BiomdError):
+    pass
+
+
+class LLMNotConfigured(LLMError):
+    pass
+
+
+class SpendLimitReached(LLMError):
+    pass
+
+
+class ProfileEditError(BiomdError):
     pass
 
 

@@ -250,6 +250,7 @@ class Ingestor:
             content_end=stream.last_stamp,
             names=stream.names,
         )
+        await self.store.enqueue_reading(doc_id)
         return IngestResult(
             probe.name, "added", doc_id, converter.kind, stream.chunks, stream.length
         )

@@ -89,4 +89,78 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "biographer",
+        """
+        -- One row per model call: tokens and what it cost.
+        CREATE TABLE llm_usage (
+            id                INTEGER PRIMARY KEY,
+            at                TEXT NOT NULL,
+            turn_id           INTEGER,
+            model             TEXT NOT NULL,
+            mode              TEXT NOT NULL,
+            prompt_tokens     INTEGER NOT NULL,
+            completion_tokens INTEGER NOT NULL,
+            cost_usd          REAL NOT NULL,
+            cost_source       TEXT NOT NULL
+        );
+        CREATE INDEX llm_usage_at ON llm_usage(at);
+
+        -- One row per biographer turn (chat, analysis, ingest, consolidate).
+        CREATE TABLE turns (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            mode        TEXT NOT NULL,
+            started_at  TEXT NOT NULL,
+            finished_at TEXT,
+            document_id INTEGER,
+            request     TEXT NOT NULL,
+            report      TEXT,
+            steps       INTEGER NOT NULL DEFAULT 0,
+            status      TEXT NOT NULL DEFAULT 'running',
+            error       TEXT
+        );
+
+        -- Every state bio.md has been in (zlib-compressed), with the edit that made it.
+        CREATE TABLE profile_revisions (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            turn_id     INTEGER,
+            mode        TEXT NOT NULL,
+            reason      TEXT NOT NULL,
+            at          TEXT NOT NULL,
+            old_text    TEXT NOT NULL DEFAULT '',
+            new_text    TEXT NOT NULL DEFAULT '',
+            undoes_turn INTEGER,
+            content     BLOB NOT NULL
+        );
+
+        -- The conversation with the owner: its tail is each chat turn's memory.
+        CREATE TABLE chat_messages (
+            id      INTEGER PRIMARY KEY AUTOINCREMENT,
+            at      TEXT NOT NULL,
+            role    TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            content TEXT NOT NULL,
+            turn_id INTEGER
+        );
+
+        -- Sources the biographer still has to read, and how far it got.
+        CREATE TABLE reading_queue (
+            document_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+            next_offset INTEGER NOT NULL DEFAULT 0,
+            added_at    TEXT NOT NULL,
+            done_at     TEXT,
+            error       TEXT
+        );
+
+        -- Open questions by stable id: when they were asked, and what answered them.
+        CREATE TABLE questions (
+            id                 TEXT PRIMARY KEY,
+            text               TEXT NOT NULL,
+            created_at         TEXT NOT NULL,
+            asked_at           TEXT,
+            platform_ref       TEXT,
+            answered_at        TEXT,
+            answer_document_id INTEGER
+        );
+        """,
+    ),
 )

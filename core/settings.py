@@ -51,6 +51,18 @@ class Settings(BaseSettings):
     llm_base_url: str = Field(default="https://openrouter.ai/api/v1")
     llm_api_key: str | None = Field(default=None)
     vision_model: str | None = Field(default=None, description="Model that describes photos.")
+    llm_model: str = Field(default="openai/gpt-4o-mini")
+    llm_timeout: float = Field(default=120.0, gt=0)
+    llm_max_retries: int = Field(default=4, ge=0, le=20)
+    llm_price_prompt_per_mtok: float = Field(default=0.0, ge=0)
+    llm_price_completion_per_mtok: float = Field(default=0.0, ge=0)
+    daily_spend_limit_usd: float | None = Field(default=5.0, ge=0)
+
+    steps_chat: int = Field(default=25, ge=1)
+    steps_analysis: int = Field(default=40, ge=1)
+    steps_ingest: int = Field(default=60, ge=1)
+    chat_tail: int = Field(default=6, ge=0, description="Earlier messages each chat turn sees.")
+    ingest_part_chars: int = Field(default=60_000, ge=1000)
 
     @property
     def owner_list(self) -> tuple[str, ...]:

@@ -241,6 +241,14 @@ class Store:
                 [(doc_id, name, count) for name, count in (names or {}).items()],
             )
 
+    async def enqueue_reading(self, doc_id: int) -> None:
+        """Put a source on the biographer's reading list (once)."""
+        async with self.transaction() as db:
+            await db.execute(
+                "INSERT OR IGNORE INTO reading_queue(document_id, added_at) VALUES (?, ?)",
+                (doc_id, utc_now()),
+            )
+
     async def fail_document(self, doc_id: int, error: str) -> None:
         """Mark a document failed and drop any text it had, so nothing half-indexed remains."""
         async with self.transaction() as db:
