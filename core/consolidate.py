@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from core.agent import TurnModel
 from core.errors import BiomdError
-from core.profile_text import SECTIONS, citations, open_questions, section_titles
+from core.profile_text import citations, open_questions, section_titles
 from core.prompts import CONSOLIDATE
 
 _CHAT_CITE = re.compile(r"\[chat \d{4}-\d{2}-\d{2}\]")
@@ -50,7 +50,7 @@ def losses(before: str, after: str) -> Losses:
         sorted(citations(before) - citations(after)),
         sorted(set(_CHAT_CITE.findall(before)) - set(_CHAT_CITE.findall(after))),
         [q.id for q in open_questions(before) if q.id not in kept_questions],
-        [s for s in SECTIONS if s.lower() not in titles],
+        [s for s in section_titles(before) if s.lower() not in titles],
     )
 
 

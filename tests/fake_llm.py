@@ -13,20 +13,62 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+@dataclass(frozen=True)
+class Status:
+    """A scripted HTTP error (e.g. 429 with Retry-After, or 500)."""
+
+    code: int
+    headers: dict[str, str] = field(default_factory=dict)
+    message: str = "scripted failure"
+
+
+def tool_reply(*calls: tuple[str, dict[str, Any] | str], text: str = "") -> dict[str, Any]:
+    """A response whose message calls tools; a str argument is sent as raw (maybe bad) JSON."""
+    tool_calls = [
+        {
+            "id": f"call_{i}_{name}",
+            "type": "function",
+            "function": {
+                "name": name,
+                "arguments": args if isinstance(args, str) else json.dumps(args),
+            },
+        }
+        for i, (name, args) in enumerate(calls)
+    ]
+    return {
+        "id": "chatcmpl-tools",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text or None, "tool_calls": tool_calls},
+                "finish_reason": "tool_calls",
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+
+
 @dataclass
 class FakeLLM:
     base_url: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
-    replies: list[dict[str, Any] | str] = field(default_factory=list)
-    default_reply: str = "OK"
+    replies: list[dict[str, Any] | str | Status] = field(default_factory=list)
+    default_reply: str | dict[str, Any] = "OK"
 
-    def reply_with(self, *items: dict[str, Any] | str) -> None:
+    def reply_with(self, *items: dict[str, Any] | str | Status) -> None:
         """Queue replies: a string is an assistant text; a dict is a whole response body."""
         self.replies.extend(items)
 
-    def _next(self, model: str) -> dict[str, Any]:
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return [r["body"] for r in self.requests]
+
+    def _next(self, model: str) -> dict[str, Any] | Status:
         item = self.replies.pop(0) if self.replies else self.default_reply
-        if isinstance(item, dict):
+        if isinstance(item, dict | Status):
             return item
         return {
             "id": f"chatcmpl-{len(self.requests)}",
@@ -60,7 +102,18 @@ def fake_llm() -> Iterator[FakeLLM]:
             if not self.path.endswith("/chat/completions"):
                 self.send_error(404)
                 return
-            payload = json.dumps(state._next(str(body.get("model", "")))).encode()
+            reply = state._next(str(body.get("model", "")))
+            if isinstance(reply, Status):
+                payload = json.dumps({"error": {"message": reply.message}}).encode()
+                self.send_response(reply.code)
+                for key, value in reply.headers.items():
+                    self.send_header(key, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+                return
+            payload = json.dumps(reply).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))

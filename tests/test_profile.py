@@ -1,0 +1,155 @@
+"""bio.md: the skeleton, every edit_profile case, revisions, undo, reconciliation with the
+file on disk, question ids, and the consolidation guard."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from core.consolidate import losses, unfence
+from core.engine import Engine
+from core.errors import ProfileEditError
+from core.profile_text import (
+    SECTIONS,
+    SKELETON,
+    apply_edit,
+    changed_sections,
+    citations,
+    number_questions,
+    open_questions,
+    timeline,
+)
+
+BIO = """# bio.md
+
+## Summary
+Grace, a potter from Galway [#3].
+
+## Timeline
+- 2016-09: Left Galway for Dublin [#3, #8]
+- 2019-06: Moved to Reykjavik with Tadhg [#12]
+
+## Open questions
+- [Q1] Why did you leave Galway in 2016? [#3]
+- What was the first thing you made on a wheel?
+"""
+
+
+def test_edit_profile_appends_deletes_replaces_and_refuses_unclear_edits() -> None:
+    assert apply_edit("a\n", "", "b").endswith("a\nb\n")
+    assert apply_edit("one two three", "two ", "") == "one three"
+    assert apply_edit("one two three", "two", "2") == "one 2 three"
+    with pytest.raises(ProfileEditError, match="not found"):
+        apply_edit("one two", "four", "4")
+    with pytest.raises(ProfileEditError, match="matches 2 places"):
+        apply_edit("la la", "la", "do")
+    with pytest.raises(ProfileEditError, match="both empty"):
+        apply_edit("x", "", "")
+
+
+def test_sections_citations_questions_and_timeline_are_read_from_the_text() -> None:
+    assert citations(BIO) == {3, 8, 12}
+    assert open_questions(BIO)[0].id == "Q1"
+    assert timeline(BIO) == [
+        "2016-09: Left Galway for Dublin [#3, #8]",
+        "2019-06: Moved to Reykjavik with Tadhg [#12]",
+    ]
+    numbered, next_id = number_questions(BIO, 2)
+    assert "- [Q2] What was the first thing you made on a wheel?" in numbered
+    assert next_id == 3
+    assert [q.id for q in open_questions(numbered)] == ["Q1", "Q2"]
+    assert changed_sections(BIO, BIO.replace("potter", "ceramicist")) == ["Summary"]
+    assert all(f"## {s}" in SKELETON for s in SECTIONS)
+
+
+async def test_the_first_load_writes_the_skeleton_privately(engine: Engine) -> None:
+    assert await engine.bio() == SKELETON
+    path = engine.profile.path
+    assert path.read_text() == SKELETON
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    (rev,) = await engine.history()
+    assert (rev.mode, rev.reason) == ("init", "the skeleton")
+
+
+async def test_every_edit_is_a_revision_and_undo_reverts_the_last_turns_edits(
+    engine: Engine,
+) -> None:
+    profile = engine.profile
+    await profile.load()
+    await profile.edit("", "- first turn line [#1]", turn_id=1, mode="ingest", reason="a")
+    await profile.edit("", "- second turn line [#2]", turn_id=2, mode="chat", reason="b")
+    await profile.edit("second turn", "2nd turn", turn_id=2, mode="chat", reason="c")
+    history = await engine.history()
+    assert [(r.turn_id, r.mode, r.reason) for r in history[:3]] == [
+        (2, "chat", "c"),
+        (2, "chat", "b"),
+        (1, "ingest", "a"),
+    ]
+    assert history[0].old_text == "second turn" and history[0].new_text == "2nd turn"
+
+    undone = await engine.undo()
+    assert undone is not None and undone[0] == 2
+    text = profile.path.read_text()
+    assert "first turn line" in text and "2nd turn" not in text
+    assert (await engine.undo() or (0, ""))[0] == 1
+    assert profile.path.read_text() == SKELETON
+    assert await engine.undo() is None
+    assert "2nd turn" in await profile.version(history[0].id), "nothing written is lost"
+
+
+async def test_a_hand_edit_is_kept_as_a_revision_and_a_missing_file_is_restored(
+    engine: Engine,
+) -> None:
+    profile = engine.profile
+    await profile.edit("", "- from a turn [#1]", turn_id=1, mode="chat", reason="x")
+    profile.path.write_text(profile.path.read_text() + "- typed by the owner\n")
+    assert "typed by the owner" in await profile.load()
+    assert (await engine.history())[0].mode == "manual"
+    profile.path.unlink()
+    assert "typed by the owner" in await profile.load()
+    assert profile.path.exists()
+
+
+async def test_a_crash_between_the_log_and_the_file_is_rolled_forward(engine: Engine) -> None:
+    profile = engine.profile
+    old = await profile.load()
+    new = await profile.edit("", "- new line [#1]", turn_id=1, mode="chat", reason="x")
+    profile.path.write_text(old)  # as if the process died before the rename
+    assert await profile.load() == new
+    assert profile.path.read_text() == new
+    assert [r.mode for r in await engine.history()] == ["chat", "init"], "no false hand edit"
+
+
+async def test_new_open_questions_get_stable_ids_that_are_never_reused(engine: Engine) -> None:
+    profile = engine.profile
+    await profile.load()
+    await profile.edit("", "- Where did you grow up?", turn_id=1, mode="chat", reason="q")
+    await profile.edit("", "- Who taught you pottery?", turn_id=1, mode="chat", reason="q")
+    assert [(q.id, q.text) for q in await engine.questions()] == [
+        ("Q1", "Where did you grow up?"),
+        ("Q2", "Who taught you pottery?"),
+    ]
+    await profile.edit("- [Q1] Where did you grow up?\n", "", turn_id=2, mode="chat", reason="x")
+    await profile.edit("", "- What is your earliest memory?", turn_id=2, mode="chat", reason="q")
+    assert [q.id for q in await engine.questions()] == ["Q2", "Q3"]
+
+
+def test_the_consolidation_guard_names_what_a_rewrite_dropped() -> None:
+    fine = BIO.replace("Grace, a potter", "Grace is a potter")
+    assert not losses(BIO, fine)
+    dropped = BIO.replace(" [#12]", "").replace(
+        "- [Q1] Why did you leave Galway in 2016? [#3]\n", ""
+    )
+    lost = losses(BIO, dropped.replace("## Timeline", "## Dates"))
+    assert lost.citations == [12]
+    assert lost.questions == ["Q1"]
+    assert lost.sections == ["Timeline"]
+    assert lost.describe().startswith("citations [#12]; open questions [Q1]; sections ")
+    assert unfence("```markdown\n# bio.md\n```") == "# bio.md\n"
+
+
+async def test_bio_md_lives_in_the_private_data_dir(engine: Engine, tmp_path: Path) -> None:
+    await engine.bio()
+    assert engine.profile.path.parent == engine.settings.data_dir
