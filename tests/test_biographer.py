@@ -237,7 +237,7 @@ async def test_a_rejected_key_and_a_missing_key_are_clear_errors(
     settings = llm_settings(tmp_path, minilm_path, llm)
     llm.reply_with(Status(401, message="invalid api key"))
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        with pytest.raises(LLMNotConfigured, match="rejected the key.*invalid api key"):
+        with pytest.raises(LLMNotConfigured, match=r"rejected the key.*invalid api key"):
             await engine.ask("hi")
     remote = llm_settings(
         tmp_path, minilm_path, llm, llm_base_url="https://openrouter.ai/api/v1", llm_api_key=None
