@@ -365,15 +365,12 @@ class Engine:
             f"Answer to the biographer's open question [{qid}]: {question}\n\n"
             f"[{now:%Y-%m-%d %H:%M}] {owner} (owner): {' '.join(text.split())}\n"
         )
+        ingestor = self._ingestor(None)  # takes the lock (and clears tmp) first
         staging = self.raw.tmp / f"answer-{qid}-{now:%Y%m%d%H%M%S%f}.txt"
         await asyncio.to_thread(staging.write_text, body, "utf-8")
         try:
-            results = [
-                r
-                async for r in self._ingestor(None).ingest_file(
-                    staging, f"answer to {qid} ({now:%Y-%m-%d %H:%M}).txt"
-                )
-            ]
+            name = f"answer to {qid} ({now:%Y-%m-%d %H:%M}).txt"
+            results = [r async for r in ingestor.ingest_file(staging, name)]
         finally:
             staging.unlink(missing_ok=True)
         doc_id = results[0].document_id if results else None

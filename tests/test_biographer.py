@@ -306,3 +306,105 @@ async def test_the_context_is_the_same_size_for_10_sources_or_2000(
 
 
 _SIZES: dict[str, dict[int, tuple[int, int]]] = {}
+
+
+# -- reading new sources, answers, analysis, consolidation ------------------------------------
+
+
+async def test_ingested_sources_are_read_in_parts_and_a_restart_continues_where_it_stopped(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    settings = llm_settings(tmp_path, minilm_path, llm, ingest_part_chars=1000)
+    journal = tmp_path / "journal.txt"
+    journal.write_text("".join(f"Day {i}: worked on glazes in the studio.\n" for i in range(60)))
+    (tmp_path / "short.txt").write_text("Tadhg proposed on Inis Mór in May 2021.")
+    llm.reply_with("Read part one.", Status(400, message="malformed"))
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        results = [r async for r in engine.ingest([journal, tmp_path / "short.txt"])]
+        assert [r.status for r in results] == ["added", "added"]
+        pending = await engine.biography.pending()
+        assert [(p.name, p.next_offset) for p in pending] == [("journal.txt", 0), ("short.txt", 0)]
+        with pytest.raises(Exception, match="answered 400"):
+            await engine.read_pending()
+        assert (await engine.biography.pending())[0].next_offset == 1000
+
+    llm.default_reply = "Read."
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        turns = await engine.read_pending()
+        assert await engine.biography.pending() == []
+    requests = [
+        b["messages"][-1]["content"] for b in llm.bodies if b["messages"][-1]["role"] == "user"
+    ]
+    length = len(journal.read_text())
+    assert requests[0].startswith(
+        f"New source #1: 'journal.txt' (text, {length:,} characters). Read characters 0 to "
+        f"1,000 of {length:,} (one part;"
+    )
+    assert "starting at offset 1000" in requests[2], "the restart picks up at part two"
+    assert requests[-1].startswith(
+        "New source #2: 'short.txt' (text, 39 characters). Read the whole"
+    )
+    assert len(turns) == len(requests) - 2
+    assert all(
+        json.loads(json.dumps(b))["messages"][0]["content"].count("reading a new source") == 1
+        for b in llm.bodies[2:]
+    )
+
+
+async def test_an_answer_to_an_open_question_becomes_a_source_and_an_analysis_turn(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await bio_engine.profile.edit(
+        "",
+        "- Why did you leave Galway in 2016? It precedes the career change. [#3]",
+        turn_id=None,
+        mode="chat",
+        reason="q",
+    )
+    (question,) = await bio_engine.questions()
+    llm.reply_with(tool_reply(("read_source", {"document_id": 1})), "Recorded your answer.")
+    doc_id, result = await bio_engine.answer(question.id, "For the ceramics course  in Dublin.")
+    source = await bio_engine.read_source(doc_id)
+    assert source.text.startswith(f"Answer to the biographer's open question [{question.id}]: Why")
+    assert "] Grace (owner): For the ceramics course in Dublin.\n" in source.text
+    assert result.mode == "analysis" and result.report == "Recorded your answer."
+    request = llm.bodies[0]["messages"][-1]["content"]
+    assert f"answered open question [{question.id}]" in request and f"#{doc_id}" in request
+    assert "This turn: analysis" in llm.bodies[0]["messages"][0]["content"]
+    assert await bio_engine.biography.pending() == [], "the answer is not queued again"
+    from core.errors import NotFound
+
+    with pytest.raises(NotFound, match="There is no open question Q99"):
+        await bio_engine.answer("Q99", "x")
+
+
+async def test_consolidation_is_refused_until_nothing_is_lost(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    bio = await bio_engine.bio()
+    bio = bio.replace(
+        "## Timeline\n", "## Timeline\n- 2016: Dublin [#3]\n- 2016: moved to Dublin [#8]\n"
+    )
+    await bio_engine.profile.replace(bio, turn_id=None, mode="manual", reason="setup")
+    dropped = bio.replace(
+        "- 2016: Dublin [#3]\n- 2016: moved to Dublin [#8]\n", "- 2016: Dublin [#3]\n"
+    )
+    merged = bio.replace(
+        "- 2016: Dublin [#3]\n- 2016: moved to Dublin [#8]\n", "- 2016: Moved to Dublin [#3, #8]\n"
+    )
+    llm.reply_with(f"```markdown\n{dropped}```", merged)
+    changed = await bio_engine.consolidate()
+    assert changed == ["Timeline"]
+    assert "- 2016: Moved to Dublin [#3, #8]" in await bio_engine.bio()
+    assert llm.bodies[1]["messages"][-1]["content"].startswith(
+        "Your rewrite dropped citations [#8]"
+    )
+    assert "tools" not in llm.bodies[0]
+
+    llm.reply_with(dropped, dropped, dropped)
+    from core.consolidate import ConsolidationRefused
+
+    before = await bio_engine.bio()
+    with pytest.raises(ConsolidationRefused, match=r"still dropped citations \[#3\]|still dropped"):
+        await bio_engine.consolidate()
+    assert await bio_engine.bio() == before
