@@ -65,7 +65,9 @@ def describe_call(call: ToolCall) -> str:
         return f"{call.name}(<invalid JSON>)"
     if not isinstance(args, dict):
         return f"{call.name}(?)"
-    shown = ", ".join(f"{k}={str(v)[:60]!r}" for k, v in args.items() if k != "new_text")
+    shown = ", ".join(
+        f"{k}={json.dumps(v, ensure_ascii=False)[:60]}" for k, v in args.items() if k != "new_text"
+    )
     return f"{call.name}({shown})"
 
 

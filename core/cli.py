@@ -23,6 +23,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from core.agent import TurnResult
 from core.engine import Engine
 from core.errors import BiomdError, EmbeddingError
 from core.ingest import IngestResult
@@ -111,6 +112,10 @@ def ingest(
     embed: Annotated[
         bool, typer.Option("--embed/--no-embed", help="Compute vectors after indexing.")
     ] = True,
+    read: Annotated[
+        bool,
+        typer.Option("--read/--no-read", help="Let the biographer read the new sources."),
+    ] = True,
 ) -> None:
     """Add sources. One line per file, then a summary; exit status 1 if any file failed."""
 
@@ -136,11 +141,152 @@ def ingest(
             else:
                 if done:
                     out.print(f"Embedded {done:,} chunks.")
+        if read:
+            await _read_new_sources(engine)
         return counts
 
     counts = _run(work)
     if counts["failed"]:
         raise typer.Exit(1)
+
+
+async def _read_new_sources(engine: Engine) -> None:
+    """Ingest turns for what has not been read, or say how to run them later."""
+    waiting = await engine.biography.pending()
+    if not waiting:
+        return
+    if not engine.llm_configured:
+        out.print(
+            f"{len(waiting)} source(s) wait for the biographer to read them. Configure an LLM "
+            "(BIOMD_LLM_API_KEY, or a local BIOMD_LLM_BASE_URL), then run "
+            "`biomd analyse --pending`."
+        )
+        return
+    out.print(f"The biographer is reading {len(waiting)} new source(s)…")
+    results = await engine.read_pending(on_step=_show_step)
+    _summary(results)
+
+
+async def _show_step(kind: str, detail: str) -> None:
+    if kind == "tool":
+        out.print(f"  → {detail}", markup=False, style="dim")
+
+
+def _summary(results: list[TurnResult]) -> None:
+    if not results:
+        return
+    out.print(results[-1].report, markup=False)
+    changed = list(dict.fromkeys(s for r in results for s in r.sections_changed))
+    cost = sum(r.cost_usd for r in results)
+    steps = sum(r.steps for r in results)
+    tokens = sum(r.prompt_tokens + r.completion_tokens for r in results)
+    where = f"; bio.md sections changed: {', '.join(changed)}" if changed else ""
+    out.print(
+        f"({len(results)} turn(s), {steps} model calls, {tokens:,} tokens, ${cost:.4f}{where})",
+        markup=False,
+        style="dim",
+    )
+
+
+@app.command()
+def ask(question: Annotated[str, typer.Argument(help="Anything about your life.")]) -> None:
+    """Ask the biographer (one chat turn), showing its steps and what it cost."""
+    result = _run(lambda e: e.ask(question, on_step=_show_step))
+    _summary([result])
+
+
+@app.command()
+def analyse(
+    doc_id: Annotated[int | None, typer.Argument(help="Focus on one source.")] = None,
+    pending: Annotated[
+        bool, typer.Option("--pending", help="Read every source not read yet instead.")
+    ] = False,
+) -> None:
+    """Let the biographer look for patterns (or read what is pending)."""
+
+    async def work(engine: Engine) -> list[TurnResult]:
+        if pending:
+            if not await engine.biography.pending():
+                out.print("Nothing is waiting to be read.")
+                return []
+            return await engine.read_pending(on_step=_show_step)
+        return [await engine.analyse(doc_id, on_step=_show_step)]
+
+    _summary(_run(work))
+
+
+@app.command()
+def bio() -> None:
+    """Print bio.md."""
+    sys.stdout.write(_run(lambda e: e.bio(), check_model=False))
+
+
+@app.command()
+def questions() -> None:
+    """The open questions, with the ids `biomd answer` takes."""
+    found = _run(lambda e: e.questions(), check_model=False)
+    for q in found:
+        out.print(f"{q.id}  {q.text}", markup=False)
+    if not found:
+        out.print("No open questions.")
+
+
+@app.command()
+def timeline() -> None:
+    """The Timeline section of bio.md."""
+    items = _run(lambda e: e.timeline(), check_model=False)
+    for item in items:
+        out.print(f"- {item}", markup=False)
+    if not items:
+        out.print("The timeline is empty so far.")
+
+
+@app.command()
+def answer(
+    question_id: Annotated[str, typer.Argument(help="A question id such as Q3.")],
+    text: Annotated[str, typer.Argument(help="Your answer.")],
+) -> None:
+    """Answer an open question: the answer is kept as a source and analysed."""
+    doc_id, result = _run(lambda e: e.answer(question_id, text, on_step=_show_step))
+    out.print(f"Your answer is source #{doc_id}.")
+    _summary([result])
+
+
+@app.command()
+def consolidate() -> None:
+    """Rewrite bio.md as one coherent document, losing no citation or question."""
+    changed = _run(lambda e: e.consolidate())
+    out.print("bio.md consolidated" + (f": {', '.join(changed)} changed." if changed else "."))
+
+
+@app.command()
+def history(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20) -> None:
+    """The latest revisions of bio.md."""
+    table = Table("rev", "when", "turn", "mode", "reason")
+    for r in _run(lambda e: e.history(limit), check_model=False):
+        turn = str(r.turn_id) if r.turn_id is not None else "-"
+        table.add_row(str(r.id), r.at[:19].replace("T", " "), turn, r.mode, r.reason)
+    out.print(table)
+
+
+@app.command()
+def undo() -> None:
+    """Revert the edits of the biographer's last turn (they stay in the history)."""
+    done = _run(lambda e: e.undo(), check_model=False)
+    out.print(f"Reverted the edits of turn {done[0]}." if done else "Nothing to undo.")
+
+
+@app.command()
+def cost() -> None:
+    """LLM calls, tokens and spend: today, the last 30 days, all time."""
+    rows = _run(lambda e: e.biography.ledger.summary(), check_model=False)
+    table = Table("period", "calls", "prompt tokens", "completion tokens", "USD")
+    for label, calls, p, c, usd in rows:
+        table.add_row(label, f"{calls:,}", f"{p:,}", f"{c:,}", f"{usd:.4f}")
+    out.print(table)
+    limit = _state["settings"].daily_spend_limit_usd
+    if limit is not None:
+        out.print(f"Daily limit: ${limit:.2f} (BIOMD_DAILY_SPEND_LIMIT_USD).")
 
 
 @app.command()

@@ -124,3 +124,71 @@ def test_a_model_mismatch_tells_the_user_to_reindex(
     monkeypatch.setenv("BIOMD_EMBED_MODEL", "BAAI/bge-small-en-v1.5")
     code, output = run("search", "hello")
     assert code == 1 and "biomd reindex" in output
+
+
+def test_ingest_then_the_biographer_writes_a_cited_bio_and_ask_answers_with_citations(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests import chat_fixtures as fx
+    from tests.fake_llm import fake_llm, tool_reply
+
+    chat = tmp_path / "WhatsApp Chat - Família Silva.txt"
+    chat.write_text(fx.WHATSAPP_IOS)
+    code, output = run("ingest", str(chat), "--no-embed")
+    assert code == 0 and "1 source(s) wait for the biographer" in output
+    assert "biomd analyse --pending" in output
+
+    with fake_llm() as llm:
+        monkeypatch.setenv("BIOMD_LLM_BASE_URL", llm.base_url)
+        monkeypatch.setenv("BIOMD_LLM_API_KEY", "sk-test")
+        monkeypatch.setenv("BIOMD_OWNER_NAMES", "Ana Silva")
+        llm.reply_with(
+            tool_reply(("read_source", {"document_id": 1})),
+            tool_reply(
+                (
+                    "edit_profile",
+                    {
+                        "old_text": "## Timeline\n",
+                        "new_text": "## Timeline\n- 2021-02-03: Organised a family Sunday "
+                        "lunch; Tomás brought the cake [#1]\n",
+                        "reason": "family lunch",
+                    },
+                ),
+                (
+                    "edit_profile",
+                    {"old_text": "", "new_text": "- Who is Tomás to you? He appears in [#1]."},
+                ),
+            ),
+            "A family group chat from February 2021; added a Timeline entry.",
+            "Tomás brought the cake to the family lunch on 2021-02-03 [#1].",
+        )
+        code, output = run("analyse", "--pending")
+        assert code == 0, output
+        assert "→ read_source(document_id=1)" in output
+        assert "A family group chat from February 2021" in output
+        assert "bio.md sections changed: Timeline, Open questions" in output
+
+        code, output = run("timeline")
+        assert (
+            "- 2021-02-03: Organised a family Sunday lunch; Tomás brought the cake [#1]" in output
+        )
+        code, output = run("questions")
+        assert "Q1  Who is Tomás to you? He appears in [#1]." in output
+        code, output = run("bio")
+        assert "[#1]" in output and output.startswith("# bio.md")
+
+        code, output = run("ask", "Who brought the cake?")
+        assert (
+            code == 0 and "Tomás brought the cake to the family lunch on 2021-02-03 [#1]." in output
+        )
+        assert "(1 turn(s), 1 model calls" in output
+
+        code, output = run("cost")
+        assert code == 0 and "today" in output
+
+        code, output = run("history")
+        assert "family lunch" in output
+        code, output = run("undo")
+        assert "Reverted the edits of turn" in output
+        code, output = run("timeline")
+        assert "The timeline is empty so far." in output
