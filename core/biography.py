@@ -118,11 +118,15 @@ class Biography:
         self,
         on_step: StepFn | None = None,
         on_part: Callable[[Reading, int, int], Awaitable[None]] | None = None,
+        only: set[int] | None = None,
     ) -> list[TurnResult]:
-        """Ingest turns for every source not read yet; a long one in parts, resumably."""
+        """Ingest turns for every source not read yet (or those in `only`); a long one in
+        parts, resumably."""
         results = []
         part = self.settings.ingest_part_chars
         for reading in await self.pending():
+            if only is not None and reading.document_id not in only:
+                continue
             offset = reading.next_offset
             while offset < reading.text_length:
                 end = min(reading.text_length, offset + part)

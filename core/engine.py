@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from collections import Counter
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
 from core.agent import StepFn, TurnResult
-from core.biography import Biography
+from core.biography import Biography, Reading
 from core.convert import ArchiveBudget, ConvertContext
 from core.embedding import Embedder, FastEmbedder, to_blob
 from core.errors import ModelMismatch, NotFound
@@ -24,7 +24,7 @@ from core.profile_text import Question, open_questions, timeline
 from core.rawfiles import RawFiles
 from core.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
 from core.settings import Settings
-from core.store import Document, Store, ensure_private_dir
+from core.store import Document, Store, ensure_private_dir, utc_now
 from core.timestamps import strip_line_stamps
 from core.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.vector_index import VectorIndex
@@ -149,6 +149,14 @@ class Engine:
             yield result
         async for result in ingestor.ingest_paths(paths):
             yield result
+
+    async def ingest_file(
+        self, path: Path, name: str, on_progress: ProgressFn | None = None
+    ) -> list[IngestResult]:
+        """Ingest one file under the name the owner knows it by (a forwarded file)."""
+        ingestor = self._ingestor(on_progress)
+        resumed = [r async for r in ingestor.resume_pending()]
+        return resumed + [r async for r in ingestor.ingest_file(path, name)]
 
     async def resume(self, on_progress: ProgressFn | None = None) -> list[IngestResult]:
         """Finish documents an earlier run left half-indexed."""
@@ -331,9 +339,14 @@ class Engine:
             await self.source(document_id)
         return await self.biography.analyse(document_id, on_step=on_step)
 
-    async def read_pending(self, on_step: StepFn | None = None) -> list[TurnResult]:
-        """Let the biographer read every source it has not read yet."""
-        return await self.biography.read_pending(on_step)
+    async def read_pending(
+        self,
+        on_step: StepFn | None = None,
+        only: set[int] | None = None,
+        on_part: Callable[[Reading, int, int], Awaitable[None]] | None = None,
+    ) -> list[TurnResult]:
+        """Let the biographer read every source it has not read yet (or just `only`)."""
+        return await self.biography.read_pending(on_step, on_part, only)
 
     async def consolidate(self) -> list[str]:
         return await self.biography.consolidate()
@@ -385,3 +398,37 @@ class Engine:
                 (qid, question, now.isoformat(timespec="seconds"), now.isoformat(), doc_id),
             )
         return doc_id
+
+    # -- questions for the bot ------------------------------------------------------------
+
+    async def next_questions(self, count: int, cooldown_days: float) -> list[Question]:
+        """The open questions to push now (none asked within the cool-down)."""
+        from datetime import UTC, datetime, timedelta
+
+        from core.questions import pick
+
+        rows = await self.store.fetchall(
+            "SELECT id, asked_at FROM questions WHERE asked_at IS NOT NULL"
+        )
+        asked = {str(r[0]): datetime.fromisoformat(str(r[1])) for r in rows}
+        now = datetime.now(UTC)
+        return pick(await self.questions(), asked, now, count, timedelta(days=cooldown_days))
+
+    async def question_sent(self, platform: str, chat: str, message: str, qid: str) -> None:
+        """Remember that `message` in `chat` asked `qid`, so a reply to it answers it."""
+        now = utc_now()
+        async with self.store.transaction() as db:
+            await db.execute(
+                "INSERT OR REPLACE INTO question_messages(platform, chat_id, message_id,"
+                " question_id, sent_at) VALUES (?, ?, ?, ?, ?)",
+                (platform, chat, message, qid, now),
+            )
+            await db.execute("UPDATE questions SET asked_at = ? WHERE id = ?", (now, qid))
+
+    async def question_for_message(self, platform: str, chat: str, message: str) -> str | None:
+        row = await self.store.fetchone(
+            "SELECT question_id FROM question_messages WHERE platform = ? AND chat_id = ?"
+            " AND message_id = ?",
+            (platform, chat, message),
+        )
+        return None if row is None else str(row[0])

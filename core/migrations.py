@@ -163,4 +163,34 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "jobs",
+        """
+        -- Long work from the bot (a forwarded file, an answer), one at a time, surviving
+        -- restarts. `payload` is JSON; `running` jobs are queued again at start-up.
+        CREATE TABLE jobs (
+            id          INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind        TEXT NOT NULL,
+            payload     TEXT NOT NULL,
+            status      TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed')),
+            attempts    INTEGER NOT NULL DEFAULT 0,
+            not_before  TEXT,
+            created_at  TEXT NOT NULL,
+            started_at  TEXT,
+            finished_at TEXT,
+            error       TEXT
+        );
+        CREATE INDEX jobs_status ON jobs(status, id);
+
+        -- Which chat message carried which open question, so a reply maps back to it.
+        CREATE TABLE question_messages (
+            platform    TEXT NOT NULL,
+            chat_id     TEXT NOT NULL,
+            message_id  TEXT NOT NULL,
+            question_id TEXT NOT NULL,
+            sent_at     TEXT NOT NULL,
+            PRIMARY KEY (platform, chat_id, message_id)
+        );
+        """,
+    ),
 )

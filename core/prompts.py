@@ -46,7 +46,7 @@ mention the move but none the reason, and it precedes the change of career. [#3,
 "- Tell me about your childhood."
 - Remove a question (or move its answer into the right section) once a source answers it.
 - Write new questions as plain bullets; biomd gives each a stable id like [Q7]. Keep ids that \
-are already there.
+are already there. Mark the few that matter most with "(important)": they are asked first.
 
 # bio.md
 - Sections, in this order: Summary, Identity, Timeline, People & relationships, Patterns, \

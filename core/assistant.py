@@ -1,0 +1,250 @@
+"""What the owner can do from a chat app, independent of the app: the adapters turn platform
+events into these calls and implement `Channel` for the replies."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from core.channels import Channel, deliver
+from core.engine import Engine
+from core.errors import BiomdError
+from core.jobs import JobQueue
+from core.messages import with_source_hint
+from core.profile_text import section
+from core.questions import question_text
+
+log = logging.getLogger(__name__)
+
+COMMANDS: list[tuple[str, str]] = [
+    ("start", "What I am and how to use me"),
+    ("help", "Everything I can do"),
+    ("bio", "Your bio.md, as a file"),
+    ("timeline", "The timeline of your life so far"),
+    ("questions", "Open questions (reply to one to answer it)"),
+    ("search", "Search your sources: /search words"),
+    ("source", "Open a source: /source 12"),
+    ("sources", "The latest sources"),
+    ("forget", "Delete a source everywhere: /forget 12"),
+    ("undo", "Revert the biographer's last edits"),
+    ("consolidate", "Tidy bio.md, losing nothing"),
+    ("status", "Corpus, queue and today's spend"),
+    ("cost", "Tokens and spend"),
+]
+
+HELP = "\n".join(
+    [
+        "I'm your biographer. I keep bio.md, one cited profile of your life, built from what "
+        "you send me.",
+        "",
+        "• Forward files and exports (WhatsApp, Telegram, Instagram, Messenger, iMessage, "
+        "Discord, ChatGPT, Claude, email, PDFs, documents, photos, audio, video). I read them "
+        "and tell you what I learned.",
+        "• Send a voice note: I transcribe it on this computer and keep it as a journal entry.",
+        "• Ask me anything about your life in plain text; my answers cite sources like [#12], "
+        "which /source 12 opens.",
+        "• I send you a question now and then. Reply to it (text or voice) to answer.",
+        "",
+        "Commands: " + " ".join(f"/{name}" for name, _ in COMMANDS[2:]),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class Incoming:
+    """A file or voice note the owner sent."""
+
+    file_ref: str
+    name: str
+    media: str  # document, photo, audio, voice, video
+    size: int | None = None
+
+
+class Assistant:
+    def __init__(self, engine: Engine, jobs: JobQueue, max_download: int | None = None) -> None:
+        self.engine = engine
+        self.jobs = jobs
+
+    # -- messages -------------------------------------------------------------------------
+
+    async def on_text(
+        self, channel: Channel, chat: str, text: str, reply_to: str | None = None
+    ) -> None:
+        """A question for the biographer, or, as a reply to a question, its answer."""
+        qid = await self._question(channel, chat, reply_to)
+        if qid:
+            status = await channel.send(chat, f"Thanks! Taking in your answer to {qid}…")
+            await self.jobs.submit(
+                "answer",
+                {
+                    "platform": channel.platform,
+                    "chat": chat,
+                    "status": status,
+                    "question": qid,
+                    "text": text,
+                },
+            )
+            return
+        try:
+            result = await self.engine.ask(text)
+        except BiomdError as exc:
+            await deliver(channel, chat, exc.user_message)
+            return
+        reply = with_source_hint(result.report)
+        if result.sections_changed:
+            reply += f"\n\n(bio.md: {', '.join(result.sections_changed)} changed)"
+        await deliver(channel, chat, reply)
+
+    async def on_file(
+        self, channel: Channel, chat: str, incoming: Incoming, reply_to: str | None = None
+    ) -> None:
+        """Queue a file or voice note and acknowledge it at once."""
+        qid = await self._question(channel, chat, reply_to)
+        voice = incoming.media in ("voice", "audio", "video_note")
+        ack = f"{incoming.name}: queued"
+        if qid and voice:
+            ack = f"{incoming.name}: queued as your answer to {qid}"
+        status = await channel.send(chat, ack)
+        await self.jobs.submit(
+            "source",
+            {
+                "platform": channel.platform,
+                "chat": chat,
+                "status": status,
+                "file": incoming.file_ref,
+                "name": incoming.name,
+                "media": incoming.media,
+                "echo": voice,
+                "question": qid if voice else None,
+            },
+        )
+
+    async def _question(self, channel: Channel, chat: str, reply_to: str | None) -> str | None:
+        if reply_to is None:
+            return None
+        return await self.engine.question_for_message(channel.platform, chat, reply_to)
+
+    # -- commands -------------------------------------------------------------------------
+
+    async def on_command(self, channel: Channel, chat: str, command: str, args: str) -> None:
+        handler = getattr(self, f"_cmd_{command.lower()}", None)
+        if handler is None:
+            await channel.send(chat, f"I don't know /{command}. /help lists what I can do.")
+            return
+        try:
+            await handler(channel, chat, args.strip())
+        except BiomdError as exc:
+            await deliver(channel, chat, exc.user_message)
+
+    async def _cmd_start(self, channel: Channel, chat: str, args: str) -> None:
+        await deliver(channel, chat, HELP)
+
+    _cmd_help = _cmd_start
+
+    async def _cmd_bio(self, channel: Channel, chat: str, args: str) -> None:
+        bio = await self.engine.bio()
+        summary = section(bio, "Summary") or "(no summary yet)"
+        await channel.send_file(chat, "bio.md", bio.encode("utf-8"), "Your bio.md")
+        await deliver(channel, chat, f"Summary\n\n{summary}")
+
+    async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
+        items = await self.engine.timeline()
+        text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
+        await deliver(channel, chat, with_source_hint(text))
+
+    async def _cmd_questions(self, channel: Channel, chat: str, args: str) -> None:
+        questions = await self.engine.questions()
+        if not questions:
+            await channel.send(chat, "No open questions right now.")
+            return
+        for q in questions:
+            await self.send_question(channel, chat, q)
+
+    async def send_question(self, channel: Channel, chat: str, q: object) -> None:
+        from core.profile_text import Question
+
+        assert isinstance(q, Question)
+        message = await channel.send(chat, question_text(q))
+        await self.engine.question_sent(channel.platform, chat, message, q.id)
+
+    async def _cmd_search(self, channel: Channel, chat: str, args: str) -> None:
+        if not args:
+            await channel.send(chat, "What should I look for? /search words")
+            return
+        hits = await self.engine.search(args, limit=5)
+        if not hits:
+            await channel.send(chat, "Nothing found.")
+            return
+        parts = [f"#{h.document_id} {h.document}\n{h.text.strip()[:600]}" for h in hits]
+        await deliver(channel, chat, "\n\n".join(parts))
+
+    async def _cmd_source(self, channel: Channel, chat: str, args: str) -> None:
+        doc_id = _id(args, "/source 12")
+        doc = await self.engine.source(doc_id)
+        if doc.status != "ready":
+            await channel.send(chat, f"#{doc.id} {doc.name}: {doc.status} {doc.error or ''}")
+            return
+        part = await self.engine.read_source(doc_id, 0, 3000)
+        dates = f", {doc.content_start} to {doc.content_end}" if doc.content_start else ""
+        more = f"\n\n… ({part.total:,} characters in all)" if part.next_offset else ""
+        await deliver(
+            channel, chat, f"#{doc.id} {doc.name} ({doc.kind}{dates})\n\n{part.text.strip()}{more}"
+        )
+
+    async def _cmd_sources(self, channel: Channel, chat: str, args: str) -> None:
+        docs = (await self.engine.sources())[-30:]
+        if not docs:
+            await channel.send(chat, "No sources yet. Forward me something!")
+            return
+        lines = [
+            f"#{d.id} {d.name}" + ("" if d.status == "ready" else f" ({d.status})") for d in docs
+        ]
+        await deliver(channel, chat, "\n".join(lines))
+
+    async def _cmd_forget(self, channel: Channel, chat: str, args: str) -> None:
+        doc = await self.engine.forget(_id(args, "/forget 12"))
+        await channel.send(chat, f"Forgot #{doc.id} {doc.name}: its text, index and file are gone.")
+
+    async def _cmd_undo(self, channel: Channel, chat: str, args: str) -> None:
+        done = await self.engine.undo()
+        await channel.send(
+            chat, f"Reverted turn {done[0]}'s edits." if done else "Nothing to undo."
+        )
+
+    async def _cmd_consolidate(self, channel: Channel, chat: str, args: str) -> None:
+        status = await channel.send(chat, "Consolidation queued.")
+        await self.jobs.submit(
+            "consolidate", {"platform": channel.platform, "chat": chat, "status": status}
+        )
+
+    async def _cmd_status(self, channel: Channel, chat: str, args: str) -> None:
+        s = await self.engine.stats()
+        waiting = await self.jobs.waiting()
+        running = self.jobs.current
+        spent = await self.engine.biography.ledger.spent_today()
+        job = f"{running.kind} ({running.payload.get('name', '')})" if running else "none"
+        unread = len(await self.engine.biography.pending())
+        await deliver(
+            channel,
+            chat,
+            f"Sources: {s.documents:,} ({s.chunks:,} chunks, "
+            f"{s.vectors_missing:,} still to embed)\n"
+            f"Queue: {waiting} waiting; running: {job}\n"
+            f"Waiting for the biographer: {unread}\n"
+            f"Spent today: ${spent:.4f}",
+        )
+
+    async def _cmd_cost(self, channel: Channel, chat: str, args: str) -> None:
+        rows = await self.engine.biography.ledger.summary()
+        lines = [
+            f"{label}: {calls} calls, {p + c:,} tokens, ${usd:.4f}"
+            for label, calls, p, c, usd in rows
+        ]
+        await deliver(channel, chat, "\n".join(lines))
+
+
+def _id(args: str, example: str) -> int:
+    try:
+        return int(args.strip().lstrip("#"))
+    except ValueError:
+        raise BiomdError(f"Which source? For example {example}.") from None

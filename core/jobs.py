@@ -1,0 +1,317 @@
+"""The job queue: long work from the bot, persistent in SQLite, done one job at a time by a
+single worker, so bio.md has one writer. Jobs survive restarts; a job that fails
+unexpectedly is retried a bounded number of times, then reported to the owner."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from core.channels import Channel, StatusMessage, deliver
+from core.engine import Engine
+from core.errors import BiomdError, LLMError
+from core.messages import with_source_hint
+from core.store import utc_now
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3
+RETRY_DELAY_S = 30
+_EDIT_EVERY_S = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: int
+    kind: str
+    payload: dict[str, Any]
+    attempts: int
+
+
+class JobQueue:
+    """Submit jobs from handlers; `run` works through them until cancelled."""
+
+    def __init__(self, engine: Engine, channels: dict[str, Channel]) -> None:
+        self.engine = engine
+        self.channels = channels
+        self.current: Job | None = None
+        self._wake = asyncio.Event()
+
+    @property
+    def store(self) -> Any:
+        return self.engine.store
+
+    async def submit(self, kind: str, payload: dict[str, Any]) -> int:
+        async with self.store.transaction() as db:
+            cur = await db.execute(
+                "INSERT INTO jobs(kind, payload, status, created_at) VALUES (?, ?, 'queued', ?)",
+                (kind, json.dumps(payload), utc_now()),
+            )
+            job_id = int(cur.lastrowid)
+        self._wake.set()
+        return job_id
+
+    async def recover(self) -> int:
+        """Jobs a previous process was running go back in the queue; how many."""
+        async with self.store.transaction() as db:
+            cur = await db.execute("UPDATE jobs SET status = 'queued' WHERE status = 'running'")
+            return int(cur.rowcount or 0)
+
+    async def waiting(self) -> int:
+        row = await self.store.fetchone("SELECT COUNT(*) FROM jobs WHERE status = 'queued'")
+        return int(row[0]) if row else 0
+
+    async def _claim(self) -> Job | None:
+        now = utc_now()
+        async with self.store.transaction() as db:
+            async with db.execute(
+                "SELECT id, kind, payload, attempts FROM jobs WHERE status = 'queued'"
+                " AND (not_before IS NULL OR not_before <= ?) ORDER BY id LIMIT 1",
+                (now,),
+            ) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                return None
+            await db.execute(
+                "UPDATE jobs SET status = 'running', started_at = ?, attempts = attempts + 1"
+                " WHERE id = ?",
+                (now, row[0]),
+            )
+        return Job(int(row[0]), str(row[1]), json.loads(row[2]), int(row[3]) + 1)
+
+    async def run(self) -> None:
+        """Work through the queue until cancelled (a cancelled job stays resumable)."""
+        await self.recover()
+        while True:
+            job = await self._claim()
+            if job is None:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=5)
+                continue
+            self.current = job
+            try:
+                await self._process(job)
+            finally:
+                self.current = None
+
+    async def run_until_idle(self) -> None:
+        """Process queued jobs until none is due (tests, and one-shot runs)."""
+        await self.recover()
+        while (job := await self._claim()) is not None:
+            self.current = job
+            try:
+                await self._process(job)
+            finally:
+                self.current = None
+
+    async def _process(self, job: Job) -> None:
+        handler = getattr(self, f"_do_{job.kind}", None)
+        try:
+            if handler is None:
+                raise BiomdError(f"unknown job kind {job.kind!r}")
+            await handler(job)
+        except asyncio.CancelledError:
+            raise  # stays 'running'; queued again at the next start
+        except Exception as exc:
+            log.exception("job %s (%s) failed", job.id, job.kind)
+            await self._failed(job, exc)
+            return
+        await self._finish(job.id, "done", None)
+
+    async def _failed(self, job: Job, exc: Exception) -> None:
+        reason = exc.user_message if isinstance(exc, BiomdError) else f"{type(exc).__name__}: {exc}"
+        if job.attempts < MAX_ATTEMPTS:
+            later = datetime.now(UTC) + timedelta(seconds=RETRY_DELAY_S * job.attempts)
+            async with self.store.transaction() as db:
+                await db.execute(
+                    "UPDATE jobs SET status = 'queued', not_before = ?, error = ? WHERE id = ?",
+                    (later.isoformat(timespec="seconds"), reason, job.id),
+                )
+            return
+        await self._finish(job.id, "failed", reason)
+        channel, chat = self._target(job)
+        if channel is not None and chat:
+            name = job.payload.get("name") or job.kind
+            await deliver(
+                channel, chat, f"Sorry, I gave up on {name} after {job.attempts} tries: {reason}"
+            )
+
+    async def _finish(self, job_id: int, status: str, error: str | None) -> None:
+        async with self.store.transaction() as db:
+            await db.execute(
+                "UPDATE jobs SET status = ?, finished_at = ?, error = ? WHERE id = ?",
+                (status, utc_now(), error, job_id),
+            )
+
+    async def _save_payload(self, job: Job) -> None:
+        async with self.store.transaction() as db:
+            await db.execute(
+                "UPDATE jobs SET payload = ? WHERE id = ?", (json.dumps(job.payload), job.id)
+            )
+
+    def _target(self, job: Job) -> tuple[Channel | None, str]:
+        return self.channels.get(str(job.payload.get("platform"))), str(job.payload.get("chat", ""))
+
+    def _status(self, job: Job) -> StatusMessage | None:
+        channel, chat = self._target(job)
+        if channel is None:
+            return None
+        return StatusMessage(channel, chat, job.payload.get("status"))
+
+    # -- job kinds ------------------------------------------------------------------------
+
+    async def _do_source(self, job: Job) -> None:
+        """A forwarded file or voice note: download, ingest, read, report."""
+        p = job.payload
+        channel, chat = self._target(job)
+        status = self._status(job)
+        show = _Throttled(status)
+        name = str(p["name"])
+        inbox = self.engine.settings.data_dir / "inbox"
+        await asyncio.to_thread(inbox.mkdir, mode=0o700, exist_ok=True)
+        path = Path(p.get("path") or inbox / f"{job.id}-{_safe(name)}")
+        if not await asyncio.to_thread(path.exists):
+            await show(f"{name}: downloading…", force=True)
+            if channel is None:
+                raise BiomdError(f"the {p.get('platform')} connection is not running")
+            await channel.download(str(p["file"]), path)
+            p["path"] = str(path)
+            await self._save_payload(job)
+        await show(f"{name}: converting…", force=True)
+        size = max(1, (await asyncio.to_thread(path.stat)).st_size)
+
+        async def indexing(_: str, chars: int) -> None:
+            await show(f"{name}: indexing {min(99, chars * 100 // size)}%")
+
+        results = await self.engine.ingest_file(path, name, _sync(indexing))
+        added = [r for r in results if r.status == "added" and r.document_id is not None]
+        lines = [_result_line(r) for r in results if r.status != "added"]
+        if added:
+            await show(f"{name}: indexing (vectors)…", force=True)
+            try:
+                await self.engine.embed_pending()
+            except BiomdError as exc:
+                lines.append(f"Vectors are not made yet: {exc.user_message}")
+        question = p.get("question")
+        if p.get("echo") and added and channel is not None:
+            heard = (await self.engine.read_source(added[0].document_id or 0)).text
+            await deliver(channel, chat, f"Heard:\n{heard.strip()}")
+        if question and added:
+            await show(f"{name}: taking it as your answer to {question}…", force=True)
+            report = await self._answer(str(question), added[0].document_id or 0)
+            lines.append(report)
+        elif added:
+            lines.append(await self._read(added, show, name))
+        await show(f"{name}: done", force=True)
+        if channel is not None:
+            await deliver(channel, chat, "\n\n".join(x for x in lines if x) or f"{name}: done.")
+        await asyncio.to_thread(path.unlink, missing_ok=True)
+
+    async def _read(self, added: list[Any], show: _Throttled, name: str) -> str:
+        """The biographer's reading of new sources, or why it has to wait."""
+        if not self.engine.llm_configured:
+            return (
+                f"{name} is stored and searchable. The biographer will read it once an LLM is "
+                "configured."
+            )
+        await show(f"{name}: reading it (biographer)…", force=True)
+        try:
+            results = await self.engine.read_pending(only={r.document_id for r in added})
+        except LLMError as exc:
+            return (
+                f"{name} is stored and searchable; the biographer could not read it yet: "
+                f"{exc.user_message}"
+            )
+        return _turn_summary(results)
+
+    async def _answer(self, question: str, document_id: int) -> str:
+        source = await self.engine.read_source(document_id)
+        text = source.text.split("\n\n", 1)[-1]
+        try:
+            _, result = await self.engine.answer(question, text)
+        except LLMError as exc:
+            return f"Your answer is stored; the biographer could not take it in yet: {exc}"
+        return _turn_summary([result])
+
+    async def _do_answer(self, job: Job) -> None:
+        p = job.payload
+        channel, chat = self._target(job)
+        status = self._status(job)
+        if status:
+            await status.set(f"Taking in your answer to {p['question']}…")
+        try:
+            doc_id, result = await self.engine.answer(str(p["question"]), str(p["text"]))
+            reply = f"Your answer is source #{doc_id}.\n\n{_turn_summary([result])}"
+        except LLMError as exc:
+            reply = f"Your answer is stored; the biographer could not take it in yet: {exc}"
+        if status:
+            await status.set(f"Answer to {p['question']}: done")
+        if channel is not None:
+            await deliver(channel, chat, with_source_hint(reply))
+
+    async def _do_consolidate(self, job: Job) -> None:
+        channel, chat = self._target(job)
+        status = self._status(job)
+        if status:
+            await status.set("Consolidating bio.md…")
+        changed = await self.engine.consolidate()
+        if channel is not None:
+            done = ", ".join(changed) if changed else "nothing needed changing"
+            await deliver(channel, chat, f"bio.md is consolidated ({done}).")
+
+    async def _do_read(self, job: Job) -> None:
+        """Periodic: read whatever is still waiting (after an LLM outage, say)."""
+        if self.engine.llm_configured and await self.engine.biography.pending():
+            await self.engine.read_pending()
+
+
+class _Throttled:
+    """Status updates at most every 1.5 s, except forced ones."""
+
+    def __init__(self, status: StatusMessage | None) -> None:
+        self.status = status
+        self._at = 0.0
+
+    async def __call__(self, text: str, force: bool = False) -> None:
+        if self.status is None:
+            return
+        now = time.monotonic()
+        if force or now - self._at >= _EDIT_EVERY_S:
+            self._at = now
+            await self.status.set(text)
+
+
+def _sync(fn: Any) -> Any:
+    """Ingest progress is reported synchronously; schedule the async status edit."""
+
+    def call(name: str, chars: int) -> None:
+        asyncio.get_running_loop().create_task(fn(name, chars))
+
+    return call
+
+
+def _safe(name: str) -> str:
+    keep = "".join(c if c.isalnum() or c in "._-" else "_" for c in Path(name).name)
+    return keep[-120:] or "file"
+
+
+def _result_line(r: Any) -> str:
+    if r.status == "duplicate":
+        return f"{r.name}: I already have this (source #{r.document_id})."
+    return f"Could not read {r.error or r.name}"
+
+
+def _turn_summary(results: list[Any]) -> str:
+    if not results:
+        return "Nothing new to read."
+    changed = list(dict.fromkeys(s for r in results for s in r.sections_changed))
+    where = f"\n\nbio.md: {', '.join(changed)} changed." if changed else ""
+    return with_source_hint(results[-1].report) + where
