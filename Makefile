@@ -16,8 +16,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	@$(BIN)/biomd --help
-	@$(BIN)/biomd stats
+	@$(BIN)/biomd run
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -167,6 +167,18 @@ class Assistant:
         message = await channel.send(chat, question_text(q))
         await self.engine.question_sent(channel.platform, chat, message, q.id)
 
+    async def push_questions(
+        self, targets: list[tuple[Channel, str]], count: int, cooldown_days: float
+    ) -> int:
+        """Send the next open questions to each owner chat; how many were sent."""
+        if not targets or count <= 0:
+            return 0
+        questions = await self.engine.next_questions(count, cooldown_days)
+        for q in questions:
+            for channel, chat in targets:
+                await self.send_question(channel, chat, q)
+        return len(questions)
+
     async def _cmd_search(self, channel: Channel, chat: str, args: str) -> None:
         if not args:
             await channel.send(chat, "What should I look for? /search words")

@@ -426,6 +426,8 @@ def reindex() -> None:
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    for noisy in ("httpx", "httpcore", "apscheduler", "discord", "telegram"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken PDFs get our own clear message
     app()

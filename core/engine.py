@@ -162,10 +162,14 @@ class Engine:
         """Finish documents an earlier run left half-indexed."""
         return [r async for r in self._ingestor(on_progress).resume_pending()]
 
-    def _ingestor(self, on_progress: ProgressFn | None) -> Ingestor:
+    def take_ingest_lock(self) -> None:
+        """Become the one process that writes sources (the bot holds it while it runs)."""
         if not self._lock.held:
             self._lock.acquire()
             self.raw.sweep_tmp()
+
+    def _ingestor(self, on_progress: ProgressFn | None) -> Ingestor:
+        self.take_ingest_lock()
         return Ingestor(self.store, self.raw, self.settings, self.convert_context(), on_progress)
 
     # -- conversion services ------------------------------------------------------------

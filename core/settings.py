@@ -58,11 +58,31 @@ class Settings(BaseSettings):
     llm_price_completion_per_mtok: float = Field(default=0.0, ge=0)
     daily_spend_limit_usd: float | None = Field(default=5.0, ge=0)
 
+    telegram_token: str | None = Field(default=None)
+    telegram_allowed_users: str = Field(default="", description="Comma-separated user ids.")
+    telegram_api_url: str = Field(default="https://api.telegram.org")
+    telegram_local_mode: bool | None = Field(
+        default=None, description="Bot API server in --local mode (default: when not the cloud)."
+    )
+    discord_token: str | None = Field(default=None)
+    discord_allowed_users: str = Field(default="", description="Comma-separated user ids.")
+    questions_cron: str = Field(default="0 19 * * *", description="When to push questions.")
+    questions_per_push: int = Field(default=1, ge=0)
+    questions_cooldown_days: float = Field(default=3.0, ge=0)
+
     steps_chat: int = Field(default=25, ge=1)
     steps_analysis: int = Field(default=40, ge=1)
     steps_ingest: int = Field(default=60, ge=1)
     chat_tail: int = Field(default=6, ge=0, description="Earlier messages each chat turn sees.")
     ingest_part_chars: int = Field(default=60_000, ge=1000)
+
+    @property
+    def telegram_users(self) -> frozenset[int]:
+        return _ids(self.telegram_allowed_users, "BIOMD_TELEGRAM_ALLOWED_USERS")
+
+    @property
+    def discord_users(self) -> frozenset[int]:
+        return _ids(self.discord_allowed_users, "BIOMD_DISCORD_ALLOWED_USERS")
 
     @property
     def owner_list(self) -> tuple[str, ...]:
@@ -93,3 +113,10 @@ class Settings(BaseSettings):
     @property
     def models_dir(self) -> Path:
         return self.embed_cache_dir or self.data_dir / "models"
+
+
+def _ids(value: str, name: str) -> frozenset[int]:
+    try:
+        return frozenset(int(x) for x in value.replace(" ", "").split(",") if x)
+    except ValueError:
+        raise ConfigError(f"{name} must be numeric user ids separated by commas.") from None

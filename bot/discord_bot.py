@@ -1,0 +1,151 @@
+"""The Discord bridge: DMs to the bot, discord.py events in, `Assistant` calls out.
+
+Commands are typed with a `!` (or `/`) prefix in the DM: `!bio`, `!source 12`. Only
+allow-listed users are served, and only in DMs; anyone else is logged and ignored."""
+
+from __future__ import annotations
+
+import io
+import logging
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import discord
+
+from core.assistant import COMMANDS, Assistant, Incoming
+from core.errors import BiomdError
+from core.messages import DISCORD_LIMIT
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+_AUDIO = (".ogg", ".oga", ".opus", ".m4a", ".mp3", ".wav", ".webm")
+_COMMANDS = {name for name, _ in COMMANDS}
+
+
+class DiscordChannel:
+    """`Channel` over discord.py; mentions in replies never ping anyone."""
+
+    platform = "discord"
+    max_length = DISCORD_LIMIT
+
+    def __init__(self, client: discord.Client) -> None:
+        self.client = client
+
+    async def _channel(self, chat: str) -> Any:
+        channel = self.client.get_channel(int(chat))
+        if channel is None:
+            channel = await self.client.fetch_channel(int(chat))
+        return channel
+
+    async def send(self, chat: str, text: str) -> str:
+        channel = await self._channel(chat)
+        message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+        return str(message.id)
+
+    async def edit(self, chat: str, message: str, text: str) -> None:
+        channel = await self._channel(chat)
+        await channel.get_partial_message(int(message)).edit(content=text)
+
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
+        channel = await self._channel(chat)
+        message = await channel.send(
+            content=caption or None, file=discord.File(io.BytesIO(data), filename=name)
+        )
+        return str(message.id)
+
+    async def download(self, file_ref: str, dest: Path) -> None:
+        async with aiohttp.ClientSession() as session, session.get(file_ref) as response:
+            if response.status != 200:
+                raise BiomdError(f"Discord did not hand over the file (HTTP {response.status}).")
+            with dest.open("wb") as out:
+                async for block in response.content.iter_chunked(1 << 20):
+                    out.write(block)
+
+
+def incoming_of(attachment: discord.Attachment, sent: datetime) -> Incoming:
+    name = attachment.filename
+    is_voice = bool(getattr(attachment, "is_voice_message", lambda: False)())
+    audio = name.lower().endswith(_AUDIO) or (attachment.content_type or "").startswith("audio/")
+    if is_voice:
+        name = f"voice note {sent:%Y-%m-%d %H-%M}.ogg"
+    media = "voice" if is_voice else "audio" if audio else "document"
+    return Incoming(attachment.url, name, media, attachment.size)
+
+
+class DiscordBot:
+    def __init__(self, settings: Settings, assistant: Assistant) -> None:
+        self.settings = settings
+        self.assistant = assistant
+        self.allowed = settings.discord_users
+        intents = discord.Intents.default()
+        intents.message_content = True
+        intents.dm_messages = True
+        self.client = discord.Client(intents=intents)
+        self.channel = DiscordChannel(self.client)
+        self._task: Any = None
+        self.client.event(self.on_message)
+
+    async def on_message(self, message: discord.Message) -> None:
+        if message.author.bot or message.author.id == getattr(self.client.user, "id", None):
+            return
+        if message.author.id not in self.allowed:
+            log.info(
+                "Discord: ignoring user id %s (%s); add it to BIOMD_DISCORD_ALLOWED_USERS if "
+                "this is you",
+                message.author.id,
+                message.author,
+            )
+            return
+        if message.guild is not None:
+            return  # the bot works in DMs only
+        try:
+            await self._handle(message)
+        except BiomdError as exc:
+            await self.channel.send(str(message.channel.id), exc.user_message)
+        except Exception:
+            log.exception("Discord handler failed")
+            await self.channel.send(
+                str(message.channel.id), "Something went wrong on my side; it is in the log."
+            )
+
+    async def _handle(self, message: discord.Message) -> None:
+        chat = str(message.channel.id)
+        reply_to = str(message.reference.message_id) if message.reference else None
+        for attachment in message.attachments:
+            incoming = incoming_of(attachment, message.created_at)
+            await self.assistant.on_file(self.channel, chat, incoming, reply_to)
+        text = message.content.strip()
+        if not text:
+            return
+        if text[:1] in "!/" and text[1:].split(" ", 1)[0].lower() in _COMMANDS:
+            command, _, args = text[1:].partition(" ")
+            await self.assistant.on_command(self.channel, chat, command.lower(), args)
+            return
+        async with message.channel.typing():
+            await self.assistant.on_text(self.channel, chat, text, reply_to)
+
+    async def owner_chats(self) -> list[str]:
+        chats = []
+        for uid in sorted(self.allowed):
+            user = await self.client.fetch_user(uid)
+            dm = user.dm_channel or await user.create_dm()
+            chats.append(str(dm.id))
+        return chats
+
+    async def start(self) -> None:
+        import asyncio
+
+        await self.client.login(self.settings.discord_token or "")
+        self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord")
+        await self.client.wait_until_ready()
+
+    async def stop(self) -> None:
+        await self.client.close()
+        if self._task is not None:
+            import contextlib
+
+            with contextlib.suppress(Exception):
+                await self._task

@@ -1,0 +1,158 @@
+"""`biomd run`: every configured platform, the job worker and the scheduler, in one process
+and one event loop. Ctrl-C and SIGTERM stop it cleanly; a job in progress stays resumable."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import Any, Protocol
+
+from core.assistant import Assistant
+from core.channels import Channel
+from core.embedding import Embedder
+from core.engine import Engine
+from core.errors import ConfigError
+from core.jobs import JobQueue
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Platform(Protocol):
+    @property
+    def channel(self) -> Channel: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def owner_chats(self) -> list[str]: ...
+
+
+def configured_platforms(settings: Settings) -> list[str]:
+    out = []
+    if settings.telegram_token:
+        if not settings.telegram_users:
+            raise ConfigError(
+                "BIOMD_TELEGRAM_TOKEN is set but BIOMD_TELEGRAM_ALLOWED_USERS is empty. Start "
+                "the bot once, message it, and copy your user id from the log line "
+                "'Telegram: ignoring user id …' into BIOMD_TELEGRAM_ALLOWED_USERS."
+            )
+        out.append("telegram")
+    if settings.discord_token:
+        if not settings.discord_users:
+            raise ConfigError(
+                "BIOMD_DISCORD_TOKEN is set but BIOMD_DISCORD_ALLOWED_USERS is empty. Start the "
+                "bot once, DM it, and copy your user id from the log line "
+                "'Discord: ignoring user id …' into BIOMD_DISCORD_ALLOWED_USERS."
+            )
+        out.append("discord")
+    return out
+
+
+NOTHING_CONFIGURED = (
+    "No chat platform is configured. To talk to biomd from your phone, set in .env:\n"
+    "  BIOMD_TELEGRAM_TOKEN=<token from @BotFather>\n"
+    "  BIOMD_TELEGRAM_ALLOWED_USERS=<your Telegram user id>\n"
+    "and/or\n"
+    "  BIOMD_DISCORD_TOKEN=<bot token from the Discord developer portal>\n"
+    "  BIOMD_DISCORD_ALLOWED_USERS=<your Discord user id>\n"
+    "README has the step-by-step setup."
+)
+
+
+class BotApp:
+    """The running bot: engine, job worker, platforms and scheduler."""
+
+    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+        self.settings = settings
+        self.names = configured_platforms(settings)
+        if not self.names:
+            raise ConfigError(NOTHING_CONFIGURED)
+        self._embedder = embedder
+        self.channels: dict[str, Channel] = {}
+        self.platforms: list[Platform] = []
+        self._worker: asyncio.Task[Any] | None = None
+        self._scheduler: Any = None
+
+    async def start(self) -> None:
+        settings = self.settings
+        self.engine = await Engine.open(settings, self._embedder)
+        self.jobs = JobQueue(self.engine, self.channels)
+        self.assistant = Assistant(self.engine, self.jobs)
+        self.engine.take_ingest_lock()
+        if "telegram" in self.names:
+            from bot.telegram_bot import TelegramBot
+
+            self.platforms.append(TelegramBot(settings, self.assistant))
+        if "discord" in self.names:
+            from bot.discord_bot import DiscordBot
+
+            self.platforms.append(DiscordBot(settings, self.assistant))
+        for platform in self.platforms:
+            await platform.start()
+            self.channels[platform.channel.platform] = platform.channel
+        resumed = await self.jobs.recover()
+        if resumed:
+            log.info("resuming %d job(s) left unfinished", resumed)
+        self._worker = asyncio.create_task(self.jobs.run(), name="biomd-jobs")
+        from bot.scheduler import build_scheduler
+
+        self._scheduler = build_scheduler(
+            settings.questions_cron, settings.zone, self.push_questions, self.read_pending
+        )
+        self._scheduler.start()
+        log.info("biomd is running on %s", ", ".join(self.names))
+
+    async def push_questions(self) -> int:
+        """The scheduled push: the next open questions to every owner chat."""
+        targets = [(p.channel, chat) for p in self.platforms for chat in await p.owner_chats()]
+        sent = await self.assistant.push_questions(
+            targets, self.settings.questions_per_push, self.settings.questions_cooldown_days
+        )
+        log.info("pushed %d question(s)", sent)
+        return sent
+
+    async def read_pending(self) -> None:
+        if await self.engine.biography.pending():
+            await self.jobs.submit("read", {})
+
+    async def stop(self) -> None:
+        log.info("stopping")
+        if self._scheduler is not None:
+            self._scheduler.shutdown(wait=False)
+        if self._worker is not None:
+            self._worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+        for platform in self.platforms:
+            with contextlib.suppress(Exception):
+                await platform.stop()
+        await self.engine.close()
+
+
+async def serve(settings: Settings, stop: asyncio.Event) -> None:
+    """Run until `stop` is set."""
+    app = BotApp(settings)
+    try:
+        await app.start()
+        await stop.wait()
+    finally:
+        if hasattr(app, "engine"):
+            await app.stop()
+
+
+def run(settings: Settings) -> None:
+    """Blocking entry point with signal handling."""
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError):
+                loop.add_signal_handler(sig, stop.set)
+        await serve(settings, stop)
+
+    asyncio.run(main())

@@ -1,0 +1,42 @@
+"""Scheduled work: open questions pushed to the owner on a cron schedule, and a periodic
+pass that reads sources still waiting for the biographer (after an LLM outage, say)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import tzinfo
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.cron import CronTrigger
+from apscheduler.triggers.interval import IntervalTrigger
+
+from core.errors import ConfigError
+
+READ_EVERY_MINUTES = 30
+
+
+def build_scheduler(
+    cron: str,
+    zone: tzinfo,
+    push_questions: Callable[[], Awaitable[object]],
+    read_pending: Callable[[], Awaitable[None]],
+) -> AsyncIOScheduler:
+    """Not started; call `.start()` inside the running loop."""
+    try:
+        trigger = CronTrigger.from_crontab(cron, timezone=zone)
+    except ValueError as exc:
+        raise ConfigError(
+            f"BIOMD_QUESTIONS_CRON is {cron!r}, which is not a cron expression such as "
+            f"'0 19 * * *' (every day at 19:00): {exc}"
+        ) from exc
+    scheduler = AsyncIOScheduler(timezone=zone)
+    scheduler.add_job(
+        push_questions, trigger, id="questions", coalesce=True, misfire_grace_time=3600
+    )
+    scheduler.add_job(
+        read_pending,
+        IntervalTrigger(minutes=READ_EVERY_MINUTES, timezone=zone),
+        id="read",
+        coalesce=True,
+    )
+    return scheduler

@@ -1,0 +1,230 @@
+"""The Telegram bridge: python-telegram-bot events in, `Assistant` calls out, replies back.
+
+Only private chats with allow-listed users are served; anyone else is logged (so the owner
+can find their id on first run) and gets nothing."""
+
+from __future__ import annotations
+
+import html
+import logging
+from datetime import datetime
+from pathlib import Path
+
+from telegram import BotCommand, InputFile, LinkPreviewOptions, Message, Update
+from telegram.constants import ChatType, ParseMode
+from telegram.error import BadRequest
+from telegram.ext import (
+    Application,
+    ApplicationHandlerStop,
+    CommandHandler,
+    ContextTypes,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from core.assistant import COMMANDS, Assistant, Incoming
+from core.errors import BiomdError
+from core.messages import TELEGRAM_LIMIT
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CLOUD_API = "https://api.telegram.org"
+
+
+class TelegramChannel:
+    """`Channel` over the Bot API: HTML mode, so any text is escaped and renders as sent."""
+
+    platform = "telegram"
+    max_length = TELEGRAM_LIMIT
+
+    def __init__(self, application: Application) -> None:  # type: ignore[type-arg]
+        self.app = application
+
+    async def send(self, chat: str, text: str) -> str:
+        message = await self.app.bot.send_message(
+            int(chat),
+            html.escape(text, quote=False),
+            parse_mode=ParseMode.HTML,
+            link_preview_options=LinkPreviewOptions(is_disabled=True),
+        )
+        return str(message.message_id)
+
+    async def edit(self, chat: str, message: str, text: str) -> None:
+        try:
+            await self.app.bot.edit_message_text(
+                html.escape(text, quote=False),
+                chat_id=int(chat),
+                message_id=int(message),
+                parse_mode=ParseMode.HTML,
+            )
+        except BadRequest as exc:
+            if "not modified" not in str(exc).lower():
+                raise
+
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
+        message = await self.app.bot.send_document(
+            int(chat), document=InputFile(data, filename=name), caption=caption or None
+        )
+        return str(message.message_id)
+
+    async def download(self, file_ref: str, dest: Path) -> None:
+        try:
+            file = await self.app.bot.get_file(file_ref)
+        except BadRequest as exc:
+            if "too big" in str(exc).lower():
+                raise BiomdError(
+                    "Telegram's cloud API lets bots download files up to 20 MB only. Run a local "
+                    "Bot API server (see README, BIOMD_TELEGRAM_API_URL), or copy the file to "
+                    "this computer and run `biomd ingest`."
+                ) from exc
+            raise
+        await file.download_to_drive(custom_path=dest)
+
+
+def incoming_of(message: Message) -> Incoming | None:
+    """The file or voice note in a message, named the way the owner would recognise it."""
+    when = (message.date or datetime.now()).strftime("%Y-%m-%d %H-%M")
+    if message.document:
+        d = message.document
+        return Incoming(d.file_id, d.file_name or f"document {when}", "document", d.file_size)
+    if message.voice:
+        return Incoming(message.voice.file_id, f"voice note {when}.ogg", "voice")
+    if message.video_note:
+        return Incoming(message.video_note.file_id, f"video note {when}.mp4", "video_note")
+    if message.audio:
+        a = message.audio
+        return Incoming(a.file_id, a.file_name or f"audio {when}.mp3", "audio", a.file_size)
+    if message.video:
+        v = message.video
+        return Incoming(v.file_id, v.file_name or f"video {when}.mp4", "video", v.file_size)
+    if message.photo:
+        largest = message.photo[-1]
+        return Incoming(largest.file_id, f"photo {when}.jpg", "photo", largest.file_size)
+    return None
+
+
+class TelegramBot:
+    """Builds the python-telegram-bot application and runs it inside the caller's loop."""
+
+    def __init__(self, settings: Settings, assistant: Assistant) -> None:
+        self.settings = settings
+        self.assistant = assistant
+        self.allowed = settings.telegram_users
+        api = settings.telegram_api_url.rstrip("/")
+        builder = (
+            Application.builder()
+            .token(settings.telegram_token or "")
+            .base_url(f"{api}/bot")
+            .base_file_url(f"{api}/file/bot")
+            .post_init(self._post_init)
+        )
+        local = settings.telegram_local_mode
+        if local if local is not None else api != CLOUD_API:
+            builder = builder.local_mode(True)
+        self.app = builder.build()
+        self.channel = TelegramChannel(self.app)
+        self._register()
+
+    def _register(self) -> None:
+        app = self.app
+        app.add_handler(TypeHandler(Update, self._gatekeeper), group=-1)
+        app.add_handler(CommandHandler([name for name, _ in COMMANDS], self._command))
+        media = (
+            filters.Document.ALL
+            | filters.PHOTO
+            | filters.VOICE
+            | filters.VIDEO_NOTE
+            | filters.AUDIO
+            | filters.VIDEO
+        )
+        app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & media, self._file))
+        app.add_handler(
+            MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, self._text)
+        )
+        app.add_error_handler(self._error)
+
+    async def _post_init(self, app: Application) -> None:  # type: ignore[type-arg]
+        await app.bot.set_my_commands([BotCommand(n, d) for n, d in COMMANDS])
+
+    async def _gatekeeper(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Stop every update that is not the owner writing in a private chat."""
+        user = update.effective_user
+        chat = update.effective_chat
+        owner = user is not None and user.id in self.allowed
+        if owner and chat is not None and chat.type == ChatType.PRIVATE:
+            return
+        if user is not None and user.id not in self.allowed:
+            log.info(
+                "Telegram: ignoring user id %s (%s); add it to BIOMD_TELEGRAM_ALLOWED_USERS "
+                "if this is you",
+                user.id,
+                user.username or user.full_name,
+            )
+        raise ApplicationHandlerStop
+
+    async def _command(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None or not message.text:
+            return
+        command, _, args = message.text.partition(" ")
+        name = command.lstrip("/").split("@")[0]
+        await self.assistant.on_command(self.channel, str(message.chat_id), name, args)
+
+    async def _text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None or not message.text:
+            return
+        await message.chat.send_action("typing")
+        reply_to = message.reply_to_message
+        await self.assistant.on_text(
+            self.channel,
+            str(message.chat_id),
+            message.text,
+            str(reply_to.message_id) if reply_to else None,
+        )
+
+    async def _file(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None:
+            return
+        incoming = incoming_of(message)
+        if incoming is None:
+            return
+        reply_to = message.reply_to_message
+        await self.assistant.on_file(
+            self.channel,
+            str(message.chat_id),
+            incoming,
+            str(reply_to.message_id) if reply_to else None,
+        )
+
+    async def _error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        log.error("Telegram handler failed", exc_info=context.error)
+        if isinstance(update, Update) and update.effective_chat is not None:
+            user = update.effective_user
+            if user is not None and user.id in self.allowed:
+                text = (
+                    context.error.user_message
+                    if isinstance(context.error, BiomdError)
+                    else "Something went wrong on my side; it is in the log. Try again?"
+                )
+                await self.channel.send(str(update.effective_chat.id), text)
+
+    async def owner_chats(self) -> list[str]:
+        """In Telegram a private chat's id is the user's id."""
+        return [str(uid) for uid in sorted(self.allowed)]
+
+    async def start(self) -> None:
+        await self.app.initialize()
+        await self.app.start()
+        assert self.app.updater is not None
+        await self.app.updater.start_polling(allowed_updates=Update.ALL_TYPES)
+
+    async def stop(self) -> None:
+        if self.app.updater is not None and self.app.updater.running:
+            await self.app.updater.stop()
+        if self.app.running:
+            await self.app.stop()
+        await self.app.shutdown()
