@@ -118,7 +118,6 @@ class TelegramBot:
             .token(settings.telegram_token or "")
             .base_url(f"{api}/bot")
             .base_file_url(f"{api}/file/bot")
-            .post_init(self._post_init)
         )
         local = settings.telegram_local_mode
         if local if local is not None else api != CLOUD_API:
@@ -144,9 +143,6 @@ class TelegramBot:
             MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, self._text)
         )
         app.add_error_handler(self._error)
-
-    async def _post_init(self, app: Application) -> None:  # type: ignore[type-arg]
-        await app.bot.set_my_commands([BotCommand(n, d) for n, d in COMMANDS])
 
     async def _gatekeeper(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Stop every update that is not the owner writing in a private chat."""
@@ -218,6 +214,7 @@ class TelegramBot:
 
     async def start(self) -> None:
         await self.app.initialize()
+        await self.app.bot.set_my_commands([BotCommand(n, d) for n, d in COMMANDS])
         await self.app.start()
         assert self.app.updater is not None
         await self.app.updater.start_polling(allowed_updates=Update.ALL_TYPES)

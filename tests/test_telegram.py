@@ -1,0 +1,233 @@
+"""The Telegram bot against a local fake Bot API server, with the real python-telegram-bot,
+the fake LLM server and real speech recognition."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.runner import BotApp
+from core.engine import Engine
+from core.jobs import JobQueue
+from tests import chat_fixtures as fx
+from tests.conftest import make_settings
+from tests.fake_llm import FakeLLM, fake_llm
+from tests.fake_telegram import FakeTelegram, fake_telegram
+from tests.media_fixtures import HINTED_SENTENCE, encode, speak
+from tests.models import whisper_dir
+
+OWNER = 111
+STRANGER = 222
+
+
+@dataclass
+class Rig:
+    app: BotApp
+    tg: FakeTelegram
+    llm: FakeLLM
+    settings: Any
+
+
+def settings_for(tmp_path: Path, minilm_path: Path, tg: FakeTelegram, llm: FakeLLM) -> Any:
+    return make_settings(
+        tmp_path / "data",
+        minilm_path,
+        telegram_token="123456:TEST",
+        telegram_allowed_users=str(OWNER),
+        telegram_api_url=tg.base,
+        telegram_local_mode=False,
+        llm_base_url=llm.base_url,
+        llm_api_key="sk-test",
+        whisper_model=str(whisper_dir()),
+        owner_names="Grace",
+        timezone="UTC",
+    )
+
+
+@pytest.fixture
+async def rig(tmp_path: Path, minilm_path: Path, embedder: Any) -> AsyncIterator[Rig]:
+    with fake_llm() as llm:
+        async with fake_telegram() as tg:
+            settings = settings_for(tmp_path, minilm_path, tg, llm)
+            app = BotApp(settings, embedder)
+            await app.start()
+            try:
+                yield Rig(app, tg, llm, settings)
+            finally:
+                await app.stop()
+
+
+def doc(tg: FakeTelegram, file_id: str, name: str, data: bytes) -> dict[str, Any]:
+    meta = tg.add_file(file_id, data, f"documents/{file_id}_{name}")
+    return {"document": {**meta, "file_name": name, "mime_type": "text/plain"}}
+
+
+async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(rig: Rig) -> None:
+    tg, llm = rig.tg, rig.llm
+    llm.reply_with("A family chat from February 2021 about Sunday lunch [#1].")
+    tg.push(OWNER, **doc(tg, "F1", "WhatsApp Chat - Família Silva.txt", fx.WHATSAPP_IOS.encode()))
+    await tg.wait_for(lambda: any("Sunday lunch" in t for t in tg.texts()))
+    texts = tg.texts(OWNER)
+    name = "WhatsApp Chat - Família Silva.txt"
+    assert texts[0] == f"{name}: queued"
+    edits = [p["text"] for m, p in tg.calls if m == "editMessageText"]
+    assert edits[0] == f"{name}: downloading…" and edits[-1] == f"{name}: done"
+    assert f"{name}: converting…" in edits and f"{name}: reading it (biographer)…" in edits
+    assert texts[-1].startswith("A family chat from February 2021 about Sunday lunch [#1].")
+    assert "/source 1" in texts[-1]
+    sources = await rig.app.engine.sources()
+    assert [(d.name, d.kind) for d in sources] == [(name, "whatsapp")]
+    ingest_turn = llm.bodies[0]["messages"][-1]["content"]
+    assert ingest_turn.startswith(f"New source #1: {name!r} (whatsapp,")
+
+
+async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
+    rig: Rig, tmp_path: Path
+) -> None:
+    tg, llm = rig.tg, rig.llm
+    ogg = encode(speak(HINTED_SENTENCE, tmp_path / "s.wav"), tmp_path / "v.ogg", "ogg", "libopus")
+    meta = tg.add_file("V1", ogg.read_bytes(), "voice/file_7.oga")
+    llm.reply_with("A spoken note about a friend's move.")
+    tg.push(OWNER, voice={**meta, "duration": 4, "mime_type": "audio/ogg"})
+    await tg.wait_for(lambda: any("friend's move" in t for t in tg.texts()))
+    heard = next(t for t in tg.texts() if t.startswith("Heard:"))
+    assert "friend" in heard.lower() and "spring" in heard.lower()
+    (source,) = await rig.app.engine.sources()
+    assert source.kind == "audio" and source.name.startswith("voice note ")
+
+
+async def test_a_reply_to_a_question_is_its_answer_even_after_a_restart(
+    tmp_path: Path, minilm_path: Path, embedder: Any
+) -> None:
+    with fake_llm() as llm:
+        async with fake_telegram() as tg:
+            settings = settings_for(tmp_path, minilm_path, tg, llm)
+            first = BotApp(settings, embedder)
+            await first.start()
+            await first.engine.profile.edit(
+                "", "- Why did you leave Galway in 2016?", turn_id=None, mode="chat", reason="q"
+            )
+            assert await first.push_questions() == 1
+            await first.stop()
+            pushed = next(m for m in tg.sent.values() if str(m.get("text", "")).startswith("❓ Q1"))
+            assert "Reply to this message to answer it" in pushed["text"]
+
+            second = BotApp(settings, embedder)
+            await second.start()
+            try:
+                llm.reply_with("Thank you: the ceramics course explains the move [#1].")
+                tg.push(
+                    OWNER, text="For a ceramics course in Dublin.", reply_to=pushed["message_id"]
+                )
+                await tg.wait_for(lambda: any("ceramics course explains" in t for t in tg.texts()))
+                assert "Thanks! Taking in your answer to Q1…" in tg.texts()
+                (source,) = await second.engine.sources()
+                assert source.name.startswith("answer to Q1")
+                text = (await second.engine.read_source(source.id)).text
+                assert "Grace (owner): For a ceramics course in Dublin." in text
+                assert "answered open question [Q1]" in llm.bodies[-1]["messages"][-1]["content"]
+                assert await second.push_questions() == 0, "asked within the cool-down"
+            finally:
+                await second.stop()
+
+
+async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
+    rig: Rig, caplog: pytest.LogCaptureFixture
+) -> None:
+    tg = rig.tg
+    caplog.set_level(logging.INFO)
+    engine: Engine = rig.app.engine
+    before = await engine.stats()
+    tg.push(STRANGER, text="hello, who are you?")
+    tg.push(STRANGER, text="/bio")
+    tg.push(STRANGER, **doc(tg, "X1", "notes.txt", b"stranger's notes"))
+    tg.push(STRANGER, text="edited", edited=True)
+    tg.push_callback(STRANGER)
+    tg.push(OWNER, text="/sources", chat_type="group", chat_id=-500)
+    tg.push(OWNER, text="a question in a group", chat_type="group", chat_id=-500)
+    tg.push(OWNER, text="/status")  # the owner, privately: this one is answered
+    await tg.wait_for(lambda: any(t.startswith("Sources: 0") for t in tg.texts()))
+    sent_to = {int(p["chat_id"]) for m, p in tg.calls if m in ("sendMessage", "sendDocument")}
+    assert sent_to == {OWNER}
+    assert not rig.llm.requests
+    assert await engine.stats() == before
+    assert (await engine.store.fetchone("SELECT COUNT(*) FROM jobs"))[0] == 0  # type: ignore[index]
+    assert (await engine.store.fetchone("SELECT COUNT(*) FROM chat_messages"))[0] == 0  # type: ignore[index]
+    assert f"ignoring user id {STRANGER}" in caplog.text
+
+
+async def test_a_job_queued_before_a_restart_is_finished(
+    tmp_path: Path, minilm_path: Path, embedder: Any
+) -> None:
+    with fake_llm() as llm:
+        async with fake_telegram() as tg:
+            settings = settings_for(tmp_path, minilm_path, tg, llm)
+            meta = tg.add_file(
+                "F9", b"Grace's diary: kiln fired at 1240C today.", "documents/d.txt"
+            )
+            async with await Engine.open(settings, embedder) as engine:
+                queue = JobQueue(engine, {})
+                payload = {
+                    "platform": "telegram",
+                    "chat": str(OWNER),
+                    "status": None,
+                    "file": meta["file_id"],
+                    "name": "diary.txt",
+                    "media": "document",
+                }
+                await queue.submit("source", payload)
+                crashed = await queue.submit("source", payload | {"name": "again.txt"})
+                async with engine.store.transaction() as db:
+                    await db.execute("UPDATE jobs SET status = 'running' WHERE id = ?", (crashed,))
+            llm.default_reply = "Read the diary."
+            app = BotApp(settings, embedder)
+            await app.start()
+            try:
+                await tg.wait_for(lambda: sum("done" in t for t in tg.texts()) >= 2)
+                assert any("again.txt: I already have this (source #1)." in t for t in tg.texts())
+                rows = await app.engine.store.fetchall("SELECT status FROM jobs ORDER BY id")
+                assert [r[0] for r in rows] == ["done", "done"]
+            finally:
+                await app.stop()
+
+
+async def test_a_long_reply_is_split_within_telegrams_limit(rig: Rig) -> None:
+    paragraphs = [f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 14 for i in range(27)]
+    long_text = "\n\n".join(p.strip() for p in paragraphs)
+    assert len(long_text) > 10_000
+    rig.llm.reply_with(long_text)
+    rig.tg.push(OWNER, text="Tell me everything")
+    await rig.tg.wait_for(lambda: any("Paragraph 26" in t for t in rig.tg.texts()))
+    parts = [t for t in rig.tg.texts() if t.startswith("Paragraph")]
+    assert len(parts) == 3 and all(len(p) <= 4096 for p in parts)
+    assert "\n\n".join(parts) == long_text, "split at paragraph boundaries, nothing lost"
+
+
+async def test_commands_answer_and_bio_md_arrives_as_a_file(rig: Rig) -> None:
+    tg = rig.tg
+    await rig.app.engine.profile.edit(
+        "_Nothing is known yet. This fills in as sources are read._",
+        "Grace is a potter in Galway <since 2009> & loves the sea [#1].",
+        turn_id=None,
+        mode="chat",
+        reason="x",
+    )
+    tg.push(OWNER, text="/bio")
+    await tg.wait_for(lambda: any(t.startswith("Summary") for t in tg.texts()))
+    name, data = tg.documents[0]
+    assert name == "bio.md" and b"Grace is a potter" in data
+    summary = next(t for t in tg.texts() if t.startswith("Summary"))
+    assert "&lt;since 2009&gt; &amp; loves" in summary, "escaped for HTML mode"
+    (commands,) = [p for m, p in tg.calls if m == "setMyCommands"]
+    assert [c["command"] for c in commands["commands"]][:4] == ["start", "help", "bio", "timeline"]
+    tg.push(OWNER, text="/source 42")
+    await tg.wait_for(lambda: any("There is no source #42." in t for t in tg.texts()))
+    tg.push(OWNER, text="/forget")
+    await tg.wait_for(lambda: any("Which source? For example /forget 12." in t for t in tg.texts()))
+    await asyncio.sleep(0)
