@@ -83,7 +83,7 @@ class DiscordBot:
         intents = discord.Intents.default()
         intents.message_content = True
         intents.dm_messages = True
-        self.client = discord.Client(intents=intents)
+        self.client = discord.Client(intents=intents, guild_ready_timeout=0.5)
         self.channel = DiscordChannel(self.client)
         self._task: Any = None
         self.client.event(self.on_message)
@@ -99,7 +99,7 @@ class DiscordBot:
                 message.author,
             )
             return
-        if message.guild is not None:
+        if message.guild is not None or not isinstance(message.channel, discord.DMChannel):
             return  # the bot works in DMs only
         try:
             await self._handle(message)
@@ -138,9 +138,20 @@ class DiscordBot:
     async def start(self) -> None:
         import asyncio
 
-        await self.client.login(self.settings.discord_token or "")
+        try:
+            await self.client.login(self.settings.discord_token or "")
+        except discord.LoginFailure as exc:
+            raise BiomdError(f"Discord rejected BIOMD_DISCORD_TOKEN: {exc}") from exc
         self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord")
-        await self.client.wait_until_ready()
+        ready = asyncio.create_task(self.client.wait_until_ready())
+        done, _ = await asyncio.wait(
+            {ready, self._task}, timeout=120, return_when="FIRST_COMPLETED"
+        )
+        if ready not in done:
+            ready.cancel()
+            if self._task.done() and self._task.exception() is not None:
+                raise BiomdError(f"Discord: could not connect ({self._task.exception()}).")
+            raise BiomdError("Discord: the gateway did not become ready within 2 minutes.")
 
     async def stop(self) -> None:
         await self.client.close()

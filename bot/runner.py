@@ -78,8 +78,16 @@ class BotApp:
         self._scheduler: Any = None
 
     async def start(self) -> None:
+        """Open everything; on failure, close what was opened and raise."""
+        self.engine = await Engine.open(self.settings, self._embedder)
+        try:
+            await self._start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def _start(self) -> None:
         settings = self.settings
-        self.engine = await Engine.open(settings, self._embedder)
         self.jobs = JobQueue(self.engine, self.channels)
         self.assistant = Assistant(self.engine, self.jobs)
         self.engine.take_ingest_lock()

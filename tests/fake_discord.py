@@ -1,0 +1,294 @@
+"""A local fake of Discord's REST API and gateway (one aiohttp app) for discord.py, wired by
+setting `Route.BASE` and `DiscordWebSocket.DEFAULT_GATEWAY`. The gateway speaks
+HELLO → IDENTIFY → READY, acknowledges heartbeats, and dispatches the MESSAGE_CREATE events
+a test pushes; REST records what the bot sends."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+import yarl
+from aiohttp import WSMsgType, web
+
+BOT = {
+    "id": "900",
+    "username": "biomd",
+    "discriminator": "0",
+    "global_name": "biomd",
+    "avatar": None,
+    "bot": True,
+}
+
+
+def user(uid: int, name: str = "grace") -> dict[str, Any]:
+    return {
+        "id": str(uid),
+        "username": name,
+        "discriminator": "0",
+        "global_name": name,
+        "avatar": None,
+    }
+
+
+@dataclass
+class FakeDiscord:
+    base: str = ""
+    calls: list[tuple[str, str, Any]] = field(default_factory=list)
+    messages: dict[str, dict[str, Any]] = field(default_factory=dict)  # sent by the bot
+    files: dict[str, bytes] = field(default_factory=dict)
+    uploads: list[tuple[str, bytes]] = field(default_factory=list)
+    _sockets: list[web.WebSocketResponse] = field(default_factory=list)
+    _seq: int = 0
+    _next_id: int = 5000
+    identified: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def _id(self) -> str:
+        self._next_id += 1
+        return str(self._next_id)
+
+    # -- what tests use -----------------------------------------------------------------------
+
+    def dm_channel(self, uid: int) -> str:
+        return str(700000 + uid)
+
+    def add_file(self, name: str, data: bytes) -> str:
+        self.files[name] = data
+        return f"{self.base}/attachments/{name}"
+
+    async def push(
+        self,
+        uid: int,
+        content: str = "",
+        *,
+        guild: bool = False,
+        reply_to: str | None = None,
+        attachments: list[dict[str, Any]] | None = None,
+        bot: bool = False,
+    ) -> str:
+        """Dispatch MESSAGE_CREATE as if `uid` wrote in a DM (or in a guild channel)."""
+        message_id = self._id()
+        author = user(uid) | ({"bot": True} if bot else {})
+        data: dict[str, Any] = {
+            "id": message_id,
+            "channel_id": "123" if guild else self.dm_channel(uid),
+            "author": author,
+            "content": content,
+            "timestamp": datetime.now(UTC).isoformat(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": attachments or [],
+            "embeds": [],
+            "pinned": False,
+            "type": 19 if reply_to else 0,
+            "flags": 0,
+        }
+        if guild:
+            data["guild_id"] = "42"
+            data["member"] = {
+                "roles": [],
+                "joined_at": datetime.now(UTC).isoformat(),
+                "deaf": False,
+                "mute": False,
+            }
+        if reply_to:
+            data["message_reference"] = {"message_id": reply_to, "channel_id": data["channel_id"]}
+        await self._dispatch("MESSAGE_CREATE", data)
+        return message_id
+
+    def attachment(self, name: str, data: bytes, voice: bool = False) -> dict[str, Any]:
+        url = self.add_file(name, data)
+        att: dict[str, Any] = {
+            "id": self._id(),
+            "filename": name,
+            "size": len(data),
+            "url": url,
+            "proxy_url": url,
+            "content_type": "audio/ogg" if voice else "text/plain",
+        }
+        if voice:
+            att |= {"duration_secs": 3.5, "waveform": "AAAA"}
+        return att
+
+    def texts(self, channel: str | None = None) -> list[str]:
+        out = []
+        for method, path, body in self.calls:
+            mine = channel is None or f"/channels/{channel}/" in path
+            posted = method in ("POST", "PATCH") and "/messages" in path
+            if posted and mine and isinstance(body, dict) and body.get("content"):
+                out.append(str(body["content"]))
+        return out
+
+    async def wait_for(self, predicate: Any, seconds: float = 30.0) -> None:
+        deadline = time.monotonic() + seconds
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out; bot said: {self.texts()}")
+            await asyncio.sleep(0.05)
+
+    # -- gateway ------------------------------------------------------------------------------
+
+    async def _dispatch(self, event: str, data: dict[str, Any]) -> None:
+        self._seq += 1
+        for ws in list(self._sockets):
+            await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 40000}}))
+        async for msg in ws:
+            if msg.type != WSMsgType.TEXT:
+                continue
+            payload = json.loads(msg.data)
+            if payload["op"] == 1:
+                await ws.send_str(json.dumps({"op": 11}))
+            elif payload["op"] == 2:
+                self._sockets.append(ws)
+                self._seq += 1
+                ready = {
+                    "v": 10,
+                    "user": BOT,
+                    "guilds": [],
+                    "session_id": "s1",
+                    "resume_gateway_url": f"{self.base.replace('http', 'ws')}/gateway",
+                    "application": {"id": "900", "flags": 0},
+                }
+                await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._seq, "d": ready}))
+                self.identified.set()
+        if ws in self._sockets:
+            self._sockets.remove(ws)
+        return ws
+
+    # -- REST -----------------------------------------------------------------------------------
+
+    async def _rest(self, request: web.Request) -> web.Response:
+        path = "/" + request.match_info["path"]
+        body: Any = None
+        if request.content_type == "application/json":
+            body = await request.json()
+        elif request.content_type.startswith("multipart/"):
+            body = {}
+            reader = await request.multipart()
+            async for part in reader:
+                if part.name == "payload_json":  # type: ignore[union-attr]
+                    body.update(json.loads(await part.text()))  # type: ignore[union-attr]
+                elif part.filename:  # type: ignore[union-attr]
+                    self.uploads.append((part.filename, await part.read()))  # type: ignore[union-attr]
+        self.calls.append((request.method, path, body))
+        route = (request.method, path)
+        if route == ("GET", "/users/@me"):
+            return _json(BOT)
+        if route == ("GET", "/oauth2/applications/@me"):
+            return _json(
+                {
+                    "id": "900",
+                    "name": "biomd",
+                    "description": "",
+                    "icon": None,
+                    "bot_public": False,
+                    "bot_require_code_grant": False,
+                    "owner": user(1, "owner"),
+                    "verify_key": "0" * 64,
+                    "flags": 0,
+                }
+            )
+        if request.method == "GET" and path.startswith("/users/"):
+            return _json(user(int(path.rsplit("/", 1)[1])))
+        if route == ("POST", "/users/@me/channels"):
+            uid = int(body["recipient_id"])
+            return _json(
+                {
+                    "id": self.dm_channel(uid),
+                    "type": 1,
+                    "recipients": [user(uid)],
+                    "last_message_id": None,
+                }
+            )
+        if request.method == "GET" and path.startswith("/channels/") and path.count("/") == 2:
+            cid = path.rsplit("/", 1)[1]
+            uid = int(cid) - 700000
+            return _json({"id": cid, "type": 1, "recipients": [user(uid)], "last_message_id": None})
+        if request.method == "POST" and path.endswith("/typing"):
+            return web.Response(status=204)
+        if request.method == "POST" and path.endswith("/messages"):
+            channel = path.split("/")[2]
+            content = (body or {}).get("content") or ""
+            if len(content) > 2000:
+                return _json({"message": "Invalid Form Body", "code": 50035}, status=400)
+            message = self._message(channel, content)
+            return _json(message)
+        if request.method == "PATCH" and "/messages/" in path:
+            mid = path.rsplit("/", 1)[1]
+            message = self.messages[mid]
+            message["content"] = (body or {}).get("content", message["content"])
+            return _json(message)
+        return _json({"message": f"the fake has no {request.method} {path}", "code": 0}, 404)
+
+    def _message(self, channel: str, content: str) -> dict[str, Any]:
+        mid = self._id()
+        message = {
+            "id": mid,
+            "channel_id": channel,
+            "author": BOT,
+            "content": content,
+            "timestamp": datetime.now(UTC).isoformat(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [],
+            "embeds": [],
+            "pinned": False,
+            "type": 0,
+            "flags": 0,
+        }
+        self.messages[mid] = message
+        return message
+
+    async def _attachment(self, request: web.Request) -> web.Response:
+        data = self.files.get(request.match_info["name"])
+        return web.Response(body=data) if data is not None else web.Response(status=404)
+
+
+def _json(data: Any, status: int = 200) -> web.Response:
+    # discord.py checks the content type exactly; no charset.
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"}
+    )
+
+
+@asynccontextmanager
+async def fake_discord() -> AsyncIterator[FakeDiscord]:
+    state = FakeDiscord()
+    app = web.Application()
+    app.router.add_get("/gateway", state._gateway)
+    app.router.add_get("/attachments/{name}", state._attachment)
+    app.router.add_route("*", "/api/v10/{path:.*}", state._rest)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    state.base = f"http://127.0.0.1:{port}"
+    old_base = discord.http.Route.BASE
+    old_gateway = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    discord.http.Route.BASE = f"{state.base}/api/v10"
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(f"ws://127.0.0.1:{port}/gateway")
+    try:
+        yield state
+    finally:
+        discord.http.Route.BASE = old_base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
+        await runner.cleanup()
