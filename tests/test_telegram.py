@@ -231,3 +231,88 @@ async def test_commands_answer_and_bio_md_arrives_as_a_file(rig: Rig) -> None:
     tg.push(OWNER, text="/forget")
     await tg.wait_for(lambda: any("Which source? For example /forget 12." in t for t in tg.texts()))
     await asyncio.sleep(0)
+
+
+async def test_a_voice_reply_to_a_question_is_transcribed_and_taken_as_its_answer(
+    rig: Rig, tmp_path: Path
+) -> None:
+    tg, llm = rig.tg, rig.llm
+    await rig.app.engine.profile.edit(
+        "", "- Who is Saoirse?", turn_id=None, mode="chat", reason="q"
+    )
+    assert await rig.app.push_questions() == 1
+    asked = next(m for m in tg.sent.values() if str(m.get("text", "")).startswith("❓ Q1"))
+    ogg = encode(speak(HINTED_SENTENCE, tmp_path / "a.wav"), tmp_path / "a.ogg", "ogg", "libopus")
+    meta = tg.add_file("V2", ogg.read_bytes(), "voice/file_9.oga")
+    llm.default_reply = "Noted: your friend moved."
+    tg.push(
+        OWNER, voice={**meta, "duration": 4, "mime_type": "audio/ogg"}, reply_to=asked["message_id"]
+    )
+    await tg.wait_for(lambda: any("Noted: your friend moved." in t for t in tg.texts()))
+    assert any(t.endswith("queued as your answer to Q1") for t in tg.texts())
+    names = [d.name for d in await rig.app.engine.sources()]
+    assert names[0].startswith("voice note ") and names[1].startswith("answer to Q1")
+    answer = (await rig.app.engine.read_source(2)).text
+    assert "Grace (owner): " in answer and "friend" in answer.lower()
+    assert any("answered open question [Q1]" in b["messages"][-1]["content"] for b in llm.bodies)
+
+
+async def test_nothing_is_pushed_when_there_are_no_open_questions(rig: Rig) -> None:
+    assert await rig.app.push_questions() == 0
+    assert not [m for m, _ in rig.tg.calls if m == "sendMessage"]
+
+
+def test_a_bad_question_schedule_is_a_clear_error() -> None:
+    from datetime import UTC
+
+    from bot.scheduler import build_scheduler
+    from core.errors import ConfigError
+
+    async def nothing() -> None:
+        pass
+
+    with pytest.raises(ConfigError, match="BIOMD_QUESTIONS_CRON is 'every evening'"):
+        build_scheduler("every evening", UTC, nothing, nothing)
+    scheduler = build_scheduler("0 19 * * *", UTC, nothing, nothing)
+    assert {j.id for j in scheduler.get_jobs()} == {"questions", "read"}
+
+
+async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: Path) -> None:
+    import os
+    import signal
+    import sys
+
+    with fake_llm() as llm:
+        async with fake_telegram() as tg:
+            env = {
+                **os.environ,
+                "BIOMD_DATA_DIR": str(tmp_path / "data"),
+                "BIOMD_TELEGRAM_TOKEN": "123456:TEST",
+                "BIOMD_TELEGRAM_ALLOWED_USERS": str(OWNER),
+                "BIOMD_TELEGRAM_API_URL": tg.base,
+                "BIOMD_TELEGRAM_LOCAL_MODE": "false",
+                "BIOMD_LLM_BASE_URL": llm.base_url,
+                "BIOMD_EMBED_MODEL": "sentence-transformers/all-MiniLM-L6-v2",
+                "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
+            }
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bot",
+                "run",
+                env=env,
+                cwd=tmp_path,
+                stderr=asyncio.subprocess.PIPE,
+            )
+            assert proc.stderr is not None
+            lines: list[str] = []
+            while not any("biomd is running on telegram" in ln for ln in lines):
+                line = await asyncio.wait_for(proc.stderr.readline(), 60)
+                assert line, f"exited early: {lines}"
+                lines.append(line.decode())
+            tg.push(OWNER, text="/status")
+            await tg.wait_for(lambda: any(t.startswith("Sources: 0") for t in tg.texts()))
+            proc.send_signal(signal.SIGTERM)
+            rest = await asyncio.wait_for(proc.stderr.read(), 30)
+            assert await proc.wait() == 0, rest.decode()
+            assert "stopping" in rest.decode()
