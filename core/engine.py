@@ -225,7 +225,7 @@ class Engine:
 
     async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
         """Give every indexed chunk a vector. Resumable: it starts wherever vectors stop."""
-        embedder = self.embedder()
+        embedder = await asyncio.to_thread(self.embedder)  # importing fastembed takes a while
         await self.check_model()
         total = await self._count_missing_vectors()
         if total == 0:

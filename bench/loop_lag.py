@@ -1,0 +1,162 @@
+"""Responsiveness while the bot works: event-loop lag and `/status` latency while a 50 MB
+WhatsApp export is converted, indexed and embedded by the job worker.
+
+    .venv/bin/python -m bench.loop_lag --mb 50 --embed-seconds 30
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.synth import NAMES, vocabulary, word_probabilities
+from core.assistant import Assistant
+from core.engine import Engine
+from core.jobs import JobQueue
+from core.settings import Settings
+
+
+class LocalChannel:
+    """A chat that keeps what the bot says, and 'downloads' by copying a local file."""
+
+    platform = "bench"
+    max_length = 4096
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+
+    async def send(self, chat: str, text: str) -> str:
+        self.said.append(text)
+        return str(len(self.said))
+
+    async def edit(self, chat: str, message: str, text: str) -> None:
+        self.said.append(text)
+
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
+        return await self.send(chat, caption)
+
+    async def download(self, file_ref: str, dest: Path) -> None:
+        await asyncio.to_thread(shutil.copyfile, file_ref, dest)
+
+
+def whatsapp_export(path: Path, mb: int) -> None:
+    rng = np.random.default_rng(5)
+    vocab = vocabulary(30_000)
+    probs = word_probabilities(len(vocab))
+    words = np.array(vocab, dtype=object)
+    written, minute = 0, 0
+    with path.open("w", encoding="utf-8") as f:
+        while written < mb * 1_000_000:
+            ids = rng.choice(len(vocab), size=20_000, p=probs)
+            lines, pos = [], 0
+            for n in rng.integers(4, 30, size=1500):
+                minute += int(rng.integers(1, 180))
+                day, rest = divmod(minute, 1440)
+                date = f"{day % 28 + 1:02d}/{day // 28 % 12 + 1:02d}/{2015 + day // 336}"
+                name = NAMES[int(rng.integers(0, len(NAMES)))]
+                lines.append(
+                    f"{date}, {rest // 60:02d}:{rest % 60:02d} - {name}: "
+                    f"{' '.join(words[ids[pos : pos + n]])}"
+                )
+                pos += n
+            written += f.write("\n".join(lines) + "\n")
+
+
+async def main(mb: int, embed_seconds: float, model_path: Path) -> None:
+    work = Path(tempfile.mkdtemp(prefix="biomd-lag-"))
+    export = work / "WhatsApp Chat with Everyone.txt"
+    whatsapp_export(export, mb)
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        data_dir=work / "data",
+        embed_model="sentence-transformers/all-MiniLM-L6-v2",
+        embed_model_path=model_path,
+    )
+    channel = LocalChannel()
+    async with await Engine.open(settings) as engine:
+        jobs = JobQueue(engine, {"bench": channel})
+        assistant = Assistant(engine, jobs)
+        await jobs.submit(
+            "source",
+            {
+                "platform": "bench",
+                "chat": "1",
+                "status": None,
+                "file": str(export),
+                "name": export.name,
+                "media": "document",
+            },
+        )
+        worker = asyncio.create_task(jobs.run())
+        lags: dict[str, list[float]] = {}
+        status_ms: dict[str, list[float]] = {}
+        embedding_since: float | None = None
+        started = time.perf_counter()
+
+        def phase() -> str:
+            last = next((s for s in reversed(channel.said) if s.startswith(export.name)), "")
+            if "vectors" in last:
+                return "embedding"
+            if "indexing" in last or "converting" in last:
+                return "converting + indexing"
+            return "downloading"
+
+        async def probe() -> None:
+            while True:
+                t0 = time.perf_counter()
+                await asyncio.sleep(0.01)
+                lags.setdefault(phase(), []).append((time.perf_counter() - t0 - 0.01) * 1000)
+
+        async def status() -> None:
+            while True:
+                await asyncio.sleep(0.5)
+                t0 = time.perf_counter()
+                await assistant.on_command(channel, "1", "status", "")
+                status_ms.setdefault(phase(), []).append((time.perf_counter() - t0) * 1000)
+
+        tasks = [asyncio.create_task(probe()), asyncio.create_task(status())]
+        while not worker.done():
+            await asyncio.sleep(0.5)
+            if phase() == "embedding":
+                embedding_since = embedding_since or time.perf_counter()
+                if time.perf_counter() - embedding_since > embed_seconds:
+                    break
+        for task in [*tasks, worker]:
+            task.cancel()
+        await asyncio.gather(*tasks, worker, return_exceptions=True)
+        elapsed = time.perf_counter() - started
+    print(f"\n{mb} MB WhatsApp export, {elapsed:.0f} s observed\n")
+    print(
+        "| phase | loop samples | lag p50 ms | lag p99 ms | lag max ms | /status p50 ms |"
+        " /status max ms |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name in ("converting + indexing", "embedding"):
+        lag = np.array(lags.get(name, [0.0]))
+        st = np.array(status_ms.get(name, [0.0]))
+        print(
+            f"| {name} | {len(lag)} | {np.percentile(lag, 50):.1f} | "
+            f"{np.percentile(lag, 99):.1f} | {lag.max():.1f} | {np.percentile(st, 50):.1f} | "
+            f"{st.max():.1f} |"
+        )
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--mb", type=int, default=50)
+    ap.add_argument("--embed-seconds", type=float, default=30.0)
+    ap.add_argument("--model-path", type=Path)
+    args = ap.parse_args()
+    path = args.model_path
+    if path is None:
+        from tests.models import minilm_dir
+
+        path = minilm_dir()
+    asyncio.run(main(args.mb, args.embed_seconds, path))
