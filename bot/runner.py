@@ -35,18 +35,18 @@ def configured_platforms(settings: Settings) -> list[str]:
     out = []
     if settings.telegram_token:
         if not settings.telegram_users:
-            raise ConfigError(
-                "BIOMD_TELEGRAM_TOKEN is set but BIOMD_TELEGRAM_ALLOWED_USERS is empty. Start "
-                "the bot once, message it, and copy your user id from the log line "
-                "'Telegram: ignoring user id …' into BIOMD_TELEGRAM_ALLOWED_USERS."
+            log.warning(
+                "BIOMD_TELEGRAM_ALLOWED_USERS is empty, so nobody is served yet. Message the "
+                "bot now, then copy your id from the line 'Telegram: ignoring user id …' into "
+                "BIOMD_TELEGRAM_ALLOWED_USERS and restart."
             )
         out.append("telegram")
     if settings.discord_token:
         if not settings.discord_users:
-            raise ConfigError(
-                "BIOMD_DISCORD_TOKEN is set but BIOMD_DISCORD_ALLOWED_USERS is empty. Start the "
-                "bot once, DM it, and copy your user id from the log line "
-                "'Discord: ignoring user id …' into BIOMD_DISCORD_ALLOWED_USERS."
+            log.warning(
+                "BIOMD_DISCORD_ALLOWED_USERS is empty, so nobody is served yet. DM the bot now, "
+                "then copy your id from the line 'Discord: ignoring user id …' into "
+                "BIOMD_DISCORD_ALLOWED_USERS and restart."
             )
         out.append("discord")
     return out
