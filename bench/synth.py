@@ -57,3 +57,33 @@ def chat_text(chars: int, vocab: list[str], seed: int = 1) -> Iterator[str]:
         piece = "\n".join(lines) + "\n"
         produced += len(piece)
         yield piece
+
+
+def structured_vectors(
+    rng: np.random.Generator, n: int, dim: int = 384, topics: int = 200
+) -> np.ndarray:
+    """Unit vectors shaped like sentence embeddings: a shared direction, a power-law spectrum
+    and topic clusters (random-pair cosine about 0.3-0.5). Uniformly random vectors would be a
+    worst case that real embeddings never are."""
+    basis, _ = np.linalg.qr(rng.standard_normal((dim, dim)))
+    scale = np.arange(1, dim + 1) ** -0.8
+
+    def draw(k: int) -> np.ndarray:
+        return (rng.standard_normal((k, dim)) * scale) @ basis.T
+
+    mean = draw(1)[0] * 1.5
+    centres = draw(topics) * 1.5
+    out = np.empty((n, dim), dtype=np.float32)
+    for start in range(0, n, 100_000):
+        k = min(100_000, n - start)
+        block = mean + centres[rng.integers(0, topics, k)] + draw(k)
+        out[start : start + k] = block / np.linalg.norm(block, axis=1, keepdims=True)
+    return out
+
+
+def paraphrases(rng: np.random.Generator, vectors: np.ndarray, n: int) -> np.ndarray:
+    """Queries near stored vectors, as a reworded question would be."""
+    picks = vectors[rng.integers(0, len(vectors), n)]
+    other = vectors[rng.integers(0, len(vectors), n)] - vectors[:1000].mean(axis=0)
+    queries = picks + 0.3 * other
+    return (queries / np.linalg.norm(queries, axis=1, keepdims=True)).astype(np.float32)

@@ -73,7 +73,7 @@ class Engine:
         self._transcriber: WhisperTranscriber | None = None
         self._describer: VisionDescriber | None = None
         self._lock = ProcessLock(settings.data_dir / "ingest.lock")
-        self.index = VectorIndex()
+        self.index = VectorIndex(settings.data_dir / "cache")
         self.searcher = Searcher(store, self.embedder, self.index, FusionConfig())
         self.profile = Profile(store, settings.data_dir / "bio.md")
         self.biography = Biography(settings, store, self.searcher, self.profile)

@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from core.embedding import Embedder, Matrix
+import numpy as np
+
+from core.embedding import Embedder, Matrix, from_blobs
 from core.errors import NotFound
 from core.fts_query import content_tokens, keyword_query
 from core.fusion import RRF_K, rrf, vector_weight
@@ -78,6 +80,7 @@ class Slice:
 
 
 _LINE_CONTEXT = 160
+EXACT_POOL = 60  # int8-ranked candidates scored exactly in float32
 
 
 class Searcher:
@@ -133,20 +136,31 @@ class Searcher:
     async def vector_ids(
         self, query: str, limit: int, vector: Matrix | None = None
     ) -> list[tuple[int, float]]:
-        """(chunk id, cosine) best first, over whatever vectors exist now."""
+        """(chunk id, cosine) best first, over whatever vectors exist now: a shortlist from
+        the compact index, scored exactly with the store's float32 vectors."""
         await self.index.refresh(self.store)
         if len(self.index) == 0 or limit <= 0:
             return []
         if vector is None:
             vector = await asyncio.to_thread(self._embedder().embed_query, query)
-        return self.index.search(vector, limit)
+        q = np.asarray(vector, dtype=np.float32)
+        ids = await asyncio.to_thread(self.index.shortlist, q, max(limit * 4, EXACT_POOL))
+        blobs = await self.store.vectors_of(ids)
+        if not blobs:
+            return []
+        found = [cid for cid in ids if cid in blobs]
+        scores = from_blobs([blobs[c] for c in found], len(q)) @ q
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(found[i], float(scores[i])) for i in order]
 
     async def hybrid_ids(
         self, query: str, limit: int, query_vector: Matrix | None = None
     ) -> list[tuple[int, float]]:
         cfg = self.fusion
-        keyword = await self.keyword_ids(query, max(cfg.keyword_depth, limit))
-        vector = await self.vector_ids(query, max(cfg.vector_depth, limit), query_vector)
+        keyword, vector = await asyncio.gather(
+            self.keyword_ids(query, max(cfg.keyword_depth, limit)),
+            self.vector_ids(query, max(cfg.vector_depth, limit), query_vector),
+        )
         coverage = await self.coverage(query, keyword[0][0]) if keyword else 0.0
         weight = vector_weight(
             coverage, cfg.vector_weight_low, cfg.vector_weight_high, cfg.coverage_power

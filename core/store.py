@@ -111,7 +111,12 @@ class Store:
             side = path.with_name(path.name + suffix)
             if side.exists():
                 side.chmod(0o600)
-        return cls(path, writer, reader)
+        store = cls(path, writer, reader)
+        if await store.get_meta("store_id") is None:
+            import uuid
+
+            await store.set_meta({"store_id": uuid.uuid4().hex})
+        return store
 
     async def close(self) -> None:
         await self._reader.close()
@@ -336,6 +341,20 @@ class Store:
             (after_id, limit),
         )
         return [(int(r[0]), int(r[1]), bytes(r[2])) for r in rows]
+
+    async def vectors_of(self, chunk_ids: Sequence[int]) -> dict[int, bytes]:
+        """The float32 blobs of these chunks (those that have one)."""
+        if not chunk_ids:
+            return {}
+        marks = ",".join("?" * len(chunk_ids))
+        rows = await self.fetchall(
+            f"SELECT chunk_id, vector FROM vectors WHERE chunk_id IN ({marks})", list(chunk_ids)
+        )
+        return {int(r[0]): bytes(r[1]) for r in rows}
+
+    async def count_vectors_upto(self, last_id: int) -> int:
+        row = await self.fetchone("SELECT COUNT(*) FROM vectors WHERE id <= ?", (last_id,))
+        return int(row[0]) if row else 0
 
     async def count_vectors_after(self, after_id: int) -> int:
         row = await self.fetchone("SELECT COUNT(*) FROM vectors WHERE id > ?", (after_id,))
