@@ -1,11 +1,9 @@
 """Compact forms of unit vectors for a fast first pass over millions of them. Pure numpy.
 
-- Binary codes: two bits per dimension, its sign and whether its magnitude is above that
-  dimension's median, kept as columns of uint64 words. The distance counts the dimensions
-  whose signs differ, twice where either side is large, which tracks the angle between
-  vectors closely (it found 99.7% of the true top 10 among 0.5% candidates, where plain
-  sign bits found 97%); a column-wise XOR and popcount scans a million codes in
-  milliseconds.
+- Binary codes: one bit per dimension (its sign), kept as columns of uint64 words. The
+  Hamming distance between codes tracks the angle between vectors; a column-wise XOR and
+  popcount scans a million codes in a few milliseconds. With 1% of the corpus as candidates
+  it kept the true top 10 every time at a million (bench/RESULTS.md).
 - int8 rows: each dimension scaled to -127..127, for re-scoring the Hamming candidates with
   dot products that are nearly exact, before the final exact float32 pass.
 """
@@ -32,36 +30,16 @@ def pack(vectors: npt.NDArray[np.float32]) -> Codes:
     return padded.view("<u8").astype(np.uint64, copy=False)
 
 
-def magnitude_thresholds(vectors: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """Per-dimension median of |x|: the line between a small and a large component."""
-    if len(vectors) == 0:
-        return np.zeros(vectors.shape[1], dtype=np.float32)
-    return np.median(np.abs(vectors), axis=0).astype(np.float32)
-
-
-def encode(vectors: npt.NDArray[np.float32], thresholds: npt.NDArray[np.float32]) -> Codes:
-    """Sign words followed by magnitude words, per row."""
-    rows = np.atleast_2d(vectors)
-    return np.hstack([pack(rows), pack(np.abs(rows) - thresholds)])
-
-
 def hamming(
     columns: list[Codes], query: Codes, lo: int = 0, hi: int | None = None
 ) -> npt.NDArray[np.uint16]:
-    """Weighted sign disagreements between the query code and rows lo..hi of the
-    column-stored codes (see the module docstring)."""
+    """Bits that differ between the query code and rows lo..hi of the column-stored codes."""
     hi = len(columns[0]) if hi is None else hi
-    words = len(columns) // 2
     acc = np.zeros(hi - lo, dtype=np.uint16)
     diff = np.empty(hi - lo, dtype=np.uint64)
-    big = np.empty(hi - lo, dtype=np.uint64)
     count = np.empty(hi - lo, dtype=np.uint8)
-    for w in range(words):
-        np.bitwise_xor(columns[w][lo:hi], query[w], out=diff)
-        np.bitwise_count(diff, out=count)
-        np.add(acc, count, out=acc)
-        np.bitwise_or(columns[words + w][lo:hi], query[words + w], out=big)
-        np.bitwise_and(diff, big, out=diff)
+    for column, word in zip(columns, query, strict=True):
+        np.bitwise_xor(column[lo:hi], word, out=diff)
         np.bitwise_count(diff, out=count)
         np.add(acc, count, out=acc)
     return acc

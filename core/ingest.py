@@ -41,7 +41,9 @@ Status = Literal["added", "duplicate", "failed"]
 ProgressFn = Callable[[str, int], None]
 """Called as (source name, characters indexed so far)."""
 
-_BATCH_CHUNKS = 2000
+_BATCH_CHUNKS = 2000  # chunks per batch from the converter
+_QUEUED_BATCHES = 4  # batches converted ahead of the writer (memory stays bounded)
+_WRITE_CHUNKS = 8000  # most chunks written in one transaction
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,19 +227,29 @@ class Ingestor:
         """Convert, chunk and store one document; it becomes `ready` only when complete."""
         pieces = converter.convert(probe, self.ctx)
         stream = ChunkStream(_guarded(pieces, probe.name, converter.kind))
-        pending = asyncio.ensure_future(asyncio.to_thread(stream.next_batch))
+        ready: asyncio.Queue[list[ChunkRow] | None] = asyncio.Queue(maxsize=_QUEUED_BATCHES)
+        producer = asyncio.ensure_future(_produce(stream, ready))
         try:
-            while (batch := await pending) is not None:
-                pending = asyncio.ensure_future(asyncio.to_thread(stream.next_batch))
-                if batch:
-                    await self.store.add_chunks(doc_id, batch)
+            done = False
+            while not done:
+                batch = await ready.get()
+                rows = [] if batch is None else batch
+                done = batch is None
+                while not done and len(rows) < _WRITE_CHUNKS and not ready.empty():
+                    more = ready.get_nowait()  # write what has piled up in one transaction
+                    done = more is None
+                    rows += more or []
+                if rows:
+                    await self.store.add_chunks(doc_id, rows)
                 if self.on_progress:
                     self.on_progress(probe.name, stream.length)
+            await producer  # raises the converter's error, if it had one
         except ConversionError as exc:
             return await self._fail(doc_id, probe.name, exc.user_message, converter.kind)
         finally:
-            if not pending.done():  # never leave the generator running behind our back
-                await asyncio.wait([pending])
+            if not producer.done():  # never leave the generator running behind our back
+                producer.cancel()
+                await asyncio.wait([producer])
         if not stream.has_text:
             return await self._fail(
                 doc_id, probe.name, f"{probe.name}: no text found in it.", converter.kind
@@ -333,6 +345,15 @@ class Ingestor:
         finally:
             members.close()
             self.raw.discard(staged)
+
+
+async def _produce(stream: ChunkStream, ready: asyncio.Queue[list[ChunkRow] | None]) -> None:
+    """Convert and chunk in a worker thread, batch after batch, while batches are written."""
+    try:
+        while (batch := await asyncio.to_thread(stream.next_batch)) is not None:
+            await ready.put(batch)
+    finally:
+        await ready.put(None)  # the writer stops at this; it is always there to take it
 
 
 def _stage_member(raw: RawFiles, member: Member) -> Staged:

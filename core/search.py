@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -12,8 +13,9 @@ import numpy as np
 
 from core.embedding import Embedder, Matrix, from_blobs
 from core.errors import NotFound
-from core.fts_query import content_tokens, keyword_query
+from core.fts_query import content_tokens
 from core.fusion import RRF_K, rrf, vector_weight
+from core.keyword_plan import plan
 from core.store import Store
 from core.vector_index import VectorIndex
 
@@ -97,6 +99,7 @@ class Searcher:
         self._embedder = embedder
         self.index = index
         self.fusion = fusion or FusionConfig()
+        self._size: tuple[float, int, int] | None = None
 
     # -- ranked search ------------------------------------------------------------------
 
@@ -117,21 +120,36 @@ class Searcher:
         return await self.hybrid_ids(query, limit, vector)
 
     async def keyword_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
-        """(chunk id, bm25) best first. bm25 is lower-is-better, as FTS5 gives it."""
-        match = keyword_query(query)
-        if match is None or limit <= 0:
+        """(chunk id, bm25) best first. bm25 is lower-is-better, as FTS5 gives it. The query
+        is planned (core.keyword_plan) so that its cost stays bounded on a large corpus."""
+        words = content_tokens(query)
+        if not words or limit <= 0:
+            return []
+        total, newest = await self._corpus_size()
+        planned = plan(words, await self.store.term_doc_freq(words), total, newest)
+        if planned.match is None:
             return []
         inner = max(limit * 4, 50)
         sql = (
             "SELECT f.rowid, f.rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts"
-            " MATCH ? ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.rowid"
+            " MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.rowid"
             " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
             " ORDER BY f.rank LIMIT ?"
         )
-        rows = await self.store.fetchall(sql, (match, inner, limit))
+        args = (planned.match, planned.min_rowid)
+        rows = await self.store.fetchall(sql, (*args, inner, limit))
         if len(rows) < limit:  # pending documents crowded the top: look at every match
-            rows = await self.store.fetchall(sql, (match, -1, limit))
+            rows = await self.store.fetchall(sql, (*args, -1, limit))
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    async def _corpus_size(self) -> tuple[int, int]:
+        """(chunks, newest chunk id), re-counted at most every 30 s."""
+        now = time.monotonic()
+        if self._size is None or now - self._size[0] > 30:
+            row = await self.store.fetchone("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM chunks")
+            assert row is not None
+            self._size = (now, int(row[0]), int(row[1]))
+        return self._size[1], self._size[2]
 
     async def vector_ids(
         self, query: str, limit: int, vector: Matrix | None = None

@@ -20,23 +20,15 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from core.binary_codes import (
-    closest,
-    encode,
-    hamming,
-    int8_scales,
-    magnitude_thresholds,
-    to_int8,
-    words_for,
-)
+from core.binary_codes import closest, hamming, int8_scales, pack, to_int8, words_for
 from core.embedding import from_blobs
 from core.store import Store, ensure_private_dir
 
 _LOAD_BATCH = 20_000
-_VERSION = 2
+_VERSION = 3
 _SPOT_CHECKS = 8
 _SCALE_SAMPLE = 1000
-CANDIDATES = 8000  # Hamming candidates re-ranked with int8; measured in bench/vector_recall.py
+CANDIDATES = 8000  # Hamming candidates re-ranked with int8 (or 1% of the corpus, if more)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="biomd-vectors")
 
 
@@ -61,6 +53,18 @@ class _Column:
         self.data[self.size : need] = rows
         self.size = need
 
+    def reserve(self, n: int) -> None:
+        """Make room for n rows in all, so that loading does not double the array."""
+        if n > len(self.data):
+            grown = self._alloc(n)
+            grown[: self.size] = self.data[: self.size]
+            self.data = grown
+
+    def adopt(self, array: npt.NDArray[Any]) -> None:
+        """Take an array as the contents, without copying it."""
+        self.data = array
+        self.size = len(array)
+
     def view(self) -> npt.NDArray[Any]:
         return self.data[: self.size]
 
@@ -78,7 +82,6 @@ class VectorIndex:
         self._columns: list[_Column] = []
         self._int8: _Column | None = None
         self._scales: npt.NDArray[np.float32] | None = None
-        self._thresholds: npt.NDArray[np.float32] | None = None
         self._epoch: str | None = None
         self._last_row = 0
         self._cache_ok = False
@@ -103,35 +106,37 @@ class VectorIndex:
 
     async def _append_from(self, store: Store, newest: int, rebuild: bool) -> None:
         start = len(self)
+        expected = start + await store.count_vectors_after(self._last_row)
         while self._last_row < newest:
             rows = await store.vectors_after(self._last_row, _LOAD_BATCH)
             if not rows:
                 break
             dim = len(rows[0][2]) // 4
             vectors = from_blobs([r[2] for r in rows], dim)
-            self._add(np.array([r[1] for r in rows], dtype=np.int64), vectors)
+            self._add(np.array([r[1] for r in rows], dtype=np.int64), vectors, expected)
             self._last_row = rows[-1][0]
         if self.cache_dir is not None and len(self) > 0 and (rebuild or len(self) > start):
             await asyncio.to_thread(
                 self._write_cache, store_id=await _store_id(store), start=0 if rebuild else start
             )
 
-    def _add(self, ids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32]) -> None:
-        if self._scales is None or self._thresholds is None:
+    def _add(
+        self, ids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32], expected: int = 0
+    ) -> None:
+        if self._scales is None:
             self.dim = vectors.shape[1]
             sample = vectors[:_SCALE_SAMPLE]
             full = len(sample) >= _SCALE_SAMPLE
             self._scales = int8_scales(sample) if full else np.full(self.dim, 127.0, np.float32)
-            self._thresholds = (
-                magnitude_thresholds(sample) if full else np.full(self.dim, 0.05, np.float32)
-            )
-            self._columns = [_Column(np.uint64) for _ in range(2 * words_for(self.dim))]
+            self._columns = [_Column(np.uint64) for _ in range(words_for(self.dim))]
             self._int8 = _Column(np.int8, self.dim)
-        codes = encode(vectors, self._thresholds)
+        assert self._int8 is not None
+        codes = pack(vectors)
+        for column in (self._ids, *self._columns, self._int8):
+            column.reserve(expected)
         self._ids.extend(ids)
         for w, column in enumerate(self._columns):
             column.extend(codes[:, w])
-        assert self._int8 is not None
         self._int8.extend(to_int8(vectors, self._scales))
 
     # -- search ---------------------------------------------------------------------------
@@ -142,14 +147,14 @@ class VectorIndex:
         n = len(self)
         if n == 0 or count <= 0 or self._int8 is None or self._scales is None:
             return []
-        assert self._thresholds is not None
         q = np.asarray(query, dtype=np.float32)
-        if n > self.candidates:
-            code = encode(q, self._thresholds)[0]
+        pool = max(self.candidates, n // 100)
+        if n > pool:
+            code = pack(q)[0]
             columns = [c.view() for c in self._columns]
             half = n // 2
             parts = list(_POOL.map(lambda r: hamming(columns, code, *r), [(0, half), (half, n)]))
-            positions = closest(np.concatenate(parts), self.candidates)
+            positions = closest(np.concatenate(parts), pool)
         else:
             positions = np.arange(n)
         rows = self._int8.view()[positions].astype(np.float32)
@@ -185,18 +190,16 @@ class VectorIndex:
             return
         self.dim = int(manifest["dim"])
         scales = np.asarray(manifest["scales"], dtype=np.float32)
-        thresholds = np.asarray(manifest["thresholds"], dtype=np.float32)
-        if not await _spot_check(store, ids, codes, int8, scales, thresholds):
+        if not await _spot_check(store, ids, codes, int8, scales):
             return
         self._clear()
         self._scales = scales
-        self._thresholds = thresholds
-        self._ids.extend(ids)
+        self._ids.adopt(ids)
         self._columns = [_Column(np.uint64) for _ in range(codes.shape[1])]
         for w, column in enumerate(self._columns):
-            column.extend(np.ascontiguousarray(codes[:, w]))
+            column.adopt(np.ascontiguousarray(codes[:, w]))
         self._int8 = _Column(np.int8, self.dim)
-        self._int8.extend(int8)
+        self._int8.adopt(int8)
         self._epoch = epoch
         self._last_row = int(manifest["last_row"])
         self._cache_ok = True
@@ -209,19 +212,19 @@ class VectorIndex:
         if manifest.get("version") != _VERSION:
             return None
         n, dim = int(manifest["count"]), int(manifest["dim"])
-        words = 2 * words_for(dim)
+        words = words_for(dim)
         ids = np.fromfile(files["ids"], dtype="<i8", count=n)
         codes = np.fromfile(files["codes"], dtype="<u8", count=n * words).reshape(n, words)
         int8 = np.fromfile(files["int8"], dtype=np.int8, count=n * dim).reshape(n, dim)
         if len(ids) != n:
             return None
-        return manifest, ids, codes.astype(np.uint64), int8
+        return manifest, ids, codes.astype(np.uint64, copy=False), int8
 
     def _write_cache(self, store_id: str, start: int) -> None:
         """Append rows start.. to the cache files (or write them afresh when start is 0),
         then the manifest, atomically. Another process writing at the same time wins."""
         assert self.cache_dir is not None and self._int8 is not None
-        assert self._scales is not None and self._thresholds is not None
+        assert self._scales is not None
         ensure_private_dir(self.cache_dir)
         files = self._files()
         lock = os.open(self.cache_dir / "lock", os.O_CREAT | os.O_RDWR, 0o600)
@@ -246,7 +249,7 @@ class VectorIndex:
                     if start:
                         f.truncate(start * data[:1].nbytes if len(data) else f.tell())
                         f.seek(0, os.SEEK_END)
-                    f.write(data.tobytes())
+                    np.ascontiguousarray(data).tofile(f)
                     f.flush()
                     os.fsync(f.fileno())
             manifest = {
@@ -257,7 +260,6 @@ class VectorIndex:
                 "count": len(self),
                 "dim": self.dim,
                 "scales": [float(s) for s in self._scales],
-                "thresholds": [float(t) for t in self._thresholds],
             }
             tmp = files["manifest"].with_suffix(".tmp")
             tmp.write_text(json.dumps(manifest))
@@ -277,7 +279,6 @@ async def _spot_check(
     codes: npt.NDArray[np.uint64],
     int8: npt.NDArray[np.int8],
     scales: npt.NDArray[np.float32],
-    thresholds: npt.NDArray[np.float32],
 ) -> bool:
     """A few rows of the cache, recomputed from the store's float32 vectors, must match."""
     if len(ids) == 0:
@@ -290,7 +291,7 @@ async def _spot_check(
         if blob is None:
             return False
         vector = from_blobs([blob], len(blob) // 4)
-        if not np.array_equal(encode(vector, thresholds)[0], codes[i]):
+        if not np.array_equal(pack(vector)[0], codes[i]):
             return False
         if not np.array_equal(to_int8(vector, scales)[0], int8[i]):
             return False

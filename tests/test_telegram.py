@@ -189,8 +189,12 @@ async def test_a_job_queued_before_a_restart_is_finished(
             app = BotApp(settings, embedder)
             await app.start()
             try:
-                await tg.wait_for(lambda: sum("done" in t for t in tg.texts()) >= 2)
-                assert any("again.txt: I already have this (source #1)." in t for t in tg.texts())
+                await tg.wait_for(
+                    lambda: any(
+                        "again.txt: I already have this (source #1)." in t for t in tg.texts()
+                    )
+                )
+                assert "diary.txt: done" in tg.texts() and "again.txt: done" in tg.texts()
                 rows = await app.engine.store.fetchall("SELECT status FROM jobs ORDER BY id")
                 assert [r[0] for r in rows] == ["done", "done"]
             finally:

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.synth import paraphrases, structured_vectors
-from core.binary_codes import closest, encode, hamming
+from core.binary_codes import closest, hamming, pack
 from core.embedding import to_blob
 from core.store import ChunkRow, Store
 from core.vector_index import VectorIndex
@@ -31,16 +31,13 @@ async def store_with_vectors(path: Path, vectors: np.ndarray) -> Store:
     return store
 
 
-def test_the_distance_counts_sign_flips_twice_where_components_are_large() -> None:
-    a = np.array([[0.1, -0.1, 0.1, -0.1] * 96], dtype=np.float32)
+def test_hamming_counts_differing_sign_bits() -> None:
+    a = np.array([[1, -1, 1, -1] * 96], dtype=np.float32)
     b = a.copy()
-    b[0, :5] *= -1  # five small components flip
-    c = a.copy()
-    c[0, :5] = -np.sign(a[0, :5]) * 0.5  # five components flip and are large
-    thresholds = np.full(384, 0.2, dtype=np.float32)
-    codes = encode(np.vstack([a, b, c]), thresholds)
+    b[0, :5] *= -1
+    codes = pack(np.vstack([a, b]))
     columns = [np.ascontiguousarray(codes[:, w]) for w in range(codes.shape[1])]
-    assert hamming(columns, encode(a, thresholds)[0]).tolist() == [0, 5, 10]
+    assert hamming(columns, pack(a)[0]).tolist() == [0, 5]
     assert closest(np.array([5, 1, 3, 1], dtype=np.uint16), 2).tolist() == [1, 3]
 
 
