@@ -80,11 +80,13 @@ class Biographer:
         toolbox: Callable[[int, str], Toolbox],
         load_bio: Callable[[], Awaitable[str]],
         store: Store,
+        bio_budget: int = 30_000,
     ) -> None:
         self.model = model
         self._toolbox = toolbox
         self._load_bio = load_bio
         self.store = store
+        self.bio_budget = bio_budget
 
     async def run(
         self,
@@ -104,7 +106,7 @@ class Biographer:
         try:
             bio = await self._load_bio()
             messages: list[dict[str, Any]] = [
-                {"role": "system", "content": system_prompt(mode, bio)},
+                {"role": "system", "content": system_prompt(mode, bio, self.bio_budget)},
                 *({"role": m["role"], "content": m["content"]} for m in chat_tail),
                 {"role": "user", "content": message},
             ]

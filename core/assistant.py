@@ -232,9 +232,9 @@ class Assistant:
     async def _cmd_status(self, channel: Channel, chat: str, args: str) -> None:
         s = await self.engine.stats()
         waiting = await self.jobs.waiting()
-        running = self.jobs.current
         spent = await self.engine.biography.ledger.spent_today()
-        job = f"{running.kind} ({running.payload.get('name', '')})" if running else "none"
+        running = self.jobs.running.values()
+        job = ", ".join(f"{j.kind} ({j.payload.get('name', '')})" for j in running) or "none"
         unread = len(await self.engine.biography.pending())
         await deliver(
             channel,

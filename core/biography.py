@@ -3,11 +3,13 @@ analysis, answers to open questions, and consolidation."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from core.agent import Biographer, StepFn, TurnResult
 from core.consolidate import rewrite
+from core.errors import BiomdError
 from core.llm import Ledger, OpenAIChat
 from core.profile import Profile
 from core.profile_text import changed_sections
@@ -15,6 +17,8 @@ from core.search import Searcher
 from core.settings import Settings
 from core.store import Store, utc_now
 from core.tools import Toolbox
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -48,7 +52,9 @@ class Biography:
         return self._model
 
     def biographer(self) -> Biographer:
-        return Biographer(self.model(), self._toolbox, self.profile.load, self.store)
+        return Biographer(
+            self.model(), self._toolbox, self.profile.load, self.store, self.settings.bio_max_chars
+        )
 
     def _toolbox(self, turn_id: int, mode: str) -> Toolbox:
         return Toolbox(self.searcher, self.profile, self.settings.read_max_chars, turn_id, mode)
@@ -96,13 +102,15 @@ class Biography:
             )
         else:
             request = "Analyse the whole corpus for patterns bio.md does not have yet."
-        return await self.biographer().run(
+        result = await self.biographer().run(
             "analysis",
             request,
             steps=self.settings.steps_analysis,
             document_id=document_id,
             on_step=on_step,
         )
+        await self.keep_within_budget()
+        return result
 
     # -- reading new sources --------------------------------------------------------------
 
@@ -144,7 +152,20 @@ class Biography:
                 await self._progress(reading.document_id, offset, offset >= reading.text_length)
             if reading.text_length == 0:
                 await self._progress(reading.document_id, 0, True)
+        if results:
+            await self.keep_within_budget()
         return results
+
+    async def keep_within_budget(self) -> bool:
+        """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS; True if it did."""
+        if len(await self.profile.load()) <= self.settings.bio_max_chars:
+            return False
+        try:
+            await self.consolidate()
+        except BiomdError as exc:  # the guard refused, or the model failed: keep bio.md
+            log.warning("bio.md is over its size budget and was not consolidated: %s", exc)
+            return False
+        return True
 
     async def _progress(self, document_id: int, offset: int, done: bool) -> None:
         async with self.store.transaction() as db:
@@ -171,7 +192,7 @@ class Biography:
             turn_id = cur.lastrowid
         model.turn_id = turn_id
         try:
-            after = await rewrite(model, before)
+            after = await rewrite(model, before, self.settings.bio_max_chars)
         except BaseException as exc:
             await self._end_turn(turn_id, "failed", str(exc)[:500])
             raise

@@ -59,10 +59,10 @@ def unfence(text: str) -> str:
     return (m.group(1) if m else text).strip() + "\n"
 
 
-async def rewrite(model: TurnModel, bio: str, attempts: int = 3) -> str:
+async def rewrite(model: TurnModel, bio: str, budget: int, attempts: int = 3) -> str:
     """A consolidated bio.md that passed the guard, or ConsolidationRefused."""
     messages = [
-        {"role": "system", "content": CONSOLIDATE},
+        {"role": "system", "content": CONSOLIDATE.replace("{budget}", f"{budget:,}")},
         {"role": "user", "content": f"<bio_md>\n{bio}\n</bio_md>"},
     ]
     lost = Losses([], [], [], [])

@@ -234,18 +234,28 @@ class Engine:
             await self.store.set_meta(
                 {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
             )
-        done, after = 0, 0
+        done = 0
         round_size = self.settings.embed_batch_size * _ROUND_BATCHES
-        while rows := await self.store.chunks_needing_vectors(after, round_size):
+        rows = await self.store.chunks_needing_vectors(0, round_size)
+        while rows:
+            # The model never waits on the database: the next round is read while this one
+            # is embedded (bench/embed_pipeline.py measures the difference).
             texts = [embed_input(text) for _, text, _ in rows]
-            vectors = await asyncio.to_thread(embedder.embed_passages, texts)
+            embedding = asyncio.ensure_future(asyncio.to_thread(embedder.embed_passages, texts))
+            upcoming = asyncio.ensure_future(
+                self.store.chunks_needing_vectors(rows[-1][0], round_size)
+            )
+            try:
+                vectors = await embedding
+            finally:
+                next_rows = await upcoming
             await self.store.add_vectors(
                 [(cid, to_blob(v)) for (cid, _, _), v in zip(rows, vectors, strict=True)]
             )
-            after = rows[-1][0]
             done += len(rows)
             if on_progress:
                 on_progress(done, max(total, done))
+            rows = next_rows
         return done
 
     async def _count_missing_vectors(self) -> int:

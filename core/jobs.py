@@ -41,8 +41,8 @@ class JobQueue:
     def __init__(self, engine: Engine, channels: dict[str, Channel]) -> None:
         self.engine = engine
         self.channels = channels
-        self.current: Job | None = None
-        self._wake = asyncio.Event()
+        self.running: dict[str, Job] = {}
+        self._wakes: dict[str, asyncio.Event] = {}
 
     @property
     def store(self) -> Any:
@@ -51,11 +51,13 @@ class JobQueue:
     async def submit(self, kind: str, payload: dict[str, Any]) -> int:
         async with self.store.transaction() as db:
             cur = await db.execute(
-                "INSERT INTO jobs(kind, payload, status, created_at) VALUES (?, ?, 'queued', ?)",
-                (kind, json.dumps(payload), utc_now()),
+                "INSERT INTO jobs(kind, payload, status, created_at, lane)"
+                " VALUES (?, ?, 'queued', ?, ?)",
+                (kind, json.dumps(payload), utc_now(), lane_of(kind, payload)),
             )
             job_id = int(cur.lastrowid)
-        self._wake.set()
+        for wake in self._wakes.values():
+            wake.set()
         return job_id
 
     async def recover(self) -> int:
@@ -68,13 +70,14 @@ class JobQueue:
         row = await self.store.fetchone("SELECT COUNT(*) FROM jobs WHERE status = 'queued'")
         return int(row[0]) if row else 0
 
-    async def _claim(self) -> Job | None:
+    async def _claim(self, lane: str | None = None) -> Job | None:
         now = utc_now()
         async with self.store.transaction() as db:
             async with db.execute(
                 "SELECT id, kind, payload, attempts FROM jobs WHERE status = 'queued'"
-                " AND (not_before IS NULL OR not_before <= ?) ORDER BY id LIMIT 1",
-                (now,),
+                " AND (not_before IS NULL OR not_before <= ?) AND (? IS NULL OR lane = ?)"
+                " ORDER BY id LIMIT 1",
+                (now, lane, lane),
             ) as cur:
                 row = await cur.fetchone()
             if row is None:
@@ -87,30 +90,36 @@ class JobQueue:
         return Job(int(row[0]), str(row[1]), json.loads(row[2]), int(row[3]) + 1)
 
     async def run(self) -> None:
-        """Work through the queue until cancelled (a cancelled job stays resumable)."""
+        """Work through the queue until cancelled (a cancelled job stays resumable). Two
+        lanes: speech and video are transcribed in their own, so an hour of audio never
+        holds up an answer; everything that writes bio.md runs in the main lane."""
         await self.recover()
+        await asyncio.gather(self._lane("main"), self._lane("media"))
+
+    async def _lane(self, lane: str) -> None:
+        wake = self._wakes.setdefault(lane, asyncio.Event())
         while True:
-            job = await self._claim()
+            job = await self._claim(lane)
             if job is None:
-                self._wake.clear()
+                wake.clear()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=5)
+                    await asyncio.wait_for(wake.wait(), timeout=5)
                 continue
-            self.current = job
+            self.running[lane] = job
             try:
                 await self._process(job)
             finally:
-                self.current = None
+                self.running.pop(lane, None)
 
     async def run_until_idle(self) -> None:
         """Process queued jobs until none is due (tests, and one-shot runs)."""
         await self.recover()
         while (job := await self._claim()) is not None:
-            self.current = job
+            self.running["main"] = job
             try:
                 await self._process(job)
             finally:
-                self.current = None
+                self.running.pop("main", None)
 
     async def _process(self, job: Job) -> None:
         handler = getattr(self, f"_do_{job.kind}", None)
@@ -192,7 +201,7 @@ class JobQueue:
             await show(f"{name}: indexing {min(99, chars * 100 // size)}%")
 
         results = await self.engine.ingest_file(path, name, _sync(indexing))
-        added = [r for r in results if r.status == "added" and r.document_id is not None]
+        added = [r.document_id for r in results if r.status == "added" and r.document_id]
         lines = [_result_line(r) for r in results if r.status != "added"]
         if added:
             await show(f"{name}: indexing (vectors)…", force=True)
@@ -200,22 +209,39 @@ class JobQueue:
                 await self.engine.embed_pending()
             except BiomdError as exc:
                 lines.append(f"Vectors are not made yet: {exc.user_message}")
-        question = p.get("question")
         if p.get("echo") and added and channel is not None:
-            heard = (await self.engine.read_source(added[0].document_id or 0)).text
+            heard = (await self.engine.read_source(added[0])).text
             await deliver(channel, chat, f"Heard:\n{heard.strip()}")
+        await asyncio.to_thread(path.unlink, missing_ok=True)
+        follow = {k: p.get(k) for k in ("platform", "chat", "status", "name", "question")}
+        follow |= {"documents": added, "lines": lines}
+        if lane_of(job.kind, p) == "media":
+            # The biographer's part goes to the main lane: one writer for bio.md.
+            await show(f"{name}: transcribed; the biographer reads it next…", force=True)
+            await self.submit("learn", follow)
+        else:
+            await self._learn(follow, show)
+
+    async def _do_learn(self, job: Job) -> None:
+        await self._learn(job.payload, _Throttled(self._status(job)))
+
+    async def _learn(self, p: dict[str, Any], show: _Throttled) -> None:
+        """The biographer reads the new sources (or takes one as an answer), then a summary."""
+        name, added = str(p["name"]), [int(d) for d in p.get("documents") or []]
+        lines = list(p.get("lines") or [])
+        question = p.get("question")
         if question and added:
             await show(f"{name}: taking it as your answer to {question}…", force=True)
-            report = await self._answer(str(question), added[0].document_id or 0)
-            lines.append(report)
+            lines.append(await self._answer(str(question), added[0]))
         elif added:
             lines.append(await self._read(added, show, name))
         await show(f"{name}: done", force=True)
+        channel = self.channels.get(str(p.get("platform")))
         if channel is not None:
-            await deliver(channel, chat, "\n\n".join(x for x in lines if x) or f"{name}: done.")
-        await asyncio.to_thread(path.unlink, missing_ok=True)
+            text = "\n\n".join(x for x in lines if x) or f"{name}: done."
+            await deliver(channel, str(p.get("chat", "")), text)
 
-    async def _read(self, added: list[Any], show: _Throttled, name: str) -> str:
+    async def _read(self, added: list[int], show: _Throttled, name: str) -> str:
         """The biographer's reading of new sources, or why it has to wait."""
         if not self.engine.llm_configured:
             return (
@@ -224,7 +250,7 @@ class JobQueue:
             )
         await show(f"{name}: reading it (biographer)…", force=True)
         try:
-            results = await self.engine.read_pending(only={r.document_id for r in added})
+            results = await self.engine.read_pending(only=set(added))
         except LLMError as exc:
             return (
                 f"{name} is stored and searchable; the biographer could not read it yet: "
@@ -271,6 +297,12 @@ class JobQueue:
         """Periodic: read whatever is still waiting (after an LLM outage, say)."""
         if self.engine.llm_configured and await self.engine.biography.pending():
             await self.engine.read_pending()
+
+
+def lane_of(kind: str, payload: dict[str, Any]) -> str:
+    """'media' for speech and video to transcribe, 'main' for everything else."""
+    media = payload.get("media") in ("voice", "audio", "video", "video_note")
+    return "media" if kind == "source" and media else "main"
 
 
 class _Throttled:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-POSTINGS_BUDGET = 60_000
+POSTINGS_BUDGET = 40_000
 MAX_TERMS = 12
 COMMON_TOGETHER = 3
 

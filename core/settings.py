@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     steps_analysis: int = Field(default=40, ge=1)
     steps_ingest: int = Field(default=60, ge=1)
     chat_tail: int = Field(default=6, ge=0, description="Earlier messages each chat turn sees.")
+    bio_max_chars: int = Field(default=30_000, ge=2_000, description="bio.md size budget.")
     ingest_part_chars: int = Field(default=60_000, ge=1000)
 
     @property

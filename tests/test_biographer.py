@@ -408,3 +408,25 @@ async def test_consolidation_is_refused_until_nothing_is_lost(
     with pytest.raises(ConsolidationRefused, match=r"still dropped citations \[#3\]|still dropped"):
         await bio_engine.consolidate()
     assert await bio_engine.bio() == before
+
+
+async def test_bio_md_over_its_budget_is_consolidated_after_an_analysis(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    settings = llm_settings(tmp_path, minilm_path, llm, bio_max_chars=2000)
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        long = "".join(f"- 20{i:02d}: a year of small things [#{i + 1}]\n" for i in range(60))
+        bio = (await engine.bio()).replace("## Timeline\n", "## Timeline\n" + long)
+        await engine.profile.replace(bio, turn_id=None, mode="manual", reason="setup")
+        tight = bio.replace(
+            long,
+            "- 2000-2059: years of small things "
+            + "["
+            + ", ".join(f"#{i + 1}" for i in range(60))
+            + "]\n",
+        )
+        llm.reply_with("Nothing new across the sources.", tight)
+        await engine.analyse()
+        assert "over: merge and tighten" in llm.bodies[0]["messages"][0]["content"]
+        assert "Aim for at most 2,000 characters." in llm.bodies[1]["messages"][0]["content"]
+        assert await engine.bio() == tight and len(tight) < len(bio)

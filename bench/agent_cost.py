@@ -1,0 +1,69 @@
+"""The biographer's prompt size per call, for a scripted chat turn, with 10 and with 10,000
+sources in the corpus. A local fake OpenAI server plays the script and records the requests;
+tokens are estimated at 4 characters each.
+
+    .venv/bin/python -m bench.agent_cost
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+
+from core.engine import Engine
+from core.settings import Settings
+from core.store import ChunkRow
+from tests.fake_llm import fake_llm, tool_reply
+
+
+async def run(sources: int, base_url: str, work: Path) -> list[int]:
+    settings = Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        data_dir=work / f"data-{sources}",
+        llm_base_url=base_url,
+        llm_api_key="sk-bench",
+        embed_model="sentence-transformers/all-MiniLM-L6-v2",
+    )
+    async with await Engine.open(settings) as engine:
+        for i in range(sources):
+            text = f"Day {i}: walked the dog on Salthill promenade and met neighbour {i}. " * 8
+            doc = await engine.store.add_document(
+                sha256=f"{i:064x}",
+                name=f"journal-{i}.txt",
+                kind="text",
+                mime=None,
+                size=len(text),
+                raw_path="",
+            )
+            await engine.store.add_chunks(doc, [ChunkRow(0, 0, len(text), text)])
+            await engine.store.finish_document(
+                doc, text_length=len(text), n_chunks=1, content_start=None, content_end=None
+            )
+        await engine.ask("Where do I usually walk the dog, and with whom?")
+    return []
+
+
+async def main() -> None:
+    work = Path(tempfile.mkdtemp(prefix="biomd-cost-"))
+    rows = []
+    for sources in (10, 10_000):
+        with fake_llm() as llm:
+            llm.reply_with(
+                tool_reply(("search", {"query": "walk the dog", "limit": 8})),
+                tool_reply(("grep", {"pattern": "Salthill"})),
+                tool_reply(("read_source", {"document_id": 3, "offset": 0, "length": 4000})),
+                "You walk the dog on Salthill promenade [#3].",
+            )
+            await run(sources, llm.base_url, work)
+            sizes = [len(json.dumps(b["messages"])) // 4 for b in llm.bodies]
+            rows.append((sources, sizes))
+    print("\n| sources | calls in the turn | estimated prompt tokens per call |")
+    print("|---:|---:|---|")
+    for sources, sizes in rows:
+        print(f"| {sources:,} | {len(sizes)} | {', '.join(f'{s:,}' for s in sizes)} |")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
