@@ -126,7 +126,7 @@ class Searcher:
         if not words or limit <= 0:
             return []
         total, newest = await self._corpus_size()
-        planned = plan(words, await self.store.term_doc_freq(words), total, newest)
+        planned = plan(words, await self.store.term_doc_freq(words, total), total, newest)
         if planned.match is None:
             return []
         inner = max(limit * 4, 50)
@@ -146,7 +146,9 @@ class Searcher:
         """(chunks, newest chunk id), re-counted at most every 30 s."""
         now = time.monotonic()
         if self._size is None or now - self._size[0] > 30:
-            row = await self.store.fetchone("SELECT COUNT(*), COALESCE(MAX(id), 0) FROM chunks")
+            row = await self.store.fetchone(  # the id range: a count of a million rows is slow
+                "SELECT COALESCE(MAX(id) - MIN(id) + 1, 0), COALESCE(MAX(id), 0) FROM chunks"
+            )
             assert row is not None
             self._size = (now, int(row[0]), int(row[1]))
         return self._size[1], self._size[2]
