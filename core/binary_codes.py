@@ -2,7 +2,7 @@
 
 - Binary codes: one bit per dimension (its sign), kept as columns of uint64 words. The
   Hamming distance between codes tracks the angle between vectors; a column-wise XOR and
-  popcount scans a million codes in a few milliseconds. With 1% of the corpus as candidates
+  popcount scans a million codes in a few milliseconds. With 0.8% of the corpus as candidates
   it kept the true top 10 every time at a million (bench/RESULTS.md).
 - int8 rows: each dimension scaled to -127..127, for re-scoring the Hamming candidates with
   dot products that are nearly exact, before the final exact float32 pass.
