@@ -18,7 +18,7 @@ from core.store import ChunkRow
 from tests.fake_llm import fake_llm, tool_reply
 
 
-async def run(sources: int, base_url: str, work: Path) -> list[int]:
+async def run(sources: int, base_url: str, work: Path) -> None:
     settings = Settings(
         _env_file=None,  # type: ignore[call-arg]
         data_dir=work / f"data-{sources}",
@@ -42,7 +42,6 @@ async def run(sources: int, base_url: str, work: Path) -> list[int]:
                 doc, text_length=len(text), n_chunks=1, content_start=None, content_end=None
             )
         await engine.ask("Where do I usually walk the dog, and with whom?")
-    return []
 
 
 async def main() -> None:
