@@ -116,6 +116,8 @@ class Biographer:
             raise
         finally:
             self.model.turn_id = None
+        if tools.refused:
+            report += "\n\n(biomd refused " + "; ".join(tools.refused) + ".)"
         result.report = report
         result.edits = tools.edits
         result.sections_changed = tools.sections_changed

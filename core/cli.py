@@ -425,6 +425,46 @@ def reindex() -> None:
     out.print(f"Re-embedded {done:,} chunks.")
 
 
+@app.command(name="export")
+def export_backup(
+    target: Annotated[Path, typer.Argument(help="Archive to write (.tar, or .tar.gz).")],
+) -> None:
+    """Back everything up into one file (safe while the bot runs)."""
+    from core.backup import export
+
+    settings = _state["settings"]
+    try:
+        summary = export(settings.data_dir, target)
+    except BiomdError as exc:
+        err.print(f"[red]error:[/red] {exc.user_message}")
+        raise typer.Exit(1) from None
+    out.print(
+        f"Wrote {target}: {summary.documents:,} sources, {summary.raw_files:,} raw files, "
+        f"{summary.revisions:,} revisions of bio.md, {_mb(summary.bytes)}.",
+        markup=False,
+    )
+
+
+@app.command(name="import")
+def import_backup(
+    archive: Annotated[Path, typer.Argument(help="An archive made by `biomd export`.")],
+) -> None:
+    """Restore a backup into an empty data dir."""
+    from core.backup import restore
+
+    settings = _state["settings"]
+    try:
+        summary = restore(archive, settings.data_dir)
+    except BiomdError as exc:
+        err.print(f"[red]error:[/red] {exc.user_message}")
+        raise typer.Exit(1) from None
+    out.print(
+        f"Restored {summary.documents:,} sources, {summary.raw_files:,} raw files and "
+        f"{summary.revisions:,} revisions of bio.md into {settings.data_dir}.",
+        markup=False,
+    )
+
+
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     for noisy in ("httpx", "httpcore", "apscheduler", "discord", "telegram"):

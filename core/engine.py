@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 
+from core import redact
 from core.agent import StepFn, TurnResult
 from core.biography import Biography, Reading
 from core.convert import ArchiveBudget, ConvertContext
@@ -66,6 +67,7 @@ class Engine:
     """Everything biomd can do with the corpus. Open with `async with await Engine.open(...)`."""
 
     def __init__(self, settings: Settings, store: Store, embedder: Embedder | None) -> None:
+        redact.register(settings.secrets())
         self.settings = settings
         self.store = store
         self.raw = RawFiles(settings.data_dir)

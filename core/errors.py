@@ -7,7 +7,8 @@ BiomdError
 │   ├── CorruptSource      the file is damaged, encrypted or empty
 │   └── ArchiveLimit       a zip breaks a safety limit (size, entries, depth, ratio)
 ├── StoreError             the database is unusable
-│   └── ModelMismatch      stored vectors came from another embedding model
+│   ├── ModelMismatch      stored vectors came from another embedding model
+│   └── DiskFull           a write failed for want of space
 ├── EmbeddingError         the embedding model cannot be loaded or run
 ├── SpeechModelError       the speech-to-text model cannot be loaded
 ├── LLMError               the language model failed (after retries)
@@ -25,6 +26,9 @@ class BiomdError(Exception):
     """Base of all biomd errors; `user_message` is what the owner sees."""
 
     def __init__(self, user_message: str) -> None:
+        from core.redact import redact
+
+        user_message = redact(user_message)
         super().__init__(user_message)
         self.user_message = user_message
 
@@ -54,6 +58,10 @@ class StoreError(BiomdError):
 
 
 class ModelMismatch(StoreError):
+    pass
+
+
+class DiskFull(StoreError):
     pass
 
 

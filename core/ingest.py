@@ -11,6 +11,7 @@ member by member, each member becoming a source of its own.
 from __future__ import annotations
 
 import asyncio
+import errno
 import sqlite3
 import zipfile
 import zlib
@@ -31,7 +32,7 @@ from core.convert import (
     detect,
 )
 from core.convert.archive import is_junk
-from core.errors import ArchiveLimit, BiomdError, ConversionError, CorruptSource
+from core.errors import ArchiveLimit, BiomdError, ConversionError, CorruptSource, DiskFull
 from core.rawfiles import RawFiles, Staged
 from core.settings import Settings
 from core.store import ChunkRow, Document, Store
@@ -102,6 +103,7 @@ class ChunkStream:
         return out
 
 
+_NO_SPACE = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 _MEMBER_READ_ERRORS = (zipfile.BadZipFile, EOFError, zlib.error, OSError, RuntimeError)
 
 
@@ -149,6 +151,11 @@ class Ingestor:
         try:
             staged = await asyncio.to_thread(self.raw.stage, path)
         except OSError as exc:
+            if exc.errno in _NO_SPACE:
+                raise DiskFull(
+                    f"The disk is full: no room to keep a copy of {label} ({exc.strerror}). "
+                    "Free some space and run the same command again."
+                ) from exc
             yield IngestResult(label, "failed", error=f"{label}: cannot be read ({exc.strerror}).")
             return
         async for result in self._ingest_staged(staged, label, depth=0, budget=None):

@@ -77,6 +77,10 @@ class Settings(BaseSettings):
     bio_max_chars: int = Field(default=30_000, ge=2_000, description="bio.md size budget.")
     ingest_part_chars: int = Field(default=60_000, ge=1000)
 
+    def secrets(self) -> list[str | None]:
+        """Values that must never appear in logs or messages."""
+        return [self.llm_api_key, self.telegram_token, self.discord_token]
+
     @property
     def telegram_users(self) -> frozenset[int]:
         return _ids(self.telegram_allowed_users, "BIOMD_TELEGRAM_ALLOWED_USERS")

@@ -8,6 +8,7 @@ a half-finished write (WAL gives it a consistent snapshot).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import sqlite3
@@ -20,7 +21,7 @@ from typing import Any
 
 import aiosqlite
 
-from core.errors import StoreError
+from core.errors import DiskFull, StoreError
 from core.migrations import FTS_TOKENIZER, MIGRATIONS
 
 
@@ -139,15 +140,26 @@ class Store:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One write transaction; rolled back if anything inside raises."""
+        """One write transaction; rolled back if anything inside raises. A full disk becomes
+        DiskFull, with the store left as it was before the transaction."""
         async with self._lock:
             await self._writer.execute("BEGIN IMMEDIATE")
             try:
                 yield self._writer
-            except BaseException:
-                await self._writer.execute("ROLLBACK")
+                await self._writer.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(sqlite3.Error):
+                    await self._writer.execute("ROLLBACK")
+                reason = str(exc).lower()
+                if isinstance(exc, sqlite3.OperationalError) and (
+                    "full" in reason or "disk i/o" in reason
+                ):
+                    raise DiskFull(
+                        f"A write to the disk failed ({exc}): the disk is probably full. "
+                        "Nothing half-written was kept. Free some space and run the same "
+                        "command again; it continues where it stopped."
+                    ) from exc
                 raise
-            await self._writer.execute("COMMIT")
 
     async def fetchall(
         self, sql: str, params: Sequence[Any] = (), *, vectors: bool = False
