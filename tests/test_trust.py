@@ -3,6 +3,7 @@ into wrecking bio.md, and clear errors when the disk is full."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import sqlite3
@@ -208,7 +209,8 @@ async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
         "sys.argv = ['biomd', '--data-dir', sys.argv[1], 'ingest', '--no-embed', sys.argv[2]]\n"
         "main()\n"
     )
-    proc = subprocess.run(
+    proc = await asyncio.to_thread(
+        subprocess.run,
         [sys.executable, "-c", script, str(settings.data_dir), str(big)],
         capture_output=True,
         text=True,
