@@ -176,6 +176,7 @@ def transcript(
     title: str,
     ctx: ConvertContext,
     media: MediaResolver | None = None,
+    name: str = "",
 ) -> Iterator[str]:
     """The normalised transcript. The text is read twice: once to learn the date order."""
     dates = (m["date"] for line in iter_lines(pieces_for_scan) if (m := _START.match(line)))
@@ -186,7 +187,7 @@ def transcript(
         count += 1
         yield format_line(msg, ctx)
     if count == 0:
-        raise CorruptSource("no WhatsApp messages found in it.")
+        raise CorruptSource(f"{name}: no WhatsApp messages found in it.")
 
 
 class WhatsAppText:
@@ -197,7 +198,8 @@ class WhatsAppText:
         return looks_like_whatsapp(probe.head)
 
     def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
-        return transcript(stream_text(probe), stream_text(probe), chat_title(probe.name), ctx)
+        title = chat_title(probe.name)
+        return transcript(stream_text(probe), stream_text(probe), title, ctx, name=probe.name)
 
 
 def find_chat_member(archive: zipfile.ZipFile) -> zipfile.ZipInfo | None:
@@ -242,7 +244,7 @@ class WhatsAppZip:
                 info = by_name.get(file)
                 return None if info is None else _unpacked_media(archive, info, ctx)
 
-            yield from transcript(text_pieces(), text_pieces(), title, ctx, media)
+            yield from transcript(text_pieces(), text_pieces(), title, ctx, media, probe.name)
 
 
 def _unpacked_media(archive: zipfile.ZipFile, info: zipfile.ZipInfo, ctx: ConvertContext) -> str:
