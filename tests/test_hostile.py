@@ -4,6 +4,7 @@ nothing is written outside the data dir. Plus fuzzing of the parsers and the chu
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import random
@@ -24,6 +25,11 @@ from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.media_fixtures import jpeg_with_exif
 from tests.samples import docx_bytes, pdf_bytes, zip_bytes
+
+
+def _files_outside_data(root: Path) -> set[Path]:
+    """Every path under root except the data dir's."""
+    return {p for p in root.rglob("*") if "data" not in p.relative_to(root).parts}
 
 
 def encrypted_pdf() -> bytes:
@@ -183,7 +189,7 @@ async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
     outside = tmp_path / "system-tmp"
     outside.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(outside))
-    before = {p for p in tmp_path.rglob("*") if "data" not in p.relative_to(tmp_path).parts}
+    before = _files_outside_data(tmp_path)
 
     from core.transcribe import WhisperTranscriber
     from tests.models import whisper_dir
@@ -218,7 +224,7 @@ async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
         names = {d.name for d in await engine.sources()}
         assert "batch/traversal.zip/escape.txt" in names
         assert "batch/absolute.zip/etc/cron.d/evil.txt" in names
-    after = {p for p in tmp_path.rglob("*") if "data" not in p.relative_to(tmp_path).parts}
+    after = _files_outside_data(tmp_path)
     assert after == before, f"written outside the data dir: {sorted(after - before)}"
     assert not list(outside.iterdir())
     assert survived == len(cases)
@@ -295,10 +301,9 @@ def test_chat_json_converters_fail_only_with_clear_errors(value: Any) -> None:
         lambda v: messenger_message(fix_mojibake(v), ctx),
         lambda v: telegram_message(v, ctx, None, __import__("collections").OrderedDict()),
     ):
-        try:
+        # the converters' callers turn these into "could not be read as …"
+        with contextlib.suppress(AttributeError, TypeError, ValueError, KeyError, OverflowError):
             convert(value)
-        except (AttributeError, TypeError, ValueError, KeyError, OverflowError):
-            pass  # the converters' callers turn these into "could not be read as …"
 
 
 @given(st.binary(max_size=4000))
