@@ -381,7 +381,10 @@ class Engine:
             f"#{doc_id}. Read it, put what it says where it belongs in bio.md citing "
             f"[#{doc_id}], remove or update the question, and follow any leads it opens."
         )
+        # Until the analysis succeeds the answer stays in the reading queue, so an LLM outage
+        # only delays it: the periodic reading takes it in later.
         result = await self.biography.analyse(doc_id, focus=request, on_step=on_step)
+        await self.biography.mark_read(doc_id)
         return doc_id, result
 
     async def store_answer(self, qid: str, question: str, text: str) -> int:
@@ -405,7 +408,6 @@ class Engine:
         doc_id = results[0].document_id if results else None
         if doc_id is None:
             raise NotFound(f"The answer could not be stored: {results[0].error if results else ''}")
-        await self.biography.mark_read(doc_id)
         async with self.store.transaction() as db:
             await db.execute(
                 "INSERT INTO questions(id, text, created_at, answered_at, answer_document_id)"

@@ -253,8 +253,8 @@ class JobQueue:
             results = await self.engine.read_pending(only=set(added))
         except LLMError as exc:
             return (
-                f"{name} is stored and searchable; the biographer could not read it yet: "
-                f"{exc.user_message}"
+                f"{name} is stored and searchable. The biographer could not read it yet, and "
+                f"will when the model answers again: {exc.user_message}"
             )
         return _turn_summary(results)
 
@@ -264,7 +264,7 @@ class JobQueue:
         try:
             _, result = await self.engine.answer(question, text)
         except LLMError as exc:
-            return f"Your answer is stored; the biographer could not take it in yet: {exc}"
+            return _answer_waits(exc)
         return _turn_summary([result])
 
     async def _do_answer(self, job: Job) -> None:
@@ -277,7 +277,7 @@ class JobQueue:
             doc_id, result = await self.engine.answer(str(p["question"]), str(p["text"]))
             reply = f"Your answer is source #{doc_id}.\n\n{_turn_summary([result])}"
         except LLMError as exc:
-            reply = f"Your answer is stored; the biographer could not take it in yet: {exc}"
+            reply = _answer_waits(exc)
         if status:
             await status.set(f"Answer to {p['question']}: done")
         if channel is not None:
@@ -297,6 +297,13 @@ class JobQueue:
         """Periodic: read whatever is still waiting (after an LLM outage, say)."""
         if self.engine.llm_configured and await self.engine.biography.pending():
             await self.engine.read_pending()
+
+
+def _answer_waits(exc: LLMError) -> str:
+    return (
+        "Your answer is stored and searchable. The biographer could not take it in yet, and "
+        f"will when the model answers again: {exc.user_message}"
+    )
 
 
 def lane_of(kind: str, payload: dict[str, Any]) -> str:

@@ -184,14 +184,26 @@ class OpenAIChat:
                 f"The LLM endpoint {self.settings.llm_base_url} could not be reached after "
                 f"retries ({type(exc).__name__})."
             ) from exc
+        except (ValueError, openai.APIResponseValidationError) as exc:  # JSONDecodeError too
+            raise LLMError(
+                f"The LLM endpoint {self.settings.llm_base_url} sent a reply that is not valid "
+                f"JSON (cut off, or not an OpenAI-compatible answer): {str(exc)[:200]}"
+            ) from exc
         reply = self._reply(response)
         await self.ledger.record(self.model, mode, reply.usage, self.turn_id)
         return reply
 
     def _reply(self, response: Any) -> Reply:
-        if not getattr(response, "choices", None):
+        if isinstance(response, str | bytes):
+            raise LLMError(
+                f"The LLM endpoint {self.settings.llm_base_url} sent something that is not "
+                f"JSON: {str(response)[:200]!r}. Is BIOMD_LLM_BASE_URL the API's "
+                "address (it usually ends in /v1)?"
+            )
+        choices = getattr(response, "choices", None)
+        message = getattr(choices[0], "message", None) if choices else None
+        if message is None:
             raise LLMError("The LLM endpoint returned no answer (no choices).")
-        message = response.choices[0].message
         calls = [
             ToolCall(c.id or f"call_{i}", c.function.name, c.function.arguments or "")
             for i, c in enumerate(message.tool_calls or [])

@@ -4,6 +4,7 @@ every request, so tests can check what was sent."""
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -20,6 +21,26 @@ class Status:
     code: int
     headers: dict[str, str] = field(default_factory=dict)
     message: str = "scripted failure"
+
+
+@dataclass(frozen=True)
+class Raw:
+    """A scripted body sent as is (truncated JSON, an empty body, HTML from a proxy…)."""
+
+    body: bytes
+    code: int = 200
+    content_type: str = "application/json"
+
+
+@dataclass(frozen=True)
+class Slow:
+    """Wait this long before sending `then` (a timeout when longer than the client's)."""
+
+    seconds: float
+    then: dict[str, Any] | str | Status | Raw = "late"
+
+
+Scripted = dict[str, Any] | str | Status | Raw | Slow
 
 
 def tool_reply(*calls: tuple[str, dict[str, Any] | str], text: str = "") -> dict[str, Any]:
@@ -55,10 +76,11 @@ def tool_reply(*calls: tuple[str, dict[str, Any] | str], text: str = "") -> dict
 class FakeLLM:
     base_url: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
-    replies: list[dict[str, Any] | str | Status] = field(default_factory=list)
+    replies: list[Scripted] = field(default_factory=list)
     default_reply: str | dict[str, Any] = "OK"
+    down: bool = False  # drop every connection without an answer, like a dead endpoint
 
-    def reply_with(self, *items: dict[str, Any] | str | Status) -> None:
+    def reply_with(self, *items: Scripted) -> None:
         """Queue replies: a string is an assistant text; a dict is a whole response body."""
         self.replies.extend(items)
 
@@ -66,9 +88,12 @@ class FakeLLM:
     def bodies(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.requests]
 
-    def _next(self, model: str) -> dict[str, Any] | Status:
+    def _next(self, model: str) -> dict[str, Any] | Status | Raw:
         item = self.replies.pop(0) if self.replies else self.default_reply
-        if isinstance(item, dict | Status):
+        if isinstance(item, Slow):
+            time.sleep(item.seconds)
+            item = item.then
+        if isinstance(item, dict | Status | Raw):
             return item
         return {
             "id": f"chatcmpl-{len(self.requests)}",
@@ -95,6 +120,10 @@ def fake_llm() -> Iterator[FakeLLM]:
             pass
 
         def do_POST(self) -> None:
+            if state.down:
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
@@ -103,6 +132,13 @@ def fake_llm() -> Iterator[FakeLLM]:
                 self.send_error(404)
                 return
             reply = state._next(str(body.get("model", "")))
+            if isinstance(reply, Raw):
+                self.send_response(reply.code)
+                self.send_header("Content-Type", reply.content_type)
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+                return
             if isinstance(reply, Status):
                 payload = json.dumps({"error": {"message": reply.message}}).encode()
                 self.send_response(reply.code)
@@ -120,7 +156,11 @@ def fake_llm() -> Iterator[FakeLLM]:
             self.end_headers()
             self.wfile.write(payload)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            pass  # a client that timed out and hung up is part of the script
+
+    server = Server(("127.0.0.1", 0), Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     state.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"

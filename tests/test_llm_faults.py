@@ -1,0 +1,173 @@
+"""The model misbehaving: timeouts, cut-off or non-JSON bodies, empty answers, and an
+endpoint that is down for a while. Each turn ends with a report or a clear error, what a turn
+already wrote stays, and the reading is done later, when the model answers again."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.runner import BotApp
+from core.engine import Engine
+from core.errors import LLMError
+from tests.conftest import make_settings
+from tests.fake_llm import FakeLLM, Raw, Slow, Status, fake_llm, tool_reply
+from tests.fake_telegram import FakeTelegram, fake_telegram
+
+OWNER = 111
+
+
+def fault_settings(tmp_path: Path, minilm_path: Path, llm: FakeLLM, **extra: Any) -> Any:
+    values: dict[str, Any] = {
+        "llm_base_url": llm.base_url,
+        "llm_api_key": "sk-test",
+        "llm_model": "test/model",
+        "llm_max_retries": 1,
+        "llm_timeout": 0.5,
+        "owner_names": "Grace",
+        "timezone": "UTC",
+    }
+    return make_settings(tmp_path / "data", minilm_path, **(values | extra))
+
+
+@pytest.fixture
+async def engine_llm(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> AsyncIterator[tuple[Engine, FakeLLM]]:
+    with fake_llm() as llm:
+        settings = fault_settings(tmp_path, minilm_path, llm)
+        async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+            yield engine, llm
+
+
+BAD_BODIES = {
+    "cut off": Raw(b'{"id": "chatcmpl-1", "choices": [{"index": 0, "mess'),
+    "empty body": Raw(b""),
+    "a proxy's HTML": Raw(b"<html><h1>502 Bad Gateway</h1></html>", content_type="text/html"),
+    "no choices": Raw(b'{"id": "x", "object": "chat.completion", "choices": []}'),
+    "not a completion": Raw(b'{"hello": "world"}'),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_BODIES))
+async def test_a_broken_response_body_is_a_clear_error(
+    engine_llm: tuple[Engine, FakeLLM], kind: str
+) -> None:
+    engine, llm = engine_llm
+    llm.reply_with(BAD_BODIES[kind])
+    with pytest.raises(LLMError) as caught:
+        await engine.ask("Where did I grow up?")
+    message = caught.value.user_message
+    assert "LLM endpoint" in message and ("JSON" in message or "no answer" in message), message
+    row = await engine.store.fetchone("SELECT status, error FROM turns ORDER BY id DESC LIMIT 1")
+    assert row is not None and row[0] == "failed" and row[1]
+    llm.reply_with("Galway, by your journal [#1].")
+    assert (await engine.ask("Where did I grow up?")).report.startswith("Galway")
+
+
+async def test_a_timeout_is_retried_and_a_persistent_one_is_a_clear_error(
+    engine_llm: tuple[Engine, FakeLLM],
+) -> None:
+    engine, llm = engine_llm
+    llm.reply_with(Slow(2.0), "Answered on the second try.")
+    assert (await engine.ask("hi")).report == "Answered on the second try."
+    llm.reply_with(Slow(2.0), Slow(2.0))
+    with pytest.raises(LLMError, match=r"could not be reached after retries \(APITimeoutError\)"):
+        await engine.ask("hi")
+
+
+async def test_an_empty_reply_ends_the_turn_with_a_report(
+    engine_llm: tuple[Engine, FakeLLM],
+) -> None:
+    engine, llm = engine_llm
+    llm.reply_with("", "")
+    result = await engine.ask("What do you know?")
+    assert result.report.strip(), "an empty answer still gives the owner a report"
+
+
+async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
+    engine_llm: tuple[Engine, FakeLLM], tmp_path: Path
+) -> None:
+    engine, llm = engine_llm
+    source = tmp_path / "letter.txt"
+    source.write_text("Dear Grace, congratulations on the pottery prize in Kilkenny, May 2019.")
+    [added] = [r async for r in engine.ingest([source])]
+    before = await engine.bio()
+    line = "- 2019-05: won a pottery prize in Kilkenny [#1]"
+    llm.reply_with(
+        tool_reply(
+            ("edit_profile", {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"})
+        ),
+        Status(503),
+        Status(503),
+    )
+    with pytest.raises(LLMError, match="answered 503 after retries"):
+        await engine.read_pending()
+    assert line in await engine.bio(), "the edit made before the fault is kept"
+    assert before != await engine.bio()
+    history = await engine.history()
+    assert history[0].turn_id is not None
+    turn = await engine.store.fetchone(
+        "SELECT status, error FROM turns WHERE id = ?", (history[0].turn_id,)
+    )
+    assert turn is not None and turn[0] == "failed" and "503" in turn[1]
+    calls = await engine.store.fetchone("SELECT COUNT(*) FROM llm_usage")
+    assert calls is not None and calls[0] == 1, "the call that succeeded is accounted for"
+    assert [p.document_id for p in await engine.biography.pending()] == [added.document_id]
+
+    llm.reply_with("Read it; the prize is already in the timeline.")
+    results = await engine.read_pending()
+    assert len(results) == 1 and await engine.biography.pending() == []
+    assert (await engine.bio()).count(line) == 1
+
+
+async def test_a_dead_endpoint_delays_reading_and_answers_until_it_is_back(
+    tmp_path: Path, minilm_path: Path, embedder: Any
+) -> None:
+    """Through the bot: the owner is told plainly, nothing is lost, and the periodic reading
+    catches up once the model answers again."""
+    with fake_llm() as llm:
+        async with fake_telegram() as tg:
+            settings = fault_settings(
+                tmp_path,
+                minilm_path,
+                llm,
+                telegram_token="123456:TEST",
+                telegram_allowed_users=str(OWNER),
+                telegram_api_url=tg.base,
+                telegram_local_mode=False,
+            )
+            app = BotApp(settings, embedder)
+            await app.start()
+            try:
+                await _dead_then_back(app, tg, llm)
+            finally:
+                await app.stop()
+
+
+async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
+    llm.down = True
+    meta = tg.add_file("F1", b"Grace moved to Westport in 2020 to open a studio.", "d/move.txt")
+    tg.push(OWNER, document={**meta, "file_name": "move.txt", "mime_type": "text/plain"})
+    await tg.wait_for(lambda: any("will when the model answers again" in t for t in tg.texts()))
+    tg.push(OWNER, text="When did I move to Westport?")
+    await tg.wait_for(lambda: any("could not be reached" in t for t in tg.texts()))
+    assert [p.name for p in await app.engine.biography.pending()] == ["move.txt"]
+    hits = await app.engine.search("Westport studio")
+    assert hits and hits[0].document_id == 1, "stored and searchable while the model is away"
+
+    llm.down = False
+    line = "- 2020: moved to Westport to open a studio [#1]"
+    edit = {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"}
+    llm.reply_with(tool_reply(("edit_profile", edit)), "Read.")
+    await app.read_pending()  # what the scheduler does every half hour
+    for _ in range(200):
+        if not await app.engine.biography.pending():
+            break
+        await asyncio.sleep(0.05)
+    assert await app.engine.biography.pending() == []
+    assert line in await app.engine.bio()
