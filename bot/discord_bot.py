@@ -5,8 +5,11 @@ allow-listed users are served, and only in DMs; anyone else is logged and ignore
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import io
 import logging
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,7 +18,7 @@ import aiohttp
 import discord
 
 from core.assistant import COMMANDS, Assistant, Incoming
-from core.errors import BiomdError
+from core.errors import BiomdError, PlatformUnavailable
 from core.messages import DISCORD_LIMIT
 from core.settings import Settings
 
@@ -23,6 +26,19 @@ log = logging.getLogger(__name__)
 
 _AUDIO = (".ogg", ".oga", ".opus", ".m4a", ".mp3", ".wav", ".webm")
 _COMMANDS = {name for name, _ in COMMANDS}
+READY_WAIT_S = 60
+
+
+@contextlib.contextmanager
+def reachable() -> Iterator[None]:
+    """Discord not answering (network, 5xx, rate limit) becomes `PlatformUnavailable`, which
+    core retries later; a refused request (Forbidden, NotFound) stays what it is."""
+    try:
+        yield
+    except (discord.DiscordServerError, discord.RateLimited) as exc:
+        raise PlatformUnavailable(f"Discord did not answer ({exc})") from exc
+    except (aiohttp.ClientError, OSError, TimeoutError) as exc:
+        raise PlatformUnavailable(f"Discord could not be reached ({type(exc).__name__})") from exc
 
 
 class DiscordChannel:
@@ -41,28 +57,36 @@ class DiscordChannel:
         return channel
 
     async def send(self, chat: str, text: str) -> str:
-        channel = await self._channel(chat)
-        message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+        with reachable():
+            channel = await self._channel(chat)
+            message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
         return str(message.id)
 
     async def edit(self, chat: str, message: str, text: str) -> None:
-        channel = await self._channel(chat)
-        await channel.get_partial_message(int(message)).edit(content=text)
+        with reachable():
+            channel = await self._channel(chat)
+            await channel.get_partial_message(int(message)).edit(content=text)
 
     async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
-        channel = await self._channel(chat)
-        message = await channel.send(
-            content=caption or None, file=discord.File(io.BytesIO(data), filename=name)
-        )
+        with reachable():
+            channel = await self._channel(chat)
+            message = await channel.send(
+                content=caption or None, file=discord.File(io.BytesIO(data), filename=name)
+            )
         return str(message.id)
 
     async def download(self, file_ref: str, dest: Path) -> None:
-        async with aiohttp.ClientSession() as session, session.get(file_ref) as response:
-            if response.status != 200:
-                raise BiomdError(f"Discord did not hand over the file (HTTP {response.status}).")
-            with dest.open("wb") as out:
-                async for block in response.content.iter_chunked(1 << 20):
-                    out.write(block)
+        with reachable():
+            async with aiohttp.ClientSession() as session, session.get(file_ref) as response:
+                if response.status >= 500:
+                    raise PlatformUnavailable(f"Discord's file server answered {response.status}")
+                if response.status != 200:
+                    raise BiomdError(
+                        f"Discord did not hand over the file (HTTP {response.status})."
+                    )
+                with dest.open("wb") as out:
+                    async for block in response.content.iter_chunked(1 << 20):
+                        out.write(block)
 
 
 def incoming_of(attachment: discord.Attachment, sent: datetime) -> Incoming:
@@ -104,12 +128,16 @@ class DiscordBot:
         try:
             await self._handle(message)
         except BiomdError as exc:
-            await self.channel.send(str(message.channel.id), exc.user_message)
+            await self._tell(str(message.channel.id), exc.user_message)
         except Exception:
             log.exception("Discord handler failed")
-            await self.channel.send(
+            await self._tell(
                 str(message.channel.id), "Something went wrong on my side; it is in the log."
             )
+
+    async def _tell(self, chat: str, text: str) -> None:
+        with contextlib.suppress(PlatformUnavailable):
+            await self.channel.send(chat, text)
 
     async def _handle(self, message: discord.Message) -> None:
         chat = str(message.channel.id)
@@ -129,34 +157,42 @@ class DiscordBot:
 
     async def owner_chats(self) -> list[str]:
         chats = []
-        for uid in sorted(self.allowed):
-            user = await self.client.fetch_user(uid)
-            dm = user.dm_channel or await user.create_dm()
-            chats.append(str(dm.id))
+        with reachable():
+            for uid in sorted(self.allowed):
+                user = await self.client.fetch_user(uid)
+                dm = user.dm_channel or await user.create_dm()
+                chats.append(str(dm.id))
         return chats
 
     async def start(self) -> None:
-        import asyncio
-
-        try:
-            await self.client.login(self.settings.discord_token or "")
-        except discord.LoginFailure as exc:
-            raise BiomdError(f"Discord rejected BIOMD_DISCORD_TOKEN: {exc}") from exc
+        """Log in (waiting out a network that is not up yet; a bad token fails at once), then
+        keep the gateway connected: discord.py resumes or reconnects by itself."""
+        delay = 1.0
+        while True:
+            try:
+                with reachable():
+                    await self.client.login(self.settings.discord_token or "")
+                break
+            except discord.LoginFailure as exc:
+                raise BiomdError(f"Discord rejected BIOMD_DISCORD_TOKEN: {exc}") from exc
+            except PlatformUnavailable as exc:
+                log.warning("%s; trying again in %.0f s", exc.user_message, delay)
+                await asyncio.sleep(delay)
+                delay = min(60.0, delay * 2)
         self._task = asyncio.create_task(self.client.connect(reconnect=True), name="discord")
         ready = asyncio.create_task(self.client.wait_until_ready())
         done, _ = await asyncio.wait(
-            {ready, self._task}, timeout=120, return_when="FIRST_COMPLETED"
+            {ready, self._task}, timeout=READY_WAIT_S, return_when="FIRST_COMPLETED"
         )
+        if self._task in done and self._task.exception() is not None:
+            ready.cancel()
+            raise BiomdError(f"Discord: could not connect ({self._task.exception()}).")
         if ready not in done:
             ready.cancel()
-            if self._task.done() and self._task.exception() is not None:
-                raise BiomdError(f"Discord: could not connect ({self._task.exception()}).")
-            raise BiomdError("Discord: the gateway did not become ready within 2 minutes.")
+            log.warning("Discord's gateway is not ready yet; discord.py keeps trying")
 
     async def stop(self) -> None:
         await self.client.close()
         if self._task is not None:
-            import contextlib
-
             with contextlib.suppress(Exception):
                 await self._task

@@ -13,7 +13,7 @@ from core.assistant import Assistant
 from core.channels import Channel
 from core.embedding import Embedder
 from core.engine import Engine
-from core.errors import ConfigError
+from core.errors import ConfigError, PlatformUnavailable
 from core.jobs import JobQueue
 from core.settings import Settings
 
@@ -109,19 +109,34 @@ class BotApp:
         from bot.scheduler import build_scheduler
 
         self._scheduler = build_scheduler(
-            settings.questions_cron, settings.zone, self.push_questions, self.read_pending
+            settings.questions_cron,
+            settings.zone,
+            self.push_questions,
+            self.read_pending,
+            self.flush_outbox,
         )
         self._scheduler.start()
+        await self.flush_outbox()  # anything kept from before a restart
         log.info("biomd is running on %s", ", ".join(self.names))
 
     async def push_questions(self) -> int:
         """The scheduled push: the next open questions to every owner chat."""
-        targets = [(p.channel, chat) for p in self.platforms for chat in await p.owner_chats()]
+        targets = []
+        for platform in self.platforms:
+            try:
+                targets += [(platform.channel, chat) for chat in await platform.owner_chats()]
+            except PlatformUnavailable as exc:
+                log.warning("no questions pushed there this time: %s", exc.user_message)
         sent = await self.assistant.push_questions(
             targets, self.settings.questions_per_push, self.settings.questions_cooldown_days
         )
         log.info("pushed %d question(s)", sent)
         return sent
+
+    async def flush_outbox(self) -> None:
+        """Send the messages kept while a platform was unreachable (every few seconds)."""
+        for channel in self.channels.values():
+            await self.engine.outbox.flush(channel)
 
     async def read_pending(self) -> None:
         if await self.engine.biography.pending():

@@ -13,6 +13,7 @@ from apscheduler.triggers.interval import IntervalTrigger
 from core.errors import ConfigError
 
 READ_EVERY_MINUTES = 30
+OUTBOX_EVERY_S = 15
 
 
 def build_scheduler(
@@ -20,6 +21,7 @@ def build_scheduler(
     zone: tzinfo,
     push_questions: Callable[[], Awaitable[object]],
     read_pending: Callable[[], Awaitable[None]],
+    flush_outbox: Callable[[], Awaitable[None]],
 ) -> AsyncIOScheduler:
     """Not started; call `.start()` inside the running loop."""
     try:
@@ -38,5 +40,12 @@ def build_scheduler(
         IntervalTrigger(minutes=READ_EVERY_MINUTES, timezone=zone),
         id="read",
         coalesce=True,
+    )
+    scheduler.add_job(
+        flush_outbox,
+        IntervalTrigger(seconds=OUTBOX_EVERY_S, timezone=zone),
+        id="outbox",
+        coalesce=True,
+        max_instances=1,
     )
     return scheduler

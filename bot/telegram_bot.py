@@ -5,14 +5,17 @@ can find their id on first run) and gets nothing."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import html
 import logging
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
 from telegram import BotCommand, InputFile, LinkPreviewOptions, Message, Update
 from telegram.constants import ChatType, ParseMode
-from telegram.error import BadRequest
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import (
     Application,
     ApplicationHandlerStop,
@@ -24,13 +27,25 @@ from telegram.ext import (
 )
 
 from core.assistant import COMMANDS, Assistant, Incoming
-from core.errors import BiomdError
+from core.errors import BiomdError, PlatformUnavailable
 from core.messages import TELEGRAM_LIMIT
 from core.settings import Settings
 
 log = logging.getLogger(__name__)
 
 CLOUD_API = "https://api.telegram.org"
+
+
+@contextlib.contextmanager
+def reachable() -> Iterator[None]:
+    """Telegram not answering (network, 5xx, flood control) becomes `PlatformUnavailable`,
+    which core retries later; a refused request (BadRequest, Forbidden) stays what it is."""
+    try:
+        yield
+    except BadRequest:
+        raise
+    except (NetworkError, RetryAfter) as exc:  # TimedOut is a NetworkError
+        raise PlatformUnavailable(f"Telegram did not answer ({exc})") from exc
 
 
 class TelegramChannel:
@@ -43,35 +58,39 @@ class TelegramChannel:
         self.app = application
 
     async def send(self, chat: str, text: str) -> str:
-        message = await self.app.bot.send_message(
-            int(chat),
-            html.escape(text, quote=False),
-            parse_mode=ParseMode.HTML,
-            link_preview_options=LinkPreviewOptions(is_disabled=True),
-        )
+        with reachable():
+            message = await self.app.bot.send_message(
+                int(chat),
+                html.escape(text, quote=False),
+                parse_mode=ParseMode.HTML,
+                link_preview_options=LinkPreviewOptions(is_disabled=True),
+            )
         return str(message.message_id)
 
     async def edit(self, chat: str, message: str, text: str) -> None:
         try:
-            await self.app.bot.edit_message_text(
-                html.escape(text, quote=False),
-                chat_id=int(chat),
-                message_id=int(message),
-                parse_mode=ParseMode.HTML,
-            )
+            with reachable():
+                await self.app.bot.edit_message_text(
+                    html.escape(text, quote=False),
+                    chat_id=int(chat),
+                    message_id=int(message),
+                    parse_mode=ParseMode.HTML,
+                )
         except BadRequest as exc:
             if "not modified" not in str(exc).lower():
                 raise
 
     async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
-        message = await self.app.bot.send_document(
-            int(chat), document=InputFile(data, filename=name), caption=caption or None
-        )
+        with reachable():
+            message = await self.app.bot.send_document(
+                int(chat), document=InputFile(data, filename=name), caption=caption or None
+            )
         return str(message.message_id)
 
     async def download(self, file_ref: str, dest: Path) -> None:
         try:
-            file = await self.app.bot.get_file(file_ref)
+            with reachable():
+                file = await self.app.bot.get_file(file_ref)
         except BadRequest as exc:
             if "too big" in str(exc).lower():
                 raise BiomdError(
@@ -80,7 +99,14 @@ class TelegramChannel:
                     "this computer and run `biomd ingest`."
                 ) from exc
             raise
-        await file.download_to_drive(custom_path=dest)
+        with reachable():
+            await file.download_to_drive(custom_path=dest)
+
+
+def _polling_error(exc: TelegramError) -> None:
+    """One line per failed poll while Telegram is away; python-telegram-bot keeps polling,
+    waiting up to 30 s between tries."""
+    log.warning("Telegram: could not fetch updates (%s); retrying", exc)
 
 
 def incoming_of(message: Message) -> Incoming | None:
@@ -206,18 +232,31 @@ class TelegramBot:
                     if isinstance(context.error, BiomdError)
                     else "Something went wrong on my side; it is in the log. Try again?"
                 )
-                await self.channel.send(str(update.effective_chat.id), text)
+                with contextlib.suppress(PlatformUnavailable):
+                    await self.channel.send(str(update.effective_chat.id), text)
 
     async def owner_chats(self) -> list[str]:
         """In Telegram a private chat's id is the user's id."""
         return [str(uid) for uid in sorted(self.allowed)]
 
     async def start(self) -> None:
-        await self.app.initialize()
-        await self.app.bot.set_my_commands([BotCommand(n, d) for n, d in COMMANDS])
+        """Connect, waiting out a network that is not up yet; a bad token fails at once."""
+        delay = 1.0
+        while True:
+            try:
+                with reachable():
+                    await self.app.initialize()
+                    await self.app.bot.set_my_commands([BotCommand(n, d) for n, d in COMMANDS])
+                break
+            except PlatformUnavailable as exc:
+                log.warning("%s; trying again in %.0f s", exc.user_message, delay)
+                await asyncio.sleep(delay)
+                delay = min(60.0, delay * 2)
         await self.app.start()
         assert self.app.updater is not None
-        await self.app.updater.start_polling(allowed_updates=Update.ALL_TYPES)
+        await self.app.updater.start_polling(
+            allowed_updates=Update.ALL_TYPES, error_callback=_polling_error
+        )
 
     async def stop(self) -> None:
         if self.app.updater is not None and self.app.updater.running:

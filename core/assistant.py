@@ -6,9 +6,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from core.channels import Channel, deliver
+from core.channels import Channel
 from core.engine import Engine
-from core.errors import BiomdError
+from core.errors import BiomdError, PlatformUnavailable
 from core.jobs import JobQueue
 from core.messages import with_source_hint
 from core.profile_text import section
@@ -73,7 +73,7 @@ class Assistant:
         """A question for the biographer, or, as a reply to a question, its answer."""
         qid = await self._question(channel, chat, reply_to)
         if qid:
-            status = await channel.send(chat, f"Thanks! Taking in your answer to {qid}…")
+            status = await self._ack(channel, chat, f"Thanks! Taking in your answer to {qid}…")
             await self.jobs.submit(
                 "answer",
                 {
@@ -88,12 +88,12 @@ class Assistant:
         try:
             result = await self.engine.ask(text)
         except BiomdError as exc:
-            await deliver(channel, chat, exc.user_message)
+            await self._say(channel, chat, exc.user_message)
             return
         reply = with_source_hint(result.report)
         if result.sections_changed:
             reply += f"\n\n(bio.md: {', '.join(result.sections_changed)} changed)"
-        await deliver(channel, chat, reply)
+        await self._say(channel, chat, reply)
 
     async def on_file(
         self, channel: Channel, chat: str, incoming: Incoming, reply_to: str | None = None
@@ -104,7 +104,7 @@ class Assistant:
         ack = f"{incoming.name}: queued"
         if qid and voice:
             ack = f"{incoming.name}: queued as your answer to {qid}"
-        status = await channel.send(chat, ack)
+        status = await self._ack(channel, chat, ack)
         await self.jobs.submit(
             "source",
             {
@@ -124,20 +124,33 @@ class Assistant:
             return None
         return await self.engine.question_for_message(channel.platform, chat, reply_to)
 
+    async def _say(self, channel: Channel, chat: str, text: str) -> None:
+        """A reply; kept and sent later if the platform is unreachable right now."""
+        await self.engine.outbox.deliver(channel, chat, text)
+
+    async def _ack(self, channel: Channel, chat: str, text: str) -> str | None:
+        """The status message a job will edit; None if it cannot be sent now (the job is
+        queued all the same)."""
+        try:
+            return await channel.send(chat, text)
+        except PlatformUnavailable as exc:
+            log.warning("could not acknowledge on %s: %s", channel.platform, exc.user_message)
+            return None
+
     # -- commands -------------------------------------------------------------------------
 
     async def on_command(self, channel: Channel, chat: str, command: str, args: str) -> None:
         handler = getattr(self, f"_cmd_{command.lower()}", None)
         if handler is None:
-            await channel.send(chat, f"I don't know /{command}. /help lists what I can do.")
+            await self._say(channel, chat, f"I don't know /{command}. /help lists what I can do.")
             return
         try:
             await handler(channel, chat, args.strip())
         except BiomdError as exc:
-            await deliver(channel, chat, exc.user_message)
+            await self._say(channel, chat, exc.user_message)
 
     async def _cmd_start(self, channel: Channel, chat: str, args: str) -> None:
-        await deliver(channel, chat, HELP)
+        await self._say(channel, chat, HELP)
 
     _cmd_help = _cmd_start
 
@@ -145,17 +158,17 @@ class Assistant:
         bio = await self.engine.bio()
         summary = section(bio, "Summary") or "(no summary yet)"
         await channel.send_file(chat, "bio.md", bio.encode("utf-8"), "Your bio.md")
-        await deliver(channel, chat, f"Summary\n\n{summary}")
+        await self._say(channel, chat, f"Summary\n\n{summary}")
 
     async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
         items = await self.engine.timeline()
         text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
-        await deliver(channel, chat, with_source_hint(text))
+        await self._say(channel, chat, with_source_hint(text))
 
     async def _cmd_questions(self, channel: Channel, chat: str, args: str) -> None:
         questions = await self.engine.questions()
         if not questions:
-            await channel.send(chat, "No open questions right now.")
+            await self._say(channel, chat, "No open questions right now.")
             return
         for q in questions:
             await self.send_question(channel, chat, q)
@@ -173,58 +186,65 @@ class Assistant:
         """Send the next open questions to each owner chat; how many were sent."""
         if not targets or count <= 0:
             return 0
-        questions = await self.engine.next_questions(count, cooldown_days)
-        for q in questions:
+        sent = set()
+        for q in await self.engine.next_questions(count, cooldown_days):
             for channel, chat in targets:
-                await self.send_question(channel, chat, q)
-        return len(questions)
+                try:
+                    await self.send_question(channel, chat, q)
+                except PlatformUnavailable as exc:  # not marked asked: pushed next time
+                    log.warning("could not push question %s: %s", q.id, exc.user_message)
+                    continue
+                sent.add(q.id)
+        return len(sent)
 
     async def _cmd_search(self, channel: Channel, chat: str, args: str) -> None:
         if not args:
-            await channel.send(chat, "What should I look for? /search words")
+            await self._say(channel, chat, "What should I look for? /search words")
             return
         hits = await self.engine.search(args, limit=5)
         if not hits:
-            await channel.send(chat, "Nothing found.")
+            await self._say(channel, chat, "Nothing found.")
             return
         parts = [f"#{h.document_id} {h.document}\n{h.text.strip()[:600]}" for h in hits]
-        await deliver(channel, chat, "\n\n".join(parts))
+        await self._say(channel, chat, "\n\n".join(parts))
 
     async def _cmd_source(self, channel: Channel, chat: str, args: str) -> None:
         doc_id = _id(args, "/source 12")
         doc = await self.engine.source(doc_id)
         if doc.status != "ready":
-            await channel.send(chat, f"#{doc.id} {doc.name}: {doc.status} {doc.error or ''}")
+            await self._say(channel, chat, f"#{doc.id} {doc.name}: {doc.status} {doc.error or ''}")
             return
         part = await self.engine.read_source(doc_id, 0, 3000)
         dates = f", {doc.content_start} to {doc.content_end}" if doc.content_start else ""
         more = f"\n\n… ({part.total:,} characters in all)" if part.next_offset else ""
-        await deliver(
+        await self._say(
             channel, chat, f"#{doc.id} {doc.name} ({doc.kind}{dates})\n\n{part.text.strip()}{more}"
         )
 
     async def _cmd_sources(self, channel: Channel, chat: str, args: str) -> None:
         docs = (await self.engine.sources())[-30:]
         if not docs:
-            await channel.send(chat, "No sources yet. Forward me something!")
+            await self._say(channel, chat, "No sources yet. Forward me something!")
             return
         lines = [
             f"#{d.id} {d.name}" + ("" if d.status == "ready" else f" ({d.status})") for d in docs
         ]
-        await deliver(channel, chat, "\n".join(lines))
+        await self._say(channel, chat, "\n".join(lines))
 
     async def _cmd_forget(self, channel: Channel, chat: str, args: str) -> None:
         doc = await self.engine.forget(_id(args, "/forget 12"))
-        await channel.send(chat, f"Forgot #{doc.id} {doc.name}: its text, index and file are gone.")
+        await self._say(
+            channel, chat, f"Forgot #{doc.id} {doc.name}: its text, index and file are gone."
+        )
 
     async def _cmd_undo(self, channel: Channel, chat: str, args: str) -> None:
         done = await self.engine.undo()
-        await channel.send(
-            chat, f"Reverted turn {done[0]}'s edits." if done else "Nothing to undo."
+        await self._say(
+            channel, chat, f"Reverted turn {done[0]}'s edits." if done else "Nothing to undo."
         )
 
     async def _cmd_consolidate(self, channel: Channel, chat: str, args: str) -> None:
-        status = await channel.send(chat, "Consolidation queued.")
+        status = await self._ack(channel, chat, "Consolidation queued.")
         await self.jobs.submit(
             "consolidate", {"platform": channel.platform, "chat": chat, "status": status}
         )
@@ -236,7 +256,7 @@ class Assistant:
         running = self.jobs.running.values()
         job = ", ".join(f"{j.kind} ({j.payload.get('name', '')})" for j in running) or "none"
         unread = len(await self.engine.biography.pending())
-        await deliver(
+        await self._say(
             channel,
             chat,
             f"Sources: {s.documents:,} ({s.chunks:,} chunks, "
@@ -252,7 +272,7 @@ class Assistant:
             f"{label}: {calls} calls, {p + c:,} tokens, ${usd:.4f}"
             for label, calls, p, c, usd in rows
         ]
-        await deliver(channel, chat, "\n".join(lines))
+        await self._say(channel, chat, "\n".join(lines))
 
 
 def _id(args: str, example: str) -> int:

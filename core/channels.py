@@ -7,7 +7,7 @@ import logging
 from pathlib import Path
 from typing import Protocol
 
-from core.messages import split_message
+from core.errors import PlatformUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -25,11 +25,6 @@ class Channel(Protocol):
     async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str: ...
 
     async def download(self, file_ref: str, dest: Path) -> None: ...
-
-
-async def deliver(channel: Channel, chat: str, text: str) -> list[str]:
-    """Send text of any length, split cleanly; the ids of the messages sent."""
-    return [await channel.send(chat, part) for part in split_message(text, channel.max_length)]
 
 
 class StatusMessage:
@@ -51,5 +46,7 @@ class StatusMessage:
                 self.message = await self.channel.send(self.chat, text)
             else:
                 await self.channel.edit(self.chat, self.message, text)
-        except Exception:  # a status line is never worth failing a job over
+        except PlatformUnavailable as exc:  # a status line is never worth failing a job over
+            log.info("status message not updated: %s", exc.user_message)
+        except Exception:
             log.warning("could not update the status message", exc_info=True)

@@ -20,6 +20,7 @@ from core.hints import capitalised_names, fit, rank
 from core.ingest import Ingestor, IngestResult, ProgressFn
 from core.llm import is_local
 from core.lock import ProcessLock
+from core.outbox import Outbox
 from core.profile import Profile, Revision
 from core.profile_text import Question, open_questions, timeline
 from core.rawfiles import RawFiles
@@ -79,6 +80,7 @@ class Engine:
         self.searcher = Searcher(store, self.embedder, self.index, FusionConfig())
         self.profile = Profile(store, settings.data_dir / "bio.md")
         self.biography = Biography(settings, store, self.searcher, self.profile)
+        self.outbox = Outbox(store)
 
     @classmethod
     async def open(

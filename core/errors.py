@@ -15,6 +15,7 @@ BiomdError
 │   ├── LLMNotConfigured   no endpoint/key, or the key was rejected
 │   └── SpendLimitReached  today's spend reached BIOMD_DAILY_SPEND_LIMIT_USD
 ├── ProfileEditError       an edit_profile call that cannot apply (shown to the model)
+├── PlatformUnavailable    Telegram or Discord cannot be reached just now
 ├── NotFound               an id that does not exist
 └── Busy                   another biomd process holds the ingest lock
 """
@@ -95,3 +96,7 @@ class NotFound(BiomdError):
 
 class Busy(BiomdError):
     pass
+
+
+class PlatformUnavailable(BiomdError):
+    """The chat platform did not answer (network down, 5xx, rate limit); worth retrying."""

@@ -14,9 +14,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.channels import Channel, StatusMessage, deliver
+from core.channels import Channel, StatusMessage
 from core.engine import Engine
-from core.errors import BiomdError, LLMError
+from core.errors import BiomdError, LLMError, PlatformUnavailable
 from core.messages import with_source_hint
 from core.store import utc_now
 
@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 RETRY_DELAY_S = 30
+PLATFORM_RETRY_S = 60
 _EDIT_EVERY_S = 1.5
 
 
@@ -129,6 +130,10 @@ class JobQueue:
             await handler(job)
         except asyncio.CancelledError:
             raise  # stays 'running'; queued again at the next start
+        except PlatformUnavailable as exc:
+            log.warning("job %s (%s) waits for the platform: %s", job.id, job.kind, exc)
+            await self._failed(job, exc)
+            return
         except Exception as exc:
             log.exception("job %s (%s) failed", job.id, job.kind)
             await self._failed(job, exc)
@@ -137,6 +142,15 @@ class JobQueue:
 
     async def _failed(self, job: Job, exc: Exception) -> None:
         reason = exc.user_message if isinstance(exc, BiomdError) else f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, PlatformUnavailable):  # not the job's fault: wait, however long
+            later = datetime.now(UTC) + timedelta(seconds=PLATFORM_RETRY_S)
+            async with self.store.transaction() as db:
+                await db.execute(
+                    "UPDATE jobs SET status = 'queued', not_before = ?, error = ?,"
+                    " attempts = attempts - 1 WHERE id = ?",
+                    (later.isoformat(timespec="seconds"), reason, job.id),
+                )
+            return
         if job.attempts < MAX_ATTEMPTS:
             later = datetime.now(UTC) + timedelta(seconds=RETRY_DELAY_S * job.attempts)
             async with self.store.transaction() as db:
@@ -149,7 +163,7 @@ class JobQueue:
         channel, chat = self._target(job)
         if channel is not None and chat:
             name = job.payload.get("name") or job.kind
-            await deliver(
+            await self.engine.outbox.deliver(
                 channel, chat, f"Sorry, I gave up on {name} after {job.attempts} tries: {reason}"
             )
 
@@ -211,7 +225,7 @@ class JobQueue:
                 lines.append(f"Vectors are not made yet: {exc.user_message}")
         if p.get("echo") and added and channel is not None:
             heard = (await self.engine.read_source(added[0])).text
-            await deliver(channel, chat, f"Heard:\n{heard.strip()}")
+            await self.engine.outbox.deliver(channel, chat, f"Heard:\n{heard.strip()}")
         await asyncio.to_thread(path.unlink, missing_ok=True)
         follow = {k: p.get(k) for k in ("platform", "chat", "status", "name", "question")}
         follow |= {"documents": added, "lines": lines}
@@ -239,7 +253,7 @@ class JobQueue:
         channel = self.channels.get(str(p.get("platform")))
         if channel is not None:
             text = "\n\n".join(x for x in lines if x) or f"{name}: done."
-            await deliver(channel, str(p.get("chat", "")), text)
+            await self.engine.outbox.deliver(channel, str(p.get("chat", "")), text)
 
     async def _read(self, added: list[int], show: _Throttled, name: str) -> str:
         """The biographer's reading of new sources, or why it has to wait."""
@@ -281,7 +295,7 @@ class JobQueue:
         if status:
             await status.set(f"Answer to {p['question']}: done")
         if channel is not None:
-            await deliver(channel, chat, with_source_hint(reply))
+            await self.engine.outbox.deliver(channel, chat, with_source_hint(reply))
 
     async def _do_consolidate(self, job: Job) -> None:
         channel, chat = self._target(job)
@@ -291,7 +305,7 @@ class JobQueue:
         changed = await self.engine.consolidate()
         if channel is not None:
             done = ", ".join(changed) if changed else "nothing needed changing"
-            await deliver(channel, chat, f"bio.md is consolidated ({done}).")
+            await self.engine.outbox.deliver(channel, chat, f"bio.md is consolidated ({done}).")
 
     async def _do_read(self, job: Job) -> None:
         """Periodic: read whatever is still waiting (after an LLM outage, say)."""

@@ -202,4 +202,22 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "outbox",
+        """
+        -- Messages for the owner that could not be sent while the platform was unreachable;
+        -- sent in id order once it answers again. `failed` rows were refused outright.
+        CREATE TABLE outbox (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            platform   TEXT NOT NULL,
+            chat_id    TEXT NOT NULL,
+            text       TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            attempts   INTEGER NOT NULL DEFAULT 0,
+            status     TEXT NOT NULL DEFAULT 'waiting' CHECK (status IN ('waiting', 'failed')),
+            error      TEXT
+        );
+        CREATE INDEX outbox_waiting ON outbox(platform, status, id);
+        """,
+    ),
 )

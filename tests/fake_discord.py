@@ -49,6 +49,8 @@ class FakeDiscord:
     _seq: int = 0
     _next_id: int = 5000
     identified: asyncio.Event = field(default_factory=asyncio.Event)
+    outage: bool = False  # REST answers 503 and the gateway refuses connections
+    sessions: list[str] = field(default_factory=list)  # "identify" or "resume", in order
 
     def _id(self) -> str:
         self._next_id += 1
@@ -143,7 +145,16 @@ class FakeDiscord:
         for ws in list(self._sockets):
             await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
-    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+    async def go_down(self) -> None:
+        """Drop every gateway connection and refuse REST and new connections until
+        `outage` is set back to False."""
+        self.outage = True
+        for ws in list(self._sockets):
+            await ws.close(code=4000, message=b"going away")
+
+    async def _gateway(self, request: web.Request) -> web.StreamResponse:
+        if self.outage:
+            return web.Response(status=503)
         ws = web.WebSocketResponse()
         await ws.prepare(request)
         await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": 40000}}))
@@ -165,7 +176,13 @@ class FakeDiscord:
                     "application": {"id": "900", "flags": 0},
                 }
                 await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._seq, "d": ready}))
+                self.sessions.append("identify")
                 self.identified.set()
+            elif payload["op"] == 6:  # RESUME: carry on the session
+                self._sockets.append(ws)
+                self._seq += 1
+                await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._seq, "d": {}}))
+                self.sessions.append("resume")
         if ws in self._sockets:
             self._sockets.remove(ws)
         return ws
@@ -174,6 +191,8 @@ class FakeDiscord:
 
     async def _rest(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["path"]
+        if self.outage:
+            return _json({"message": "Service Unavailable", "code": 0}, status=503)
         body: Any = None
         if request.content_type == "application/json":
             body = await request.json()
@@ -258,6 +277,8 @@ class FakeDiscord:
         return message
 
     async def _attachment(self, request: web.Request) -> web.Response:
+        if self.outage:
+            return web.Response(status=503)
         data = self.files.get(request.match_info["name"])
         return web.Response(body=data) if data is not None else web.Response(status=404)
 

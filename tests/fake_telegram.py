@@ -25,6 +25,8 @@ class FakeTelegram:
     files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     sent: dict[int, dict[str, Any]] = field(default_factory=dict)  # message id -> message
     documents: list[tuple[str, bytes]] = field(default_factory=list)
+    outage: bool = False  # every request answered 502 Bad Gateway, as during an outage
+    refused: list[str] = field(default_factory=list)  # methods called during the outage
     _next_update: int = 1
     _next_message: int = 1000
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -117,6 +119,9 @@ class FakeTelegram:
     async def _api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         params = await _params(request)
+        if self.outage:
+            self.refused.append(method)
+            return _error(502, "Bad Gateway")
         self.calls.append((method, params))
         handler = getattr(self, f"_m_{method}", None)
         if handler is None:
@@ -212,6 +217,8 @@ class FakeTelegram:
 
     async def _file(self, request: web.Request) -> web.Response:
         path = request.match_info["path"]
+        if self.outage:
+            return web.Response(status=502)
         for stored, data in self.files.values():
             if stored == path:
                 return web.Response(body=data)

@@ -276,9 +276,9 @@ def test_a_bad_question_schedule_is_a_clear_error() -> None:
         pass
 
     with pytest.raises(ConfigError, match="BIOMD_QUESTIONS_CRON is 'every evening'"):
-        build_scheduler("every evening", UTC, nothing, nothing)
-    scheduler = build_scheduler("0 19 * * *", UTC, nothing, nothing)
-    assert {j.id for j in scheduler.get_jobs()} == {"questions", "read"}
+        build_scheduler("every evening", UTC, nothing, nothing, nothing)
+    scheduler = build_scheduler("0 19 * * *", UTC, nothing, nothing, nothing)
+    assert {j.id for j in scheduler.get_jobs()} == {"questions", "read", "outbox"}
 
 
 async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: Path) -> None:
