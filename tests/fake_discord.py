@@ -108,6 +108,52 @@ class FakeDiscord:
         await self._dispatch("MESSAGE_CREATE", data)
         return message_id
 
+    async def push_edit(self, uid: int, message_id: str, content: str) -> None:
+        """MESSAGE_UPDATE: `uid` edited a DM message."""
+        await self._dispatch(
+            "MESSAGE_UPDATE",
+            {
+                "id": message_id,
+                "channel_id": self.dm_channel(uid),
+                "author": user(uid),
+                "content": content,
+                "timestamp": datetime.now(UTC).isoformat(),
+                "edited_timestamp": datetime.now(UTC).isoformat(),
+                "type": 0,
+                "flags": 0,
+                "attachments": [],
+                "embeds": [],
+                "mentions": [],
+                "mention_roles": [],
+                "pinned": False,
+                "tts": False,
+                "mention_everyone": False,
+            },
+        )
+
+    async def push_interaction(self, uid: int, command: str) -> None:
+        """INTERACTION_CREATE: `uid` used a slash command (or button) in a DM."""
+        await self._dispatch(
+            "INTERACTION_CREATE",
+            {
+                "id": self._id(),
+                "application_id": "900",
+                "type": 2,
+                "data": {"id": "77", "name": command, "type": 1},
+                "channel_id": self.dm_channel(uid),
+                "channel": {"id": self.dm_channel(uid), "type": 1},
+                "user": user(uid),
+                "token": "interaction-token",
+                "version": 1,
+                "locale": "en-US",
+                "app_permissions": "0",
+                "attachment_size_limit": 8388608,
+                "entitlements": [],
+                "authorizing_integration_owners": {},
+                "context": 1,
+            },
+        )
+
     def attachment(self, name: str, data: bytes, voice: bool = False) -> dict[str, Any]:
         url = self.add_file(name, data)
         att: dict[str, Any] = {

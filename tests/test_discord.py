@@ -124,10 +124,15 @@ async def test_strangers_guilds_and_bots_get_nothing_and_change_nothing(
     await dc.push(OWNER, "!sources", guild=True)
     await dc.push(OWNER, "a question in a server", guild=True)
     await dc.push(OWNER + 1, "I am a bot", bot=True)
+    sent = await dc.push(STRANGER, "hi")
+    await dc.push_edit(STRANGER, sent, "!forget 1")
+    await dc.push_interaction(STRANGER, "bio")
+    await dc.push_interaction(OWNER, "forget")  # no slash commands exist: a forged one
     await dc.push(OWNER, "!status")
     await dc.wait_for(lambda: any(t.startswith("Sources: 0") for t in dc.texts()))
     posted = {p.split("/")[2] for m, p, _ in dc.calls if m == "POST" and p.endswith("/messages")}
     assert posted == {rig.dm}
+    assert not [p for _, p, _ in dc.calls if p.startswith("/interactions/")], "no callback"
     assert not rig.llm.requests
     assert await engine.stats() == before
     assert (await engine.store.fetchone("SELECT COUNT(*) FROM jobs"))[0] == 0  # type: ignore[index]

@@ -320,3 +320,32 @@ async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: P
             rest = await asyncio.wait_for(proc.stderr.read(), 30)
             assert await proc.wait() == 0, rest.decode()
             assert "stopping" in rest.decode()
+
+
+async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig: Rig) -> None:
+    """Forwarded in one burst, with 20 forwarded twice: 100 sources, 20 duplicates reported,
+    and /status answers while the queue is still long."""
+    tg, llm = rig.tg, rig.llm
+    llm.default_reply = "Read."
+    notes = [f"Note {i}: Grace glazed bowl number {i} in shade {i * 7 % 13}." for i in range(100)]
+    for i, note in enumerate(notes):
+        tg.push(OWNER, **doc(tg, f"F{i}", f"note-{i}.txt", note.encode()))
+    for i in range(0, 100, 5):  # the same files again, under new file ids
+        tg.push(OWNER, **doc(tg, f"G{i}", f"again-{i}.txt", notes[i].encode()))
+    tg.push(OWNER, text="/status")
+    await tg.wait_for(lambda: any(t.startswith("Sources:") for t in tg.texts()))
+    status = next(t for t in tg.texts() if t.startswith("Sources:"))
+    waiting = int(status.split("Queue: ", 1)[1].split()[0])
+    assert waiting > 0, f"/status answered while the queue was still busy: {status}"
+
+    await tg.wait_for(
+        lambda: sum("I already have this" in t for t in tg.texts()) == 20, seconds=120
+    )
+    await tg.wait_for(lambda: sum(t.endswith(": done") for t in tg.texts()) == 120, seconds=60)
+    engine = rig.app.engine
+    stats = await engine.stats()
+    assert (stats.documents, stats.chunks, stats.vectors) == (100, 100, 100)
+    names = {d.name for d in await engine.sources()}
+    assert names == {f"note-{i}.txt" for i in range(100)}
+    jobs = await engine.store.fetchall("SELECT status, COUNT(*) FROM jobs GROUP BY status")
+    assert dict(jobs) == {"done": 120}  # type: ignore[arg-type]
