@@ -9,8 +9,10 @@ and the log always agrees with the file."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import tempfile
+import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,8 @@ from pathlib import Path
 from core.errors import NotFound
 from core.profile_text import SKELETON, apply_edit, number_questions, open_questions
 from core.store import Store, utc_now
+
+STALE_TEMP_S = 60.0  # a write takes milliseconds; a temp file this old is a crash's leftover
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,15 @@ def write_atomically(path: Path, text: str) -> None:
         os.close(dir_fd)
 
 
+def _sweep_temp_files(folder: Path, older_than_s: float = STALE_TEMP_S) -> None:
+    """Remove half-written copies a killed process left behind (never one being written)."""
+    cutoff = time.time() - older_than_s
+    for tmp in folder.glob(".bio-*.tmp"):
+        with contextlib.suppress(FileNotFoundError):
+            if tmp.stat().st_mtime < cutoff:
+                tmp.unlink()
+
+
 class Profile:
     """The owner's bio.md and its history."""
 
@@ -74,6 +87,7 @@ class Profile:
             return await self._reconcile()
 
     async def _reconcile(self) -> str:
+        await asyncio.to_thread(_sweep_temp_files, self.path.parent)
         on_disk = self.path.read_text(encoding="utf-8") if self.path.exists() else None
         latest = await self._latest(2)
         if not latest:

@@ -3,7 +3,9 @@ file on disk, question ids, and the consolidation guard."""
 
 from __future__ import annotations
 
+import os
 import stat
+import time
 from pathlib import Path
 
 import pytest
@@ -120,6 +122,17 @@ async def test_a_crash_between_the_log_and_the_file_is_rolled_forward(engine: En
     assert await profile.load() == new
     assert profile.path.read_text() == new
     assert [r.mode for r in await engine.history()] == ["chat", "init"], "no false hand edit"
+
+
+async def test_a_killed_writes_temp_file_is_swept_but_not_one_being_written(engine: Engine) -> None:
+    folder = engine.profile.path.parent
+    stale, fresh = folder / ".bio-dead.tmp", folder / ".bio-live.tmp"
+    stale.write_text("half a bio")
+    fresh.write_text("being written")
+    os.utime(stale, (time.time() - 3600, time.time() - 3600))
+    await engine.profile.load()
+    assert not stale.exists()
+    assert fresh.exists()
 
 
 async def test_new_open_questions_get_stable_ids_that_are_never_reused(engine: Engine) -> None:
