@@ -315,9 +315,11 @@ def ingest_rounds(
     print(f"calibration: `biomd ingest` of {mb} MB takes {ingest_s:.1f} s without embedding")
 
     for i in range(rounds):
+        began = time.perf_counter()
         big = work / f"big-{i}.txt"
         write_big(big, base, i)
-        delay = rng.uniform(0.3, ingest_s + 5)
+        # every other kill while indexing, the rest while the vectors are computed
+        delay = rng.uniform(0.3, ingest_s) if i % 2 else rng.uniform(ingest_s, ingest_s + 25)
         killed = run_and_kill([str(BIOMD), "ingest", "--no-read", str(big)], env, delay)
         db = connect(data)
         row = db.execute(
@@ -351,7 +353,11 @@ def ingest_rounds(
         run(env, "forget", "--yes", str(doc_id))
         big.unlink()
         tally.record("ingest", problems, lost)
-        print(f"ingest kill {i + 1}/{rounds} at {delay:.1f} s ({stage}): {problems or 'ok'}")
+        took = time.perf_counter() - began
+        print(
+            f"ingest kill {i + 1}/{rounds} at {delay:.1f} s ({stage}, round {took:.0f} s): ", end=""
+        )
+        print(problems or "ok")
 
 
 def search_rounds(work: Path, env: dict[str, str], rounds: int, tally: Tally) -> None:

@@ -3,6 +3,8 @@ core commands. Run as `biomd …` or `python -m bot …`."""
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from core.cli import _state, app, err, out
@@ -12,18 +14,44 @@ from core.errors import BiomdError
 
 @app.command(name="run")
 def run_bot() -> None:
-    """Start the Telegram and/or Discord bot, whichever is configured."""
-    from bot.runner import NOTHING_CONFIGURED, configured_platforms, run
+    """Start the Telegram and/or Discord bot; with neither configured, a terminal session
+    over a sample life."""
+    from bot.runner import configured_platforms, run
 
     settings = _state["settings"]
     try:
         if not configured_platforms(settings):
-            out.print(NOTHING_CONFIGURED, markup=False)
+            from bot.terminal import open_sample_session
+
+            out.print(NO_BOT_YET, markup=False)
+            open_sample_session(settings)
             return
         run(settings)
     except BiomdError as exc:
         err.print(f"[red]error:[/red] {exc.user_message}")
         raise typer.Exit(1) from None
+
+
+@app.command()
+def chat(
+    sample: Annotated[
+        bool, typer.Option("--sample", help="Over the bundled sample life, not your data.")
+    ] = False,
+) -> None:
+    """Talk to the biographer in the terminal, as you would to the bot."""
+    from bot.terminal import open_sample_session, open_session
+
+    try:
+        (open_sample_session if sample else open_session)(_state["settings"])
+    except BiomdError as exc:
+        err.print(f"[red]error:[/red] {exc.user_message}")
+        raise typer.Exit(1) from None
+
+
+NO_BOT_YET = (
+    "No Telegram or Discord bot is configured yet, so here is biomd in your terminal with a "
+    "sample life. `biomd setup` sets up your own private bot."
+)
 
 
 def main() -> None:

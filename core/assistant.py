@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from core.channels import Channel
 from core.engine import Engine
-from core.errors import BiomdError, PlatformUnavailable
+from core.errors import BiomdError, LLMNotConfigured, PlatformUnavailable
 from core.jobs import JobQueue
 from core.messages import with_source_hint
 from core.profile_text import section
@@ -50,6 +50,22 @@ HELP = "\n".join(
 )
 
 
+NO_LLM_ANSWER = (
+    "No language model is configured, so the biographer cannot answer in its own words yet "
+    "(`biomd setup` connects one). Here is what hybrid search finds, best first:"
+)
+NO_LLM_TIMELINE = (
+    "The timeline in bio.md is written by the biographer, and no language model is "
+    "configured yet. Meanwhile, here is what each source covers, by date:"
+)
+NO_LLM_QUESTIONS = (
+    "Open questions come from the biographer's reading, and no language model is configured "
+    "yet, so there are none. `biomd setup` connects one."
+)
+SEARCH_INSTEAD_HITS = 4
+SNIPPET_CHARS = 320
+
+
 @dataclass(frozen=True)
 class Incoming:
     """A file or voice note the owner sent."""
@@ -73,20 +89,13 @@ class Assistant:
         """A question for the biographer, or, as a reply to a question, its answer."""
         qid = await self._question(channel, chat, reply_to)
         if qid:
-            status = await self._ack(channel, chat, f"Thanks! Taking in your answer to {qid}…")
-            await self.jobs.submit(
-                "answer",
-                {
-                    "platform": channel.platform,
-                    "chat": chat,
-                    "status": status,
-                    "question": qid,
-                    "text": text,
-                },
-            )
+            await self.answer(channel, chat, qid, text)
             return
         try:
             result = await self.engine.ask(text)
+        except LLMNotConfigured:
+            await self._say(channel, chat, await self._search_instead(text))
+            return
         except BiomdError as exc:
             await self._say(channel, chat, exc.user_message)
             return
@@ -94,6 +103,36 @@ class Assistant:
         if result.sections_changed:
             reply += f"\n\n(bio.md: {', '.join(result.sections_changed)} changed)"
         await self._say(channel, chat, reply)
+
+    async def answer(self, channel: Channel, chat: str, qid: str, text: str) -> None:
+        """The owner's answer to open question `qid`: kept as a source and read."""
+        status = await self._ack(channel, chat, f"Thanks! Taking in your answer to {qid}…")
+        await self.jobs.submit(
+            "answer",
+            {
+                "platform": channel.platform,
+                "chat": chat,
+                "status": status,
+                "question": qid,
+                "text": text,
+            },
+        )
+
+    async def _search_instead(self, text: str) -> str:
+        """With no language model, what hybrid search finds, cited, so retrieval is visible."""
+        hits = await self.engine.search(text, limit=SEARCH_INSTEAD_HITS)
+        lines = [NO_LLM_ANSWER]
+        if not hits:
+            lines.append("Search found nothing for that.")
+        for h in hits:
+            snippet = " ".join(h.text.split())
+            cut = (
+                snippet[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
+                if len(snippet) > SNIPPET_CHARS
+                else snippet
+            )
+            lines.append(f"[#{h.document_id}] {h.document}\n{cut}")
+        return with_source_hint("\n\n".join(lines))
 
     async def on_file(
         self, channel: Channel, chat: str, incoming: Incoming, reply_to: str | None = None
@@ -163,12 +202,28 @@ class Assistant:
     async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
         items = await self.engine.timeline()
         text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
+        if not items and not self.engine.llm_configured:
+            text = await self._sources_by_date()
         await self._say(channel, chat, with_source_hint(text))
+
+    async def _sources_by_date(self) -> str:
+        """Without a language model, the dates the sources themselves cover."""
+        docs = [d for d in await self.engine.sources() if d.content_start]
+        docs.sort(key=lambda d: d.content_start or "")
+        lines = [NO_LLM_TIMELINE]
+        for d in docs:
+            start, end = (d.content_start or "")[:10], (d.content_end or "")[:10]
+            when = start if end in ("", start) else f"{start} to {end}"
+            lines.append(f"• {when}: {d.name} [#{d.id}]")
+        return "\n".join(lines)
 
     async def _cmd_questions(self, channel: Channel, chat: str, args: str) -> None:
         questions = await self.engine.questions()
         if not questions:
-            await self._say(channel, chat, "No open questions right now.")
+            none = "No open questions right now."
+            if not self.engine.llm_configured:
+                none = NO_LLM_QUESTIONS
+            await self._say(channel, chat, none)
             return
         for q in questions:
             await self.send_question(channel, chat, q)

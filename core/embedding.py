@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +12,8 @@ import numpy as np
 import numpy.typing as npt
 
 from core.errors import EmbeddingError
+
+log = logging.getLogger(__name__)
 
 Matrix = npt.NDArray[np.float32]
 
@@ -108,8 +111,25 @@ class FastEmbedder:
                 )
             kwargs["specific_model_path"] = str(self._model_path)
         _quiet_fastembed_logs()
+        cache = self._cache_dir
+        marker = cache / f".ready-{self.name.replace('/', '--')}" if cache else None
+        first = (
+            self._model_path is None
+            and cache is not None
+            and not model_downloaded(self.name, cache)
+        )
+        if first:
+            log.warning(
+                "Downloading the embedding model %s (%s), once. It is kept in %s.",
+                self.name,
+                download_size(self.name),
+                self._cache_dir,
+            )
         try:
-            return TextEmbedding(self.name, **kwargs)
+            model = TextEmbedding(self.name, **kwargs)
+            if first and marker is not None:
+                marker.touch()
+            return model
         except Exception as exc:
             where = (
                 f"from {self._model_path}"
@@ -134,6 +154,21 @@ class FastEmbedder:
         model = self._load()
         rows = list(model.embed([self._query_prefix + text], batch_size=1))
         return normalise(np.asarray(rows[0], dtype=np.float32))
+
+
+def download_size(name: str) -> str:
+    """The model's download size as fastembed lists it, e.g. "130 MB"."""
+    from fastembed import TextEmbedding
+
+    for m in TextEmbedding.list_supported_models():
+        if m["model"].lower() == name.lower():
+            return f"{float(m.get('size_in_GB', 0)) * 1000:,.0f} MB"
+    return "size unknown"
+
+
+def model_downloaded(name: str, cache_dir: Path) -> bool:
+    """Whether biomd has loaded `name` from `cache_dir` before (no download needed)."""
+    return (cache_dir / f".ready-{name.replace('/', '--')}").exists()
 
 
 def _quiet_fastembed_logs() -> None:

@@ -36,7 +36,7 @@ from core.errors import ArchiveLimit, BiomdError, ConversionError, CorruptSource
 from core.rawfiles import RawFiles, Staged
 from core.settings import Settings
 from core.store import ChunkRow, Document, Store
-from core.timestamps import line_speakers, line_stamps
+from core.timestamps import date_in_name, line_speakers, line_stamps
 
 Status = Literal["added", "duplicate", "failed"]
 ProgressFn = Callable[[str, int], None]
@@ -265,8 +265,8 @@ class Ingestor:
             doc_id,
             text_length=stream.length,
             n_chunks=stream.chunks,
-            content_start=stream.first_stamp,
-            content_end=stream.last_stamp,
+            content_start=stream.first_stamp or date_in_name(probe.name),
+            content_end=stream.last_stamp or date_in_name(probe.name),
             names=stream.names,
         )
         await self.store.enqueue_reading(doc_id)

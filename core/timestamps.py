@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
 _LINE_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)\] ?", re.MULTILINE)
 
@@ -31,3 +32,18 @@ _SPEAKER = re.compile(
 def line_speakers(text: str) -> list[str]:
     """The speaker of each chat line in `text` (system lines have none)."""
     return _SPEAKER.findall(text)
+
+
+_NAME_DATE = re.compile(
+    r"(?<!\d)((?:19|20)\d{2})[-_.]?(0[1-9]|1[0-2])[-_.]?(0[1-9]|[12]\d|3[01])(?!\d)"
+)
+
+
+def date_in_name(name: str) -> str | None:
+    """A date a file is named by (`2019-04-07.md`, `IMG_20190407.jpg`), as YYYY-MM-DD."""
+    for m in _NAME_DATE.finditer(name):
+        try:
+            return date(int(m[1]), int(m[2]), int(m[3])).isoformat()
+        except ValueError:
+            continue
+    return None

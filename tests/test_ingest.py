@@ -241,3 +241,13 @@ async def test_a_second_process_cannot_ingest_into_the_same_data_dir_at_once(
             await ingest(other, tmp_path / "a.txt")
     finally:
         await other.close()
+
+
+def test_a_date_in_the_file_name_dates_an_undated_source() -> None:
+    from core.timestamps import date_in_name
+
+    assert date_in_name("journal/2019-04-07.md") == "2019-04-07"
+    assert date_in_name("IMG_20190407_120000.jpg") == "2019-04-07"
+    assert date_in_name("2020_02_30 then 2020_03_01.txt") == "2020-03-01"
+    assert date_in_name("x-2019-13-01.txt") is None
+    assert date_in_name("order 12345678.txt") is None

@@ -1,0 +1,221 @@
+"""The terminal as a chat platform: the same assistant, jobs and engine as the Telegram and
+Discord bots, with stdin for messages and the console for replies. `make run` with no bot
+configured opens it over the bundled sample life."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import shutil
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.panel import Panel
+
+from core import sample
+from core.assistant import Assistant, Incoming
+from core.engine import Engine
+from core.errors import BiomdError
+from core.ingest import walk_files
+from core.jobs import JobQueue
+from core.settings import Settings
+
+CHAT = "terminal"
+AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}
+
+ReadLine = Callable[[str], Awaitable[str | None]]
+
+
+class TerminalChannel:
+    """Replies printed to the console; a status message is printed again when it changes."""
+
+    platform = "terminal"
+    max_length = 1_000_000
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._ids = itertools.count(1)
+
+    async def send(self, chat: str, text: str) -> str:
+        self.console.print(Panel(text.strip(), border_style="cyan", expand=False), markup=False)
+        return str(next(self._ids))
+
+    async def edit(self, chat: str, message: str, text: str) -> None:
+        self.console.print(f"  · {text}", style="dim", markup=False, highlight=False)
+
+    async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
+        self.console.rule(name)
+        self.console.print(Markdown(data.decode("utf-8", errors="replace")))
+        self.console.rule()
+        return str(next(self._ids))
+
+    async def download(self, file_ref: str, dest: Path) -> None:
+        """A copy of the local file, so the job never touches the owner's own file."""
+        await asyncio.to_thread(shutil.copyfile, file_ref, dest)
+
+
+async def read_stdin(prompt: str) -> str | None:
+    """One line from the keyboard, or None at end of input (Ctrl-D)."""
+    try:
+        return await asyncio.to_thread(input, prompt)
+    except EOFError:
+        return None
+
+
+class TerminalSession:
+    """A conversation with the biographer in the terminal until /quit or Ctrl-D."""
+
+    def __init__(self, engine: Engine, console: Console, read_line: ReadLine = read_stdin) -> None:
+        self.engine = engine
+        self.console = console
+        self.read_line = read_line
+        self.channel = TerminalChannel(console)
+        self.jobs = JobQueue(engine, {self.channel.platform: self.channel})
+        self.assistant = Assistant(engine, self.jobs)
+
+    async def run(self, greeting: str = "") -> None:
+        self.engine.take_ingest_lock()
+        worker = asyncio.create_task(self.jobs.run(), name="biomd-terminal-jobs")
+        try:
+            if greeting:
+                self.console.print(Panel(greeting, border_style="green"), markup=False)
+            while (line := await self.read_line("you › ")) is not None:
+                if not await self.handle(line.strip()):
+                    break
+        finally:
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+
+    async def handle(self, line: str) -> bool:
+        """Act on one line; False to end the session."""
+        if not line:
+            return True
+        if not line.startswith("/"):
+            await self.assistant.on_text(self.channel, CHAT, line)
+            return True
+        command, _, args = line[1:].partition(" ")
+        command = command.lower()
+        if command in ("quit", "exit", "q"):
+            return False
+        try:
+            if command == "ingest":
+                await self.ingest(args.strip())
+            elif command == "answer":
+                qid, _, text = args.strip().partition(" ")
+                if not qid or not text.strip():
+                    raise BiomdError("Answer which question? For example /answer Q3 your answer.")
+                await self.assistant.answer(self.channel, CHAT, qid.upper(), text.strip())
+            elif command == "wait":
+                await self.wait_for_jobs()
+            else:
+                await self.assistant.on_command(self.channel, CHAT, command, args)
+        except BiomdError as exc:
+            await self.channel.send(CHAT, exc.user_message)
+        return True
+
+    async def ingest(self, arg: str) -> None:
+        """Queue a file, or every file in a folder, as if it had been sent to the bot."""
+        if not arg:
+            raise BiomdError("Ingest what? For example /ingest ~/Documents/journal")
+        for file, name in await asyncio.to_thread(files_at, arg):
+            media = "audio" if file.suffix.lower() in AUDIO else "document"
+            await self.assistant.on_file(self.channel, CHAT, Incoming(str(file), name, media))
+
+    async def wait_for_jobs(self, poll_s: float = 0.2) -> None:
+        """Until the queue is empty and nothing is running (scripts and tests)."""
+        while True:
+            if not (await self.jobs.waiting() or self.jobs.running):
+                return
+            await asyncio.sleep(poll_s)
+
+
+def files_at(arg: str) -> list[tuple[Path, str]]:
+    """The file named, or every file under the folder named, with the names to give them."""
+    path = Path(arg.strip("'\"")).expanduser().resolve()
+    if not path.exists():
+        raise BiomdError(f"{path}: no such file or folder.")
+    if path.is_dir():
+        return [(p, str(p.relative_to(path))) for p in walk_files(path)]
+    return [(path, path.name)]
+
+
+def open_session(settings: Settings) -> None:
+    """`biomd chat`: a terminal session over the owner's own data."""
+
+    async def main() -> None:
+        console = Console()
+        async with await Engine.open(settings) as engine:
+            greeting = HELLO_OWN + ("" if engine.llm_configured else "\n\n" + NO_LLM)
+            await TerminalSession(engine, console).run(greeting)
+
+    asyncio.run(main())
+
+
+def open_sample_session(settings: Settings) -> None:
+    """`make run` with no bot configured: a terminal session over the bundled sample life,
+    in a data dir of its own beside the owner's."""
+    own = settings.data_dir
+    settings = settings.model_copy(
+        update={
+            "data_dir": sample.data_dir(own),
+            "owner_names": sample.OWNER_NAMES,
+            "timezone": sample.TIMEZONE,
+        }
+    )
+
+    async def main() -> None:
+        console = Console()
+        console.print(Panel(sample.ABOUT, title="biomd", border_style="green"), markup=False)
+        async with await Engine.open(settings) as engine:
+            await load_sample(engine, console)
+            session = TerminalSession(engine, console)
+            if engine.llm_configured:
+                greeting = READING if await engine.biography.pending() else ""
+                await session.jobs.submit("read", {})
+            else:
+                greeting = NO_LLM
+            greeting = "\n\n".join(x for x in (greeting, TERMINAL_HELP, sample.TRY) if x)
+            await session.run(greeting)
+        console.print(f"The sample life is kept in {settings.data_dir}. {SET_UP_OWN}", markup=False)
+
+    asyncio.run(main())
+
+
+async def load_sample(engine: Engine, console: Console) -> None:
+    """Ingest the sample's sources that are not in yet (all of them on the first run)."""
+    have = {d.name for d in await engine.sources() if d.status != "failed"}
+    todo = [p for p in sample.files() if p.name not in have]
+    if todo:
+        console.print(f"Reading {len(todo)} sample sources into biomd (first run only)…")
+        async for result in engine.ingest(todo):
+            line = f"  #{result.document_id} {result.name}"
+            if result.status == "failed":
+                line = f"  could not read {result.name}: {result.error}"
+            console.print(line, markup=False, highlight=False)
+    if (await engine.stats()).vectors_missing:
+        console.print("Computing vectors for search by meaning…")
+        try:
+            await engine.embed_pending()
+        except BiomdError as exc:
+            console.print(f"{exc.user_message}\nSearch works by keyword until then.", markup=False)
+
+
+TERMINAL_HELP = (
+    "Ask anything in plain words. Commands: /bio, /timeline, /questions, /answer Q1 text, "
+    "/ingest PATH, /search words, /source 3, /sources, /status, /help, /quit."
+)
+HELLO_OWN = "biomd, in your terminal. " + TERMINAL_HELP
+READING = (
+    "The biographer is reading the sample now, which takes a few minutes and a few cents of "
+    "LLM use. Ask away meanwhile; /status shows how far it is, /bio what it has written."
+)
+SET_UP_OWN = "`biomd setup` sets up your own private bot; README has the steps."
+NO_LLM = (
+    "No language model is configured, so questions are answered with cited search results "
+    "instead of the biographer's own words, and bio.md fills in once one is. "
+    "`biomd setup` connects one (OpenRouter, a local Ollama, or any OpenAI-compatible URL)."
+)

@@ -1,0 +1,115 @@
+"""The terminal adapter: `make run` with nothing configured opens a session over the sample
+life; with a language model the biographer answers, without one cited search results do."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from bot.terminal import TerminalSession
+from core import sample
+from core.engine import Engine
+from core.settings import Settings
+from tests.fake_llm import FakeLLM, fake_llm
+from tests.models import MINILM_NAME, whisper_dir
+from tests.test_biographer import llm_settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLM]:
+    with fake_llm() as server:
+        yield server
+
+
+def biomd(tmp_path: Path, minilm_path: Path, stdin: str, *args: str) -> str:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("BIOMD_")},
+        "BIOMD_DATA_DIR": str(tmp_path / "data"),
+        "BIOMD_EMBED_MODEL": MINILM_NAME,
+        "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
+        "BIOMD_WHISPER_MODEL": str(whisper_dir()),
+        "COLUMNS": "200",
+    }
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("biomd")), *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_search(
+    tmp_path: Path, minilm_path: Path
+) -> None:
+    note = tmp_path / "my-note.md"
+    note.write_text("Nina adopted a second cat called Pastel in March 2024.")
+    lines = [
+        "does Nina still smoke?",
+        "/timeline",
+        "/questions",
+        "/source 10",
+        f"/ingest {note}",
+        "/wait",
+        "/search Pastel",
+        "/bio",
+        "/quit",
+    ]
+    out = biomd(tmp_path, minilm_path, "\n".join(lines) + "\n", "run")
+
+    assert "No Telegram or Discord bot is configured yet" in out
+    assert sample.PERSON in out
+    assert "No language model is configured" in out
+    # the question is answered with cited search hits, the smoking entries among them
+    assert "cigarette" in out and "[#6] 2024-01-03.md" in out
+    # the timeline without a biographer: what each source covers, by date
+    assert "• 2019-04-07: 2019-04-07.md [#1]" in out
+    assert "• 2021-02-12 to 2024-06-02: WhatsApp Chat with Mum.txt [#7]" in out
+    assert "Open questions come from the biographer's reading" in out
+    # the voice note was transcribed on this machine
+    assert "#10 voice-note-2024-06-02.ogg" in out and "Porto" in out
+    # /ingest works like forwarding a file to the bot, and the note is then searchable
+    assert "my-note.md: queued" in out and "#11 my-note.md" in out
+    assert "Nothing is known yet" in out and "People & relationships" in out  # /bio
+    assert note.exists(), "the owner's own file is copied, never moved"
+    assert (tmp_path / "data-sample" / "biomd.sqlite3").exists()
+    assert not (tmp_path / "data").exists(), "the owner's data dir is not touched"
+
+    again = biomd(tmp_path, minilm_path, "/sources\n", "run")
+    assert "sample sources into biomd" not in again, "the sample is ingested once"
+    assert "#11 my-note.md" in again
+
+
+async def test_with_a_model_the_biographer_answers_in_the_terminal(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    settings: Settings = llm_settings(tmp_path, minilm_path, llm)
+    text = io.StringIO()
+    console = Console(file=text, width=120)
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        lines = iter(["Where did I work before Lisbon?", "/answer Q7", "/bogus", None])
+
+        async def read_line(prompt: str) -> str | None:
+            return next(lines)
+
+        llm.reply_with("At Fieldnote Studio in Hackney, from 2013 to 2020 [#1].")
+        await TerminalSession(engine, console, read_line).run("hello")
+    out = text.getvalue()
+    assert "At Fieldnote Studio in Hackney, from 2013 to 2020 [#1]." in out
+    assert "/source 1" in out
+    assert "Answer which question? For example /answer Q3 your answer." in out
+    assert "I don't know /bogus" in out
+    assert "Where did I work before Lisbon?" in str(llm.bodies[0]["messages"][-1])
