@@ -3,6 +3,8 @@ core commands. Run as `biomd …` or `python -m bot …`."""
 
 from __future__ import annotations
 
+import getpass
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -46,6 +48,36 @@ def chat(
     except BiomdError as exc:
         err.print(f"[red]error:[/red] {exc.user_message}")
         raise typer.Exit(1) from None
+
+
+@app.command()
+def setup(
+    env_file: Annotated[Path, typer.Option("--env-file", help="The .env to write.")] = Path(".env"),
+) -> None:
+    """A friendly walk-through that writes .env: language model, Telegram, Discord, schedule."""
+    import asyncio
+
+    from bot.setup import Wizard
+
+    class Terminal:
+        def ask(self, question: str, default: str = "", secret: bool = False) -> str:
+            try:
+                if secret:
+                    return getpass.getpass(f"{question}: ")
+                answer = input(f"{question}{f' [{default}]' if default else ''}: ").strip()
+            except EOFError:
+                return default
+            return answer or default
+
+        def say(self, text: str) -> None:
+            out.print(text, markup=False, highlight=False)
+
+    wizard = Wizard(_state["settings"], Terminal())
+    try:
+        asyncio.run(wizard.run(env_file, template=Path(".env.example")))
+    except KeyboardInterrupt:
+        err.print("\nStopped; .env was not changed.")
+        raise typer.Exit(130) from None
 
 
 NO_BOT_YET = (

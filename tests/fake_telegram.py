@@ -27,6 +27,7 @@ class FakeTelegram:
     documents: list[tuple[str, bytes]] = field(default_factory=list)
     outage: bool = False  # every request answered 502 Bad Gateway, as during an outage
     refused: list[str] = field(default_factory=list)  # methods called during the outage
+    revoked: set[str] = field(default_factory=set)  # tokens answered 401 Unauthorized
     _next_update: int = 1
     _next_message: int = 1000
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
@@ -122,6 +123,8 @@ class FakeTelegram:
         if self.outage:
             self.refused.append(method)
             return _error(502, "Bad Gateway")
+        if request.match_info["token"] in self.revoked:
+            return _error(401, "Unauthorized")
         self.calls.append((method, params))
         handler = getattr(self, f"_m_{method}", None)
         if handler is None:

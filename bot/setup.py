@@ -1,0 +1,286 @@
+"""`biomd setup`: a walk-through that writes .env. Every step can be skipped (press Enter)
+and done by hand in .env later; nothing is written until the end."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from core.envfile import update_env_file
+from core.settings import Settings
+
+OPENROUTER = "https://openrouter.ai/api/v1"
+OLLAMA = "http://localhost:11434/v1"
+DEFAULT_MODELS = {"openrouter": "openai/gpt-4o-mini", "ollama": "llama3.1"}
+OWNER_WAIT_S = 120.0
+
+
+class Prompter(Protocol):
+    """How the wizard talks: the terminal in `biomd setup`, a script in tests."""
+
+    def ask(self, question: str, default: str = "", secret: bool = False) -> str: ...
+
+    def say(self, text: str) -> None: ...
+
+
+@dataclass
+class Wizard:
+    settings: Settings
+    io: Prompter
+    owner_wait_s: float = OWNER_WAIT_S
+    values: dict[str, str] = field(default_factory=dict)
+
+    async def run(self, env_path: Path, template: Path | None = None) -> dict[str, str]:
+        """All the steps, then .env written with what was chosen."""
+        self.io.say(
+            "Setting up biomd. Press Enter to skip any step; everything can also be set by "
+            f"hand in {env_path} later.\n"
+        )
+        await self.language_model()
+        await self.telegram()
+        await self.discord()
+        self.about_you()
+        self.schedule()
+        if not self.values:
+            self.io.say("Nothing changed.")
+            return self.values
+        update_env_file(env_path, self.values, template)
+        shown = ", ".join(sorted(self.values))
+        self.io.say(f"\nWrote {shown} to {env_path} (readable by you only). Start with: make run")
+        return self.values
+
+    # -- the language model ---------------------------------------------------------------
+
+    async def language_model(self) -> None:
+        self.io.say(
+            "1. The language model (the biographer's brain). Your sources stay here; the "
+            "biographer sends the LLM only what it needs for each turn.\n"
+            "   [1] OpenRouter (one key, many models)  [2] Ollama on this computer  "
+            "[3] another OpenAI-compatible URL"
+        )
+        choice = self.io.ask("   Which one? (1/2/3, Enter to skip)").strip()
+        if choice not in ("1", "2", "3"):
+            return
+        if choice == "1":
+            url, kind = OPENROUTER, "openrouter"
+            key = self.io.ask("   OpenRouter key (https://openrouter.ai/keys)", secret=True)
+        elif choice == "2":
+            url, kind = self.io.ask("   Ollama URL", OLLAMA), "ollama"
+            key = ""
+        else:
+            url, kind = self.io.ask("   Base URL (ending in /v1)"), "other"
+            key = self.io.ask("   API key (Enter if none)", secret=True)
+        if not url or (kind == "openrouter" and not key):
+            self.io.say("   Skipped.")
+            return
+        model = self.io.ask("   Model", DEFAULT_MODELS.get(kind, self.settings.llm_model))
+        problem = await try_language_model(url, key, model)
+        if problem:
+            self.io.say(f"   The test call failed: {problem}")
+            if self.io.ask("   Keep these settings anyway? (y/N)").lower() != "y":
+                return
+        else:
+            self.io.say(f"   {model} answered. Good.")
+        self.values |= {"BIOMD_LLM_BASE_URL": url, "BIOMD_LLM_MODEL": model}
+        if key:
+            self.values["BIOMD_LLM_API_KEY"] = key
+
+    # -- Telegram ---------------------------------------------------------------------------
+
+    async def telegram(self) -> None:
+        self.io.say(
+            "\n2. Telegram. In Telegram, message @BotFather, send /newbot, pick a name, and "
+            "copy the token it gives you."
+        )
+        token = self.io.ask("   Bot token (Enter to skip)", secret=True).strip()
+        if not token:
+            return
+        from telegram import Bot
+        from telegram.error import InvalidToken, TelegramError
+
+        api = self.settings.telegram_api_url.rstrip("/")
+        bot = Bot(token, base_url=f"{api}/bot", base_file_url=f"{api}/file/bot")
+        try:
+            async with bot:
+                me = await bot.get_me()
+                await bot.delete_webhook()
+                self.io.say(
+                    f"   Found your bot @{me.username}. Now send it any message from your own "
+                    f"Telegram account (waiting {self.owner_wait_s:.0f} s)…"
+                )
+                owner = await self._telegram_owner(bot)
+        except (InvalidToken, TelegramError) as exc:
+            self.io.say(f"   Telegram did not accept that token: {exc}. Skipped.")
+            return
+        self.values["BIOMD_TELEGRAM_TOKEN"] = token
+        if owner is None:
+            self.io.say(
+                "   No message arrived. Set BIOMD_TELEGRAM_ALLOWED_USERS by hand: run `make run`, "
+                "message the bot, and copy the id from 'Telegram: ignoring user id …'."
+            )
+            return
+        uid, name = owner
+        if self.io.ask(f"   Message from {name} (id {uid}). Is that you? (Y/n)").lower() != "n":
+            self.values["BIOMD_TELEGRAM_ALLOWED_USERS"] = str(uid)
+
+    async def _telegram_owner(self, bot: Any) -> tuple[int, str] | None:
+        deadline = time.monotonic() + self.owner_wait_s
+        offset = None
+        while time.monotonic() < deadline:
+            poll = max(1, min(10, int(deadline - time.monotonic())))
+            for update in await bot.get_updates(offset=offset, timeout=poll):
+                offset = update.update_id + 1
+                user, chat = update.effective_user, update.effective_chat
+                if user and chat and chat.type == "private" and not user.is_bot:
+                    label = user.full_name + (f" (@{user.username})" if user.username else "")
+                    await bot.get_updates(offset=offset, timeout=0)  # mark it read
+                    return user.id, label
+        return None
+
+    # -- Discord ----------------------------------------------------------------------------
+
+    async def discord(self) -> None:
+        self.io.say(
+            "\n3. Discord. At https://discord.com/developers/applications: New Application → "
+            "Bot → Reset Token, and turn on Message Content Intent on the same page."
+        )
+        token = self.io.ask("   Bot token (Enter to skip)", secret=True).strip()
+        if not token:
+            return
+        import discord
+
+        found: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
+        intents = discord.Intents.default()
+        intents.dm_messages = True
+        client = discord.Client(intents=intents)
+
+        @client.event
+        async def on_message(message: discord.Message) -> None:
+            if message.guild is None and not message.author.bot and not found.done():
+                found.set_result((message.author.id, str(message.author)))
+
+        try:
+            await client.login(token)
+        except (discord.LoginFailure, discord.HTTPException) as exc:
+            self.io.say(f"   Discord did not accept that token: {exc}. Skipped.")
+            await client.close()
+            return
+        self.values["BIOMD_DISCORD_TOKEN"] = token
+        gateway = asyncio.create_task(client.connect(reconnect=False))
+        try:
+            ready = asyncio.ensure_future(client.wait_until_ready())
+            await asyncio.wait({ready, gateway}, timeout=60, return_when="FIRST_COMPLETED")
+            if not ready.done():
+                ready.cancel()
+                self.io.say(
+                    "   Could not connect to Discord's gateway just now. The token is kept; set "
+                    "BIOMD_DISCORD_ALLOWED_USERS by hand (see README)."
+                )
+                return
+            bot_id = client.user.id if client.user else 0
+            self.io.say(
+                f"   Found your bot {client.user}. Invite it to a server you are in, so you can "
+                "DM it: https://discord.com/oauth2/authorize?client_id="
+                f"{bot_id}&scope=bot&permissions=0\n"
+                f"   Then send it a direct message (waiting {self.owner_wait_s:.0f} s)…"
+            )
+            try:
+                uid, name = await asyncio.wait_for(asyncio.shield(found), self.owner_wait_s)
+            except TimeoutError:
+                self.io.say(
+                    "   No DM arrived. Set BIOMD_DISCORD_ALLOWED_USERS by hand: run `make run`, "
+                    "DM the bot, and copy the id from 'Discord: ignoring user id …'."
+                )
+                return
+        finally:
+            await client.close()
+            gateway.cancel()
+            with contextlib.suppress(BaseException):
+                await gateway
+        if self.io.ask(f"   DM from {name} (id {uid}). Is that you? (Y/n)").lower() != "n":
+            self.values["BIOMD_DISCORD_ALLOWED_USERS"] = str(uid)
+
+    # -- you, and when to ask ------------------------------------------------------------------
+
+    def about_you(self) -> None:
+        self.io.say(
+            "\n4. The names you appear as in your chat exports (e.g. 'Nina Castell, Nina, "
+            "nina_c'), so the biographer knows which side of a chat is you."
+        )
+        names = self.io.ask("   Your names (comma-separated, Enter to skip)").strip()
+        if names:
+            self.values["BIOMD_OWNER_NAMES"] = names
+
+    def schedule(self) -> None:
+        self.io.say(
+            "\n5. Questions. When your sources leave gaps, the bot asks you, at most once a "
+            "day at a time you choose."
+        )
+        while True:
+            at = self.io.ask("   Time of day (HH:MM, 'off' for never, Enter to skip)").strip()
+            if not at:
+                break
+            if at.lower() == "off":
+                self.values["BIOMD_QUESTIONS_PER_PUSH"] = "0"
+                break
+            cron = daily_cron(at)
+            if cron:
+                self.values["BIOMD_QUESTIONS_CRON"] = cron
+                break
+            self.io.say("   That is not a time like 19:00.")
+        zone = self.settings.zone
+        while True:
+            name = self.io.ask("   Your time zone", str(zone)).strip()
+            if not name or name == str(zone):
+                break
+            try:
+                ZoneInfo(name)
+            except (ZoneInfoNotFoundError, ValueError):
+                self.io.say(
+                    "   Not a time zone name; try one like Europe/Lisbon or America/Chicago."
+                )
+                continue
+            self.values["BIOMD_TIMEZONE"] = name
+            break
+
+
+def daily_cron(at: str) -> str | None:
+    """'19:00' → '0 19 * * *'; None if `at` is not a time of day."""
+    hours, _, minutes = at.partition(":")
+    if not (hours.isdigit() and (minutes or "0").isdigit()):
+        return None
+    h, m = int(hours), int(minutes or 0)
+    if not (0 <= h < 24 and 0 <= m < 60):
+        return None
+    return f"{m} {h} * * *"
+
+
+async def try_language_model(url: str, key: str, model: str) -> str | None:
+    """One tiny call; None if it worked, else what went wrong, in a sentence."""
+    import openai
+
+    client = openai.AsyncOpenAI(base_url=url, api_key=key or "none", timeout=60, max_retries=0)
+    try:
+        await client.chat.completions.create(
+            model=model,
+            messages=[{"role": "user", "content": "Reply with the single word OK."}],
+            max_tokens=5,
+        )
+    except openai.AuthenticationError:
+        return "the key was rejected."
+    except openai.NotFoundError:
+        return f"the endpoint does not know the model {model!r} (or the URL is wrong)."
+    except openai.APIConnectionError:
+        return f"could not reach {url}."
+    except openai.APIStatusError as exc:
+        return f"the endpoint answered {exc.status_code}: {str(exc.message)[:200]}"
+    except openai.OpenAIError as exc:
+        return str(exc)[:200]
+    finally:
+        await client.close()
+    return None

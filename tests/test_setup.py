@@ -1,0 +1,133 @@
+"""`biomd setup` against the fake LLM, Telegram and Discord servers: it tests the key, finds
+the owner's ids from one message each, and writes .env; every step can be skipped."""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bot.setup import Wizard, daily_cron
+from core.envfile import with_values
+from core.settings import Settings
+from tests.fake_discord import fake_discord
+from tests.fake_llm import Status, fake_llm
+from tests.fake_telegram import fake_telegram
+
+TEMPLATE = """# biomd settings
+# The model.
+# BIOMD_LLM_MODEL=openai/gpt-4o-mini
+BIOMD_OWNER_NAMES=
+# BIOMD_TELEGRAM_TOKEN=
+"""
+
+
+class Script:
+    """Answers in order; `on` runs a hook when the wizard says something containing a key."""
+
+    def __init__(self, answers: list[str], on: dict[str, Callable[[], Any]] | None = None):
+        self.answers = list(answers)
+        self.on = on or {}
+        self.said: list[str] = []
+        self.asked: list[str] = []
+
+    def ask(self, question: str, default: str = "", secret: bool = False) -> str:
+        self.asked.append(question)
+        answer = self.answers.pop(0)
+        return answer or default
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+        for key, hook in self.on.items():
+            if key in text:
+                hook()
+
+
+async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: Path) -> None:
+    env, template = tmp_path / ".env", tmp_path / ".env.example"
+    template.write_text(TEMPLATE)
+    with fake_llm() as llm:
+        async with fake_telegram() as tg, fake_discord() as dc:
+            llm.reply_with("OK")
+            pushes: list[Any] = []
+            script = Script(
+                [
+                    "3",
+                    llm.base_url,
+                    "sk-or-secret-123",
+                    "test/model",
+                    "123456:TELEGRAM-SECRET",
+                    "",
+                    "discord-secret-token",
+                    "y",
+                    "Nina Castell, Nina",
+                    "25:00",
+                    "08:30",
+                    "Mars/Olympus",
+                    "Europe/Lisbon",
+                ],
+                on={
+                    "send it any message": lambda: tg.push(4242, text="hello"),
+                    "send it a direct message": lambda: pushes.append(
+                        asyncio.get_running_loop().create_task(dc.push(777, "hi"))
+                    ),
+                },
+            )
+            settings = Settings(_env_file=None, telegram_api_url=tg.base)  # type: ignore[call-arg]
+            values = await Wizard(settings, script, owner_wait_s=20).run(env, template)
+
+    assert values["BIOMD_TELEGRAM_ALLOWED_USERS"] == "4242"
+    assert values["BIOMD_DISCORD_ALLOWED_USERS"] == "777"
+    assert llm.bodies[0]["max_tokens"] == 5, "the key is tested with one tiny call"
+    text = env.read_text()
+    assert "# The model.\nBIOMD_LLM_MODEL=test/model\n" in text, "set where the example was"
+    assert 'BIOMD_OWNER_NAMES="Nina Castell, Nina"' in text
+    assert stat.S_IMODE(env.stat().st_mode) == 0o600
+    said = "\n".join(script.said)
+    assert "That is not a time like 19:00." in said and "Not a time zone name" in said
+    for secret in ("sk-or-secret-123", "TELEGRAM-SECRET", "discord-secret-token"):
+        assert secret not in said, "secrets are never echoed"
+
+    loaded = Settings(_env_file=env)  # type: ignore[call-arg]
+    assert loaded.llm_api_key == "sk-or-secret-123"
+    assert loaded.llm_base_url == llm.base_url
+    assert loaded.telegram_users == {4242} and loaded.discord_users == {777}
+    assert loaded.owner_list == ("Nina Castell", "Nina")
+    assert loaded.questions_cron == "30 8 * * *"
+    assert str(loaded.zone) == "Europe/Lisbon"
+
+
+async def test_every_step_can_be_skipped_and_a_rejected_key_is_said_plainly(
+    tmp_path: Path,
+) -> None:
+    env = tmp_path / ".env"
+    with fake_llm() as llm:
+        llm.reply_with(Status(401, message="invalid api key"))
+        script = Script(["3", llm.base_url, "sk-wrong", "test/model", "n", "", "", "", "", ""])
+        values = await Wizard(Settings(_env_file=None), script).run(env)  # type: ignore[call-arg]
+    assert values == {}
+    assert not env.exists()
+    said = "\n".join(script.said)
+    assert "The test call failed: the key was rejected." in said
+    assert "Nothing changed." in said
+
+
+async def test_a_telegram_token_that_is_refused_is_skipped_with_the_reason(
+    tmp_path: Path,
+) -> None:
+    async with fake_telegram() as tg:
+        tg.revoked.add("123:BAD")
+        script = Script(["", "123:BAD", "", "", "", ""])
+        settings = Settings(_env_file=None, telegram_api_url=tg.base)  # type: ignore[call-arg]
+        values = await Wizard(settings, script, owner_wait_s=2).run(tmp_path / ".env")
+    assert values == {}
+    assert any("Telegram did not accept that token" in s for s in script.said)
+
+
+def test_env_values_are_quoted_when_needed_and_times_become_cron() -> None:
+    text = with_values("A=1\n# B=2\n", {"B": 'say "hi" # now', "C": "plain-value"})
+    assert text == 'A=1\nB="say \\"hi\\" # now"\nC=plain-value\n'
+    assert daily_cron("7:05") == "5 7 * * *"
+    assert daily_cron("24:00") is None and daily_cron("noon") is None
