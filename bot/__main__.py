@@ -80,6 +80,24 @@ def setup(
         raise typer.Exit(130) from None
 
 
+@app.command()
+def doctor(
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Skip the checks that need the network.")
+    ] = False,
+    env_file: Annotated[Path, typer.Option("--env-file")] = Path(".env"),
+) -> None:
+    """Check configuration, models, data dir, store, LLM, bot tokens and schedule."""
+    import asyncio
+
+    from bot.doctor import FAIL, examine, render
+
+    findings = asyncio.run(examine(_state["settings"], env_file, network=not offline))
+    out.print(render(findings), markup=False, highlight=False)
+    if any(f.status == FAIL for f in findings):
+        raise typer.Exit(1)
+
+
 NO_BOT_YET = (
     "No Telegram or Discord bot is configured yet, so here is biomd in your terminal with a "
     "sample life. `biomd setup` sets up your own private bot."

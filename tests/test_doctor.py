@@ -1,0 +1,74 @@
+"""`biomd doctor` finds what is wrong and says how to fix it, against real files, a real
+store and the fake LLM and Telegram servers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.doctor import FAIL, OK, examine, render
+from core.engine import Engine
+from tests.conftest import make_settings
+from tests.fake_llm import Status, fake_llm
+from tests.fake_telegram import fake_telegram
+from tests.models import MINILM_NAME
+
+
+async def test_doctor_names_each_problem_with_its_fix(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> None:
+    env = tmp_path / ".env"
+    env.write_text("BIOMD_LLM_API_KEY=sk-x\n")
+    env.chmod(0o644)
+    note = tmp_path / "note.txt"
+    note.write_text("The kiln was fired on Sunday.")
+    with fake_llm() as llm:
+        async with fake_telegram() as tg:
+            settings = make_settings(
+                tmp_path / "data",
+                minilm_path,
+                llm_base_url=llm.base_url,
+                llm_api_key="sk-x",
+                llm_model="test/model",
+                telegram_token="1:TOKEN",
+                telegram_api_url=tg.base,
+                questions_cron="0 25 * * *",
+            )
+            async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+                _ = [r async for r in engine.ingest([note])]
+                await engine.embed_pending()
+            next(settings.data_dir.glob("raw/*/*")).chmod(0o644)
+            llm.reply_with(Status(401, message="bad key"))
+            findings = await examine(settings, env)
+
+    by = {(f.topic, f.status): f for f in findings}
+    text = render(findings)
+    assert "others can read it (644)" in by["config", FAIL].detail
+    assert by["config", FAIL].fix == f"chmod 600 {env}"
+    assert "1 files in it are readable by others" in by["data", FAIL].detail
+    assert "integrity ok; 1 sources" in by["store", OK].detail
+    assert "BIOMD_QUESTIONS_CRON" in by["schedule", FAIL].fix
+    assert "the key was rejected" in by["llm", FAIL].detail
+    assert "token works: @biomd_test_bot" in by["telegram", OK].detail
+    assert "BIOMD_TELEGRAM_ALLOWED_USERS is empty" in by["telegram", FAIL].detail
+    assert f"embedding model {MINILM_NAME} from {minilm_path}" in by["models", OK].detail
+    assert "→ chmod 600" in text and "problem(s)" in text
+    assert "sk-x" not in text
+
+
+def test_doctor_on_a_fresh_checkout_warns_but_finds_no_problem(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BIOMD_")}
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("biomd")), "doctor", "--offline"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "no .env: everything is at its default" in done.stdout
+    assert "does not exist yet; it is created (0700) on first use" in done.stdout
+    assert "0 problem(s)" in done.stdout
