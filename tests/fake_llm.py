@@ -77,6 +77,7 @@ class FakeLLM:
     base_url: str = ""
     requests: list[dict[str, Any]] = field(default_factory=list)
     replies: list[Scripted] = field(default_factory=list)
+    sent: list[dict[str, Any]] = field(default_factory=list)  # the 200 answers, in order
     default_reply: str | dict[str, Any] = "OK"
     down: bool = False  # drop every connection without an answer, like a dead endpoint
 
@@ -149,6 +150,7 @@ def fake_llm() -> Iterator[FakeLLM]:
                 self.end_headers()
                 self.wfile.write(payload)
                 return
+            state.sent.append(reply)
             payload = json.dumps(reply).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

@@ -1,0 +1,121 @@
+"""What biomd costs in LLM tokens: the sample life read by the biographer, then questions,
+with a scripted model on the local fake OpenAI server that researches and edits the way the
+real one does (a search, a read, three edits and a report per source; a search, a read and
+an answer per question). Prompt tokens count everything sent (instructions, tool schemas,
+bio.md, the source part, the conversation so far); all tokens are estimated at 4
+characters each. Dollars use the list prices below, per million tokens.
+
+    .venv/bin/python -m bench.cost
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from core import sample
+from core.engine import Engine
+from core.settings import Settings
+from tests.fake_llm import FakeLLM, fake_llm, tool_reply
+from tests.models import MINILM_NAME, minilm_dir, whisper_dir
+
+# (input, output) USD per million tokens, list prices at the time of writing
+PRICES = {
+    "openai/gpt-4o-mini": (0.15, 0.60),
+    "anthropic/claude-sonnet-4.5": (3.00, 15.00),
+}
+SECTIONS = ["## Timeline", "## People & relationships", "## Patterns"]
+QUESTIONS = [
+    "Where did I work before Lisbon, and for how long?",
+    "What happened between me and Tom?",
+    "Do I still smoke?",
+]
+
+
+def reading_script(doc_id: int) -> list[Any]:
+    finding = (
+        "- A finding of about a line and a half, written the way the biographer writes "
+        f"them, with its date and its source [#{doc_id}]."
+    )
+    edits = [
+        tool_reply(("edit_profile", {"old_text": title, "new_text": f"{title}\n{finding}"}))
+        for title in SECTIONS
+    ]
+    return [
+        tool_reply(("search", {"query": "Tom workshop tools", "limit": 8})),
+        tool_reply(("read_source", {"document_id": doc_id, "offset": 0, "length": 4000})),
+        *edits,
+        "Read the source; added a timeline entry, a person and a pattern, each cited. "
+        "Open question: what exactly happened with Tom in August 2020?",
+    ]
+
+
+def question_script() -> list[Any]:
+    return [
+        tool_reply(("search", {"query": "Fieldnote Studio job", "limit": 8})),
+        tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 4000})),
+        "You worked at Fieldnote Studio in Hackney, London, from 2013 until the end of 2020 "
+        "[#1, #2]; you handed in your notice on 18 December 2020 [#2] and moved to Lisbon in "
+        "February 2021 [#3].",
+    ]
+
+
+def tokens(llm: FakeLLM, start: int, end: int) -> tuple[int, int, int]:
+    """(calls, prompt tokens, completion tokens) for requests start..end."""
+    prompt = completion = 0
+    for r in llm.requests[start:end]:
+        body = r["body"]
+        prompt += len(json.dumps(body.get("messages", [])) + json.dumps(body.get("tools", [])))
+    for reply in llm.sent[start:end]:
+        completion += len(json.dumps(reply["choices"][0]["message"]))
+    return end - start, prompt // 4, completion // 4
+
+
+async def main() -> None:
+    work = Path(tempfile.mkdtemp(prefix="biomd-cost-"))
+    with fake_llm() as llm:
+        settings = Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            data_dir=work / "data",
+            llm_base_url=llm.base_url,
+            llm_api_key="sk-bench",
+            embed_model=MINILM_NAME,
+            embed_model_path=minilm_dir(),
+            whisper_model=str(whisper_dir()),
+            owner_names=sample.OWNER_NAMES,
+            timezone=sample.TIMEZONE,
+        )
+        async with await Engine.open(settings) as engine:
+            results = [r async for r in engine.ingest(sample.files())]
+            ids = [r.document_id for r in results if r.document_id]
+            chars = sum(r.chars for r in results)
+            for doc_id in ids:
+                llm.reply_with(*reading_script(doc_id))
+            await engine.read_pending()
+            read_end = len(llm.requests)
+            for q in QUESTIONS:
+                llm.reply_with(*question_script())
+                await engine.ask(q)
+            bio = await engine.bio()
+    rows = [
+        ("reading one source (average of the sample's)", *per(tokens(llm, 0, read_end), len(ids))),
+        ("one question", *per(tokens(llm, read_end, len(llm.requests)), len(QUESTIONS))),
+    ]
+    print(f"\nsample: {len(ids)} sources, {chars:,} characters; bio.md after: {len(bio):,} chars\n")
+    names = list(PRICES)
+    print("| | calls | prompt tokens | completion tokens | " + " | ".join(names) + " |")
+    print("|---|---:|---:|---:|" + "---:|" * len(names))
+    for label, calls, p, c in rows:
+        usd = [f"${(p * PRICES[n][0] + c * PRICES[n][1]) / 1e6:.4f}" for n in names]
+        print(f"| {label} | {calls:.1f} | {p:,.0f} | {c:,.0f} | " + " | ".join(usd) + " |")
+
+
+def per(total: tuple[int, int, int], n: int) -> tuple[float, float, float]:
+    return total[0] / n, total[1] / n, total[2] / n
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
