@@ -190,11 +190,12 @@ async def load_sample(engine: Engine, console: Console) -> None:
     have = {d.name for d in await engine.sources() if d.status != "failed"}
     todo = [p for p in sample.files() if p.name not in have]
     if todo:
-        console.print(f"Reading {len(todo)} sample sources into biomd (first run only)…")
+        many = f"{len(todo)} sample sources" if len(todo) > 1 else "1 sample source"
+        console.print(f"Reading {many} into biomd (first run only)…")
         async for result in engine.ingest(todo):
             line = f"  #{result.document_id} {result.name}"
             if result.status == "failed":
-                line = f"  could not read {result.name}: {result.error}"
+                line = f"  {result.error}"
             console.print(line, markup=False, highlight=False)
     if (await engine.stats()).vectors_missing:
         console.print("Computing vectors for search by meaning…")

@@ -32,7 +32,14 @@ from core.convert import (
     detect,
 )
 from core.convert.archive import is_junk
-from core.errors import ArchiveLimit, BiomdError, ConversionError, CorruptSource, DiskFull
+from core.errors import (
+    ArchiveLimit,
+    BiomdError,
+    ConversionError,
+    CorruptSource,
+    DiskFull,
+    SpeechModelError,
+)
 from core.rawfiles import RawFiles, Staged
 from core.settings import Settings
 from core.store import ChunkRow, Document, Store
@@ -253,6 +260,9 @@ class Ingestor:
             await producer  # raises the converter's error, if it had one
         except ConversionError as exc:
             return await self._fail(doc_id, probe.name, exc.user_message, converter.kind)
+        except SpeechModelError as exc:  # this file fails; the batch goes on; resend it later
+            message = f"{probe.name}: not transcribed. {exc.user_message}"
+            return await self._fail(doc_id, probe.name, message, converter.kind)
         finally:
             if not producer.done():  # never leave the generator running behind our back
                 producer.cancel()

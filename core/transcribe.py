@@ -3,6 +3,7 @@ windows, so hours of sound never sit in memory at once."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,12 @@ import numpy.typing as npt
 
 from core.convert.context import Segment
 from core.errors import CorruptSource, SpeechModelError
+
+log = logging.getLogger(__name__)
+
+# download sizes of faster-whisper's converted models, for the first-run message
+MODEL_MB = {"tiny": 75, "base": 145, "small": 484, "medium": 1530, "large-v3": 3090}
+_FILES = ["config.json", "preprocessor_config.json", "model.bin", "tokenizer.json", "vocabulary.*"]
 
 SAMPLE_RATE = 16_000
 WINDOW_SECONDS = 600
@@ -59,6 +66,15 @@ def decode_windows(
             yield offset, rest.astype(np.float32) / 32768.0
 
 
+def _offline(exc: BaseException) -> bool:
+    """Whether loading failed because the model is not here and the hub cannot be reached."""
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    return isinstance(exc, LocalEntryNotFoundError | OSError | ConnectionError) or (
+        "internet connection" in str(exc)
+    )
+
+
 class WhisperTranscriber:
     """faster-whisper with VAD; int8 on the CPU. The model loads on first use."""
 
@@ -90,17 +106,45 @@ class WhisperTranscriber:
                     compute = "int8" if device in ("auto", "cpu") else "default"
                 try:
                     self._model = WhisperModel(
-                        self.model_name,
+                        self._fetch(),
                         device=device,
                         compute_type=compute,
                         download_root=str(self._cache_dir) if self._cache_dir else None,
                     )
                 except Exception as exc:
+                    why = "it could not be downloaded" if _offline(exc) else str(exc).rstrip(".")
                     raise SpeechModelError(
-                        f"The speech model {self.model_name} could not be loaded: {exc}. "
+                        f"The speech model {self.model_name} could not be loaded: {why}. "
                         "Without network access, set BIOMD_WHISPER_MODEL to a local folder."
                     ) from exc
             return self._model
+
+    def _fetch(self) -> str:
+        """A model name becomes a local folder, downloaded (with a progress bar and a word
+        about its size) the first time; a folder, or a name we cannot map, is left as is."""
+        from faster_whisper import utils
+
+        repo = getattr(utils, "_MODELS", {}).get(self.model_name)
+        if repo is None or Path(self.model_name).is_dir():
+            return self.model_name
+        from huggingface_hub import snapshot_download
+
+        cache = str(self._cache_dir) if self._cache_dir else None
+        try:
+            return str(
+                snapshot_download(
+                    repo, cache_dir=cache, allow_patterns=_FILES, local_files_only=True
+                )
+            )
+        except Exception:  # not downloaded yet
+            size = MODEL_MB.get(self.model_name.removesuffix(".en"))
+            log.warning(
+                "Downloading the speech model %s (%s), once. It is kept in %s.",
+                self.model_name,
+                f"{size} MB" if size else "size unknown",
+                cache or "~/.cache",
+            )
+        return str(snapshot_download(repo, cache_dir=cache, allow_patterns=_FILES))
 
     def count_tokens(self, text: str) -> int:
         return len(self._load().hf_tokenizer.encode(text).ids)

@@ -288,3 +288,22 @@ def test_an_iphone_heic_photo_is_read(tmp_path: Path) -> None:
     photo.write_bytes(out.getvalue())
     text = convert(photo, ConvertContext())
     assert text.startswith("Photo: IMG_0001.HEIC\n") and "Not described" in text
+
+
+async def test_a_missing_speech_model_fails_that_file_only_and_says_what_to_set(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> None:
+    from core import sample
+
+    not_a_model = tmp_path / "not-a-model"
+    not_a_model.mkdir()
+    note = tmp_path / "note.txt"
+    note.write_text("The kiln was fired on Sunday.")
+    voice = next(p for p in sample.files() if p.suffix == ".ogg")
+    settings = make_settings(tmp_path / "data", minilm_path, whisper_model=str(not_a_model))
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        results = [r async for r in engine.ingest([voice, note])]
+    assert [r.status for r in results] == ["failed", "added"]
+    assert results[0].error is not None
+    assert results[0].error.startswith(f"{voice.name}: not transcribed. The speech model")
+    assert "set BIOMD_WHISPER_MODEL to a local folder" in results[0].error

@@ -89,7 +89,7 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     assert not (tmp_path / "data").exists(), "the owner's data dir is not touched"
 
     again = biomd(tmp_path, minilm_path, "/sources\n", "run")
-    assert "sample sources into biomd" not in again, "the sample is ingested once"
+    assert "into biomd (first run only)" not in again, "the sample is ingested once"
     assert "#11 my-note.md" in again
 
 
