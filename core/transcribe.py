@@ -144,7 +144,7 @@ class WhisperTranscriber:
                 f"{size} MB" if size else "size unknown",
                 cache or "~/.cache",
             )
-        from huggingface_hub import enable_progress_bars
+        from huggingface_hub.utils.tqdm import enable_progress_bars
 
         enable_progress_bars()  # fastembed may have turned them off for its own cache checks
         return str(snapshot_download(repo, cache_dir=cache, allow_patterns=_FILES))
