@@ -4,6 +4,7 @@ life; with a language model the biographer answers, without one cited search res
 from __future__ import annotations
 
 import io
+import json
 import os
 import subprocess
 import sys
@@ -30,21 +31,24 @@ def llm() -> Iterator[FakeLLM]:
         yield server
 
 
-def biomd(tmp_path: Path, minilm_path: Path, stdin: str, *args: str) -> str:
-    env = {
+def biomd(
+    tmp_path: Path, minilm_path: Path, stdin: str, *args: str, env: dict[str, str] | None = None
+) -> str:
+    full = {
         **{k: v for k, v in os.environ.items() if not k.startswith("BIOMD_")},
         "BIOMD_DATA_DIR": str(tmp_path / "data"),
         "BIOMD_EMBED_MODEL": MINILM_NAME,
         "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
         "BIOMD_WHISPER_MODEL": str(whisper_dir()),
         "COLUMNS": "200",
+        **(env or {}),
     }
     done = subprocess.run(
         [str(Path(sys.executable).with_name("biomd")), *args],
         input=stdin,
         capture_output=True,
         text=True,
-        env=env,
+        env=full,
         cwd=tmp_path,
         timeout=600,
     )
@@ -113,3 +117,15 @@ async def test_with_a_model_the_biographer_answers_in_the_terminal(
     assert "Answer which question? For example /answer Q3 your answer." in out
     assert "I don't know /bogus" in out
     assert "Where did I work before Lisbon?" in str(llm.bodies[0]["messages"][-1])
+
+
+def test_with_a_key_the_sample_is_read_by_the_biographer(tmp_path: Path, minilm_path: Path) -> None:
+    with fake_llm() as llm:
+        llm.default_reply = "Noted."
+        extra = {"BIOMD_LLM_BASE_URL": llm.base_url, "BIOMD_LLM_API_KEY": "sk-test"}
+        out = biomd(tmp_path, minilm_path, "/wait\n/status\n/quit\n", "run", env=extra)
+        read = [b for b in llm.bodies if "2019-04-07.md" in json.dumps(b["messages"])]
+    assert "The biographer is reading the sample now" in out
+    assert "No language model is configured" not in out
+    assert "Waiting for the biographer: 0" in out
+    assert read, "the biographer was given the sample's sources to read"
