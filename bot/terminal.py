@@ -7,9 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import queue
 import shutil
-from collections.abc import Awaitable, Callable
+import threading
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -57,21 +60,47 @@ class TerminalChannel:
         await asyncio.to_thread(shutil.copyfile, file_ref, dest)
 
 
-async def read_stdin(prompt: str) -> str | None:
-    """One line from the keyboard, or None at end of input (Ctrl-D)."""
-    try:
-        return await asyncio.to_thread(input, prompt)
-    except EOFError:
-        return None
+class StdinReader:
+    """Lines from the keyboard, read by a daemon thread so that Ctrl-C ends the session at
+    once (a thread blocked in input() in asyncio's executor would hold the exit up)."""
+
+    def __init__(self) -> None:
+        self._asks: queue.Queue[tuple[str, asyncio.Future[str | None]]] = queue.Queue()
+        self._thread: threading.Thread | None = None
+
+    async def __call__(self, prompt: str) -> str | None:
+        """One line, or None at end of input (Ctrl-D)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="stdin", daemon=True)
+            self._thread.start()
+        answer: asyncio.Future[str | None] = asyncio.get_running_loop().create_future()
+        self._asks.put((prompt, answer))
+        return await answer
+
+    def _work(self) -> None:
+        while True:
+            prompt, answer = self._asks.get()
+            try:
+                line: str | None = input(prompt)
+            except EOFError:
+                line = None
+            loop = answer.get_loop()
+            with contextlib.suppress(RuntimeError):  # the loop has closed: we are exiting
+                loop.call_soon_threadsafe(_settle, answer, line)
+
+
+def _settle(future: asyncio.Future[str | None], value: str | None) -> None:
+    if not future.done():
+        future.set_result(value)
 
 
 class TerminalSession:
     """A conversation with the biographer in the terminal until /quit or Ctrl-D."""
 
-    def __init__(self, engine: Engine, console: Console, read_line: ReadLine = read_stdin) -> None:
+    def __init__(self, engine: Engine, console: Console, read_line: ReadLine | None = None) -> None:
         self.engine = engine
         self.console = console
-        self.read_line = read_line
+        self.read_line = read_line or StdinReader()
         self.channel = TerminalChannel(console)
         self.jobs = JobQueue(engine, {self.channel.platform: self.channel})
         self.assistant = Assistant(engine, self.jobs)
@@ -152,7 +181,7 @@ def open_session(settings: Settings) -> None:
             greeting = HELLO_OWN + ("" if engine.llm_configured else "\n\n" + NO_LLM)
             await TerminalSession(engine, console).run(greeting)
 
-    asyncio.run(main())
+    _until_ctrl_c(main)
 
 
 def open_sample_session(settings: Settings) -> None:
@@ -182,7 +211,17 @@ def open_sample_session(settings: Settings) -> None:
             await session.run(greeting)
         console.print(f"The sample life is kept in {settings.data_dir}. {SET_UP_OWN}", markup=False)
 
-    asyncio.run(main())
+    _until_ctrl_c(main)
+
+
+def _until_ctrl_c(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run the session; Ctrl-C ends it quietly (work in progress resumes next time)."""
+    with contextlib.suppress(ImportError):
+        import readline  # noqa: F401  (line editing and history for input())
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        print("\nStopped. Anything unfinished carries on next time.")
 
 
 async def load_sample(engine: Engine, console: Console) -> None:

@@ -129,3 +129,50 @@ def test_with_a_key_the_sample_is_read_by_the_biographer(tmp_path: Path, minilm_
     assert "No language model is configured" not in out
     assert "Waiting for the biographer: 0" in out
     assert read, "the biographer was given the sample's sources to read"
+
+
+def test_ctrl_c_ends_the_session_at_once(tmp_path: Path, minilm_path: Path) -> None:
+    """Typed Ctrl-C at the prompt, through a real pseudo-terminal."""
+    import pty
+    import select
+    import time
+
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("BIOMD_")},
+        "BIOMD_DATA_DIR": str(tmp_path / "data"),
+        "BIOMD_EMBED_MODEL": MINILM_NAME,
+        "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
+        "BIOMD_WHISPER_MODEL": str(whisper_dir()),
+    }
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: biomd on the terminal
+        os.chdir(tmp_path)
+        os.execve(str(Path(sys.executable).with_name("biomd")), ["biomd", "chat"], env)
+    seen = b""
+
+    def read(until: float) -> None:
+        nonlocal seen
+        while time.monotonic() < until and select.select([fd], [], [], 0.2)[0]:
+            try:
+                seen += os.read(fd, 65536)
+            except OSError:
+                return
+
+    deadline = time.monotonic() + 120
+    while "you ›".encode() not in seen and time.monotonic() < deadline:
+        read(time.monotonic() + 1)
+    assert "you ›".encode() in seen
+    os.write(fd, b"\x03")
+    stopped_at = time.monotonic() + 15
+    status = None
+    while status is None and time.monotonic() < stopped_at:
+        read(time.monotonic() + 0.5)
+        done, code = os.waitpid(pid, os.WNOHANG)
+        status = code if done else None
+    if status is None:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    read(time.monotonic() + 1)
+    os.close(fd)
+    assert status is not None, "still running 15 s after Ctrl-C"
+    assert b"Stopped." in seen
