@@ -3,6 +3,8 @@ pass that reads sources still waiting for the biographer (after an LLM outage, s
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import tzinfo
 
@@ -14,6 +16,18 @@ from core.errors import ConfigError
 
 READ_EVERY_MINUTES = 30
 OUTBOX_EVERY_S = 15
+
+
+def _stoppable(job: Callable[[], Awaitable[object]]) -> Callable[[], Awaitable[None]]:
+    """The job, ending quietly when the bot stops mid-run (the work is resumable), instead
+    of apscheduler logging the cancellation as a failure with a traceback."""
+
+    async def run() -> None:
+        with contextlib.suppress(asyncio.CancelledError):
+            await job()
+
+    run.__name__ = getattr(job, "__name__", "job")
+    return run
 
 
 def build_scheduler(
@@ -32,6 +46,9 @@ def build_scheduler(
             f"'0 19 * * *' (every day at 19:00): {exc}"
         ) from exc
     scheduler = AsyncIOScheduler(timezone=zone)
+    push_questions, read_pending, flush_outbox = map(
+        _stoppable, (push_questions, read_pending, flush_outbox)
+    )
     scheduler.add_job(
         push_questions, trigger, id="questions", coalesce=True, misfire_grace_time=3600
     )
