@@ -8,6 +8,7 @@ STAMP  := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "biomd needs Python 3.11 or newer; found " + sys.version.split()[0])'
+	@echo "Setting up $(VENV) and installing biomd (first run only; a few minutes)…"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
