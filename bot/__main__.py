@@ -4,6 +4,7 @@ core commands. Run as `biomd …` or `python -m bot …`."""
 from __future__ import annotations
 
 import getpass
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -62,8 +63,8 @@ def setup(
     class Terminal:
         def ask(self, question: str, default: str = "", secret: bool = False) -> str:
             try:
-                if secret:
-                    return getpass.getpass(f"{question}: ")
+                if secret and sys.stdin.isatty():  # typed keys are not shown on screen
+                    return getpass.getpass(f"{question}: ").strip()
                 answer = input(f"{question}{f' [{default}]' if default else ''}: ").strip()
             except EOFError:
                 return default
