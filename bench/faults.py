@@ -360,6 +360,43 @@ def ingest_rounds(
         print(problems or "ok")
 
 
+def embed_rounds(
+    work: Path, env: dict[str, str], rounds: int, embedder: FastEmbedder, tally: Tally
+) -> None:
+    """`biomd embed` killed while it writes vectors; each kill keeps what was written."""
+    data = Path(env["BIOMD_DATA_DIR"])
+    source = work / "to-embed.txt"
+    source.write_text("".join(chat_text(1_200_000, vocabulary(20_000), seed=21)), "utf-8")
+    run(env, "ingest", "--no-embed", "--no-read", str(source))
+    rng = random.Random(19)
+    db = connect(data)
+    before = db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+    db.close()
+    for i in range(rounds):
+        delay = rng.uniform(8.0, 40.0)
+        killed = run_and_kill([str(BIOMD), "embed"], env, delay)
+        db = connect(data)
+        problems = check_store(db, data) + check_vectors(db, embedder, sample=8)
+        now = db.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+        db.close()
+        if now < before:
+            problems.append(f"vectors went from {before} to {now}")
+        tally.where["embed: " + ("killed" if killed else "finished before the kill")] += 1
+        problems += asyncio.run(check_cache(data, rng))
+        tally.record("embed", problems)
+        print(f"embed kill {i + 1}/{rounds} at {delay:.1f} s ({now - before:+,} vectors): ", end="")
+        print(problems or "ok")
+        before = now
+    run(env, "embed")
+    db = connect(data)
+    left = db.execute(
+        "SELECT COUNT(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM vectors)"
+    ).fetchone()[0]
+    db.close()
+    if left:
+        tally.problems.append(f"embed: {left} chunks without vectors after the final run")
+
+
 def search_rounds(work: Path, env: dict[str, str], rounds: int, tally: Tally) -> None:
     data = Path(env["BIOMD_DATA_DIR"])
     run(env, "embed")
@@ -489,6 +526,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--rounds", type=int, default=24, help="ingest kills")
     ap.add_argument("--mb", type=int, default=20, help="size of the big file")
+    ap.add_argument("--embed-rounds", type=int, default=12, help="kills during `biomd embed`")
     ap.add_argument("--search-rounds", type=int, default=24)
     ap.add_argument("--edit-rounds", type=int, default=25)
     ap.add_argument("--single-line-mb", type=int, default=200)
@@ -508,6 +546,8 @@ def main() -> None:
     started = time.perf_counter()
     if args.rounds:
         ingest_rounds(work, env, args.rounds, args.mb, embedder, tally)
+    if args.embed_rounds:
+        embed_rounds(work, env, args.embed_rounds, embedder, tally)
     if args.search_rounds:
         search_rounds(work, env, args.search_rounds, tally)
     if args.edit_rounds:
