@@ -140,6 +140,8 @@ class TerminalSession:
                 await self.assistant.answer(self.channel, CHAT, qid.upper(), text.strip())
             elif command == "wait":
                 await self.wait_for_jobs()
+            elif command in ("help", "start"):
+                await self.channel.send(CHAT, TERMINAL_HELP)
             else:
                 await self.assistant.on_command(self.channel, CHAT, command, args)
         except BiomdError as exc:

@@ -56,13 +56,14 @@ NO_LLM_ANSWER = (
 )
 NO_LLM_TIMELINE = (
     "The timeline in bio.md is written by the biographer, and no language model is "
-    "configured yet. Meanwhile, here is what each source covers, by date:"
+    "configured yet. Meanwhile, here is what each source covers, by date"
 )
 NO_LLM_QUESTIONS = (
     "Open questions come from the biographer's reading, and no language model is configured "
     "yet, so there are none. `biomd setup` connects one."
 )
 SEARCH_INSTEAD_HITS = 4
+TIMELINE_SOURCES = 50
 SNIPPET_CHARS = 320
 
 
@@ -210,7 +211,11 @@ class Assistant:
         """Without a language model, the dates the sources themselves cover."""
         docs = [d for d in await self.engine.sources() if d.content_start]
         docs.sort(key=lambda d: d.content_start or "")
-        lines = [NO_LLM_TIMELINE]
+        head = NO_LLM_TIMELINE
+        if len(docs) > TIMELINE_SOURCES:
+            head += f", the latest {TIMELINE_SOURCES} of {len(docs):,}"
+            docs = docs[-TIMELINE_SOURCES:]
+        lines = [head + ":"]
         for d in docs:
             start, end = (d.content_start or "")[:10], (d.content_end or "")[:10]
             when = start if end in ("", start) else f"{start} to {end}"
