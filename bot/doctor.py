@@ -101,7 +101,7 @@ def check_models(s: Settings) -> Iterator[Finding]:
                 "point it at a CTranslate2 faster-whisper model folder",
             )
         return
-    cache = s.data_dir / "models" / "whisper"
+    cache = s.models_dir / "whisper"
     found = list(cache.glob(f"models--*faster-whisper-{s.whisper_model}")) if cache.is_dir() else []
     if found and any(found[0].rglob("model.bin")):
         yield Finding(

@@ -25,6 +25,7 @@ from core.errors import BiomdError
 from core.ingest import walk_files
 from core.jobs import JobQueue
 from core.settings import Settings
+from core.store import ensure_private_dir
 
 CHAT = "terminal"
 AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}
@@ -190,9 +191,13 @@ def open_sample_session(settings: Settings) -> None:
     """`make run` with no bot configured: a terminal session over the bundled sample life,
     in a data dir of its own beside the owner's."""
     own = settings.data_dir
+    if settings.models_dir.is_relative_to(own):
+        ensure_private_dir(own)  # created private before the models folder inside it
+    ensure_private_dir(settings.models_dir)
     settings = settings.model_copy(
         update={
             "data_dir": sample.data_dir(own),
+            "embed_cache_dir": settings.models_dir,  # models are shared, downloaded once
             "owner_names": sample.OWNER_NAMES,
             "timezone": sample.TIMEZONE,
         }

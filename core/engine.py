@@ -201,7 +201,7 @@ class Engine:
                 s.whisper_model,
                 device=s.whisper_device,
                 compute_type=s.whisper_compute_type,
-                cache_dir=s.data_dir / "models" / "whisper",
+                cache_dir=s.models_dir / "whisper",
             )
         return self._transcriber
 

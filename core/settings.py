@@ -27,7 +27,8 @@ class Settings(BaseSettings):
         default=None, description="Local folder holding the embedding model; nothing is downloaded."
     )
     embed_cache_dir: Path | None = Field(
-        default=None, description="Where downloaded models are cached (default: <data_dir>/models)."
+        default=None,
+        description="Where downloaded models are kept (default: <data_dir>/models).",
     )
     embed_batch_size: int = Field(default=32, ge=1, le=1024)
     embed_threads: int | None = Field(default=None, ge=1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import stat
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -90,7 +91,9 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     assert "Nothing is known yet" in out and "People & relationships" in out  # /bio
     assert note.exists(), "the owner's own file is copied, never moved"
     assert (tmp_path / "data-sample" / "biomd.sqlite3").exists()
-    assert not (tmp_path / "data").exists(), "the owner's data dir is not touched"
+    own = tmp_path / "data"
+    assert sorted(p.name for p in own.iterdir()) == ["models"], "only the shared model cache"
+    assert stat.S_IMODE(own.stat().st_mode) == 0o700
 
     again = biomd(tmp_path, minilm_path, "/sources\n", "run")
     assert "into biomd (first run only)" not in again, "the sample is ingested once"
