@@ -366,7 +366,7 @@ def embed_rounds(
     """`biomd embed` killed while it writes vectors; each kill keeps what was written."""
     data = Path(env["BIOMD_DATA_DIR"])
     source = work / "to-embed.txt"
-    source.write_text("".join(chat_text(1_200_000, vocabulary(20_000), seed=21)), "utf-8")
+    source.write_text("".join(chat_text(3_500_000, vocabulary(20_000), seed=21)), "utf-8")
     run(env, "ingest", "--no-embed", "--no-read", str(source))
     rng = random.Random(19)
     db = connect(data)
