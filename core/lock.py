@@ -29,8 +29,8 @@ class ProcessLock:
         except BlockingIOError:
             os.close(fd)
             raise Busy(
-                "Another biomd process is ingesting into this data dir. Wait for it to finish, "
-                "or stop it, then try again."
+                "Another biomd process (the bot, a terminal session or an ingest) is writing to "
+                "this data dir. Use that one, or stop it, then try again."
             ) from None
         self._fd = fd
 
