@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.embedding import download_size, model_downloaded
+from core.errors import Busy
+from core.lock import ProcessLock
 from core.migrations import MIGRATIONS
 from core.settings import Settings
 
@@ -141,6 +143,14 @@ def check_data_dir(s: Settings) -> Iterator[Finding]:
             f"{len(loose)} files in it are readable by others, e.g. {loose[0]}",
             f"chmod -R go-rwx {d}",
         )
+    lock = d / "ingest.lock"
+    if lock.exists():
+        try:
+            probe = ProcessLock(lock)
+            probe.acquire()
+            probe.release()
+        except Busy:
+            yield Finding(OK, "data", "a biomd process (the bot?) is running on it right now")
     free = shutil.disk_usage(d).free / 1e9
     if free < 1:
         yield Finding(

@@ -72,3 +72,16 @@ def test_doctor_on_a_fresh_checkout_warns_but_finds_no_problem(tmp_path: Path) -
     assert "no .env: everything is at its default" in done.stdout
     assert "does not exist yet; it is created (0700) on first use" in done.stdout
     assert "0 problem(s)" in done.stdout
+
+
+async def test_doctor_tells_when_biomd_is_running_on_the_data_dir(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> None:
+    settings = make_settings(tmp_path / "data", minilm_path)
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        engine.take_ingest_lock()
+        running = await examine(settings, tmp_path / ".env", network=False)
+    stopped = await examine(settings, tmp_path / ".env", network=False)
+    says = "a biomd process (the bot?) is running on it right now"
+    assert any(f.detail == says for f in running)
+    assert not any(f.detail == says for f in stopped)

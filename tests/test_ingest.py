@@ -237,7 +237,7 @@ async def test_a_second_process_cannot_ingest_into_the_same_data_dir_at_once(
     await ingest(engine, tmp_path / "a.txt")
     other = await Engine.open(settings, embedder)
     try:
-        with pytest.raises(Busy, match="Another biomd process .* is writing to this data dir"):
+        with pytest.raises(Busy, match=r"Another biomd process .* is writing to this data dir"):
             await ingest(other, tmp_path / "a.txt")
     finally:
         await other.close()
