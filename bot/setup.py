@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.envfile import update_env_file
+from core.llm import is_local
 from core.settings import Settings
 
 OPENROUTER = "https://openrouter.ai/api/v1"
@@ -63,6 +64,8 @@ class Wizard:
             "   [1] OpenRouter (one key, many models)  [2] Ollama on this computer  "
             "[3] another OpenAI-compatible URL"
         )
+        if self.settings.llm_api_key or is_local(self.settings.llm_base_url):
+            self.io.say(f"   Now: {self.settings.llm_model} at {self.settings.llm_base_url}.")
         choice = self.io.ask("   Which one? (1/2/3, Enter to skip)").strip()
         if choice not in ("1", "2", "3"):
             return
@@ -97,7 +100,8 @@ class Wizard:
             "\n2. Telegram. In Telegram, message @BotFather, send /newbot, pick a name, and "
             "copy the token it gives you."
         )
-        token = self.io.ask("   Bot token (Enter to skip)", secret=True).strip()
+        keep = " (a token is set; Enter keeps it)" if self.settings.telegram_token else ""
+        token = self.io.ask(f"   Bot token{keep or ' (Enter to skip)'}", secret=True).strip()
         if not token:
             return
         from telegram import Bot
@@ -149,7 +153,8 @@ class Wizard:
             "\n3. Discord. At https://discord.com/developers/applications: New Application → "
             "Bot → Reset Token, and turn on Message Content Intent on the same page."
         )
-        token = self.io.ask("   Bot token (Enter to skip)", secret=True).strip()
+        keep = " (a token is set; Enter keeps it)" if self.settings.discord_token else ""
+        token = self.io.ask(f"   Bot token{keep or ' (Enter to skip)'}", secret=True).strip()
         if not token:
             return
         import discord
