@@ -125,7 +125,8 @@ class TerminalSession:
         if not line:
             return True
         if not line.startswith("/"):
-            await self.assistant.on_text(self.channel, CHAT, line)
+            with self.console.status("The biographer is looking into it…"):
+                await self.assistant.on_text(self.channel, CHAT, line)
             return True
         command, _, args = line[1:].partition(" ")
         command = command.lower()
