@@ -10,7 +10,7 @@ from core.channels import Channel
 from core.engine import Engine
 from core.errors import BiomdError, LLMNotConfigured, PlatformUnavailable
 from core.jobs import JobQueue
-from core.messages import with_source_hint
+from core.messages import snippet, with_source_hint
 from core.profile_text import section
 from core.questions import question_text
 
@@ -126,13 +126,7 @@ class Assistant:
         if not hits:
             lines.append("Search found nothing for that.")
         for h in hits:
-            snippet = " ".join(h.text.split())
-            cut = (
-                snippet[:SNIPPET_CHARS].rsplit(" ", 1)[0] + "…"
-                if len(snippet) > SNIPPET_CHARS
-                else snippet
-            )
-            lines.append(f"[#{h.document_id}] {h.document}\n{cut}")
+            lines.append(f"[#{h.document_id}] {h.document}\n{snippet(h.text, text, SNIPPET_CHARS)}")
         return with_source_hint("\n\n".join(lines))
 
     async def on_file(
@@ -265,7 +259,7 @@ class Assistant:
         if not hits:
             await self._say(channel, chat, "Nothing found.")
             return
-        parts = [f"#{h.document_id} {h.document}\n{h.text.strip()[:600]}" for h in hits]
+        parts = [f"#{h.document_id} {h.document}\n{snippet(h.text, args, 600)}" for h in hits]
         await self._say(channel, chat, "\n\n".join(parts))
 
     async def _cmd_source(self, channel: Channel, chat: str, args: str) -> None:

@@ -50,3 +50,29 @@ def with_source_hint(reply: str) -> str:
         return reply
     shown = ", ".join(f"/source {i}" for i in ids[:5])
     return f"{reply}\n\nSources: {shown}"
+
+
+def snippet(text: str, query: str, width: int = 320) -> str:
+    """About `width` characters of `text` where most words of `query` occur (matched by their
+    first five letters, so "smoking" finds "smoke"), cut at spaces, with … where cut."""
+    from core.fts_query import content_tokens
+
+    flat = " ".join(text.split())
+    if len(flat) <= width:
+        return flat
+    low = flat.lower()
+    stems = [t[:5] for t in content_tokens(query) if len(t) > 2]
+    hits = [m.start() for s in stems for m in re.finditer(re.escape(s), low)]
+
+    def covered(at: int) -> int:
+        window = low[max(0, at - width // 4) : at + width]
+        return sum(s in window for s in stems)
+
+    at = max(sorted(hits), key=covered, default=0)
+    start = max(0, min(at - width // 4, len(flat) - width))
+    if start:
+        start = flat.find(" ", start) + 1 or start
+    end = start + width
+    if end < len(flat):
+        end = flat.rfind(" ", start, end) if flat.rfind(" ", start, end) > start else end
+    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
