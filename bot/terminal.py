@@ -212,7 +212,7 @@ def open_sample_session(settings: Settings) -> None:
             session = TerminalSession(engine, console)
             if engine.llm_configured:
                 greeting = READING if await engine.biography.pending() else ""
-                await session.jobs.submit("read", {})
+                await session.jobs.submit("read", {"platform": "terminal", "chat": CHAT})
             else:
                 greeting = NO_LLM
             greeting = "\n\n".join(x for x in (greeting, TERMINAL_HELP, sample.TRY) if x)

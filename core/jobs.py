@@ -308,9 +308,21 @@ class JobQueue:
             await self.engine.outbox.deliver(channel, chat, f"bio.md is consolidated ({done}).")
 
     async def _do_read(self, job: Job) -> None:
-        """Periodic: read whatever is still waiting (after an LLM outage, say)."""
-        if self.engine.llm_configured and await self.engine.biography.pending():
-            await self.engine.read_pending()
+        """Read whatever is still waiting (periodically, after an LLM outage say); with a
+        chat in the payload, say there when it is done."""
+        if not (self.engine.llm_configured and await self.engine.biography.pending()):
+            return
+        results = await self.engine.read_pending()
+        channel, chat = self._target(job)
+        if channel is not None and results:
+            edits = sum(r.edits for r in results)
+            changed = sorted({s for r in results for s in r.sections_changed})
+            text = f"The biographer has finished reading: {edits} edits to bio.md"
+            text += f" ({', '.join(changed)})." if changed else "."
+            await self.engine.outbox.deliver(channel, chat, text + READ_NEXT)
+
+
+READ_NEXT = " /bio shows it all, /timeline and /questions the parts."
 
 
 def _answer_waits(exc: LLMError) -> str:

@@ -132,6 +132,7 @@ def test_with_a_key_the_sample_is_read_by_the_biographer(tmp_path: Path, minilm_
     assert "The biographer is reading the sample now" in out
     assert "No language model is configured" not in out
     assert "Waiting for the biographer: 0" in out
+    assert "The biographer has finished reading: 0 edits to bio.md." in out
     assert read, "the biographer was given the sample's sources to read"
 
 
