@@ -52,7 +52,10 @@ class Wizard:
             return self.values
         update_env_file(env_path, self.values, template)
         shown = ", ".join(sorted(self.values))
-        self.io.say(f"\nWrote {shown} to {env_path} (readable by you only). Start with: make run")
+        self.io.say(
+            f"\nWrote {shown} to {env_path} (readable by you only).\n"
+            "Check everything with `.venv/bin/biomd doctor`, then start with `make run`."
+        )
         return self.values
 
     # -- the language model ---------------------------------------------------------------
