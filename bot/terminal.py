@@ -207,7 +207,7 @@ def open_sample_session(settings: Settings) -> None:
     async def main() -> None:
         console = Console()
         console.print(Panel(sample.ABOUT, title="biomd", border_style="green"), markup=False)
-        async with await Engine.open(settings) as engine:
+        async with await Engine.open(settings, check_model=False) as engine:
             await load_sample(engine, console)
             session = TerminalSession(engine, console)
             if engine.llm_configured:
@@ -244,10 +244,12 @@ async def load_sample(engine: Engine, console: Console) -> None:
             if result.status == "failed":
                 line = f"  {result.error}"
             console.print(line, markup=False, highlight=False)
-    if (await engine.stats()).vectors_missing:
+    stored = await engine.stored_model()
+    changed = stored is not None and stored != engine.model_name
+    if changed or (await engine.stats()).vectors_missing:
         console.print("Computing vectors for search by meaning…")
-        try:
-            await engine.embed_pending()
+        try:  # the sample is small: a changed BIOMD_EMBED_MODEL is simply re-embedded
+            await (engine.reindex() if changed else engine.embed_pending())
         except BiomdError as exc:
             console.print(f"{exc.user_message}\nSearch works by keyword until then.", markup=False)
 

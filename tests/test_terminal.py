@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -95,9 +96,19 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     assert sorted(p.name for p in own.iterdir()) == ["models"], "only the shared model cache"
     assert stat.S_IMODE(own.stat().st_mode) == 0o700
 
+    db = tmp_path / "data-sample" / "biomd.sqlite3"
+    with sqlite3.connect(db) as conn:  # as if BIOMD_EMBED_MODEL had changed since
+        conn.execute("UPDATE meta SET value = 'another/model' WHERE key = 'embed_model'")
     again = biomd(tmp_path, minilm_path, "/sources\n", "run")
     assert "into biomd (first run only)" not in again, "the sample is ingested once"
     assert "#11 my-note.md" in again
+    assert "Computing vectors" in again, "the sample is re-embedded with the new model"
+    with sqlite3.connect(db) as conn:
+        model = conn.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()
+        missing = conn.execute(
+            "SELECT COUNT(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM vectors)"
+        ).fetchone()
+    assert model == (MINILM_NAME,) and missing == (0,)
 
 
 async def test_with_a_model_the_biographer_answers_in_the_terminal(
