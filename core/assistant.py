@@ -58,6 +58,10 @@ NO_LLM_TIMELINE = (
     "The timeline in bio.md is written by the biographer, and no language model is "
     "configured yet. Meanwhile, here is what each source covers, by date"
 )
+NO_LLM_BIO = (
+    "The biographer (a language model) writes bio.md as it reads your sources, and none is "
+    "configured yet, so it is still empty. `biomd setup` connects one."
+)
 NO_LLM_QUESTIONS = (
     "Open questions come from the biographer's reading, and no language model is configured "
     "yet, so there are none. `biomd setup` connects one."
@@ -192,7 +196,8 @@ class Assistant:
         bio = await self.engine.bio()
         summary = section(bio, "Summary") or "(no summary yet)"
         await channel.send_file(chat, "bio.md", bio.encode("utf-8"), "Your bio.md")
-        await self._say(channel, chat, f"Summary\n\n{summary}")
+        note = "" if self.engine.llm_configured else f"\n\n{NO_LLM_BIO}"
+        await self._say(channel, chat, f"Summary\n\n{summary}{note}")
 
     async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
         items = await self.engine.timeline()
