@@ -278,12 +278,14 @@ async def check_telegram(s: Settings) -> list[Finding]:
     if not s.telegram_token:
         return [Finding(OK, "telegram", "not configured")]
     from telegram import Bot
-    from telegram.error import TelegramError
+    from telegram.error import NetworkError, TelegramError
 
     api = s.telegram_api_url.rstrip("/")
     try:
         async with Bot(s.telegram_token, base_url=f"{api}/bot") as bot:
             me = await bot.get_me()
+    except NetworkError as exc:
+        return [Finding(WARN, "telegram", f"could not reach Telegram to check the token: {exc}")]
     except TelegramError as exc:
         return [
             Finding(
@@ -309,13 +311,16 @@ async def check_telegram(s: Settings) -> list[Finding]:
 async def check_discord(s: Settings) -> list[Finding]:
     if not s.discord_token:
         return [Finding(OK, "discord", "not configured")]
+    import aiohttp
     import discord
 
     client = discord.Client(intents=discord.Intents.none())
     try:
         await client.login(s.discord_token)
         name = str(client.user)
-    except (discord.HTTPException, discord.LoginFailure, OSError) as exc:
+    except (OSError, aiohttp.ClientError) as exc:
+        return [Finding(WARN, "discord", f"could not reach Discord to check the token: {exc}")]
+    except (discord.HTTPException, discord.LoginFailure) as exc:
         return [
             Finding(
                 FAIL,

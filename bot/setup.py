@@ -108,7 +108,7 @@ class Wizard:
         if not token:
             return
         from telegram import Bot
-        from telegram.error import InvalidToken, TelegramError
+        from telegram.error import InvalidToken, NetworkError, TelegramError
 
         api = self.settings.telegram_api_url.rstrip("/")
         bot = Bot(token, base_url=f"{api}/bot", base_file_url=f"{api}/file/bot")
@@ -121,6 +121,9 @@ class Wizard:
                     f"Telegram account (waiting {self.owner_wait_s:.0f} s)…"
                 )
                 owner = await self._telegram_owner(bot)
+        except NetworkError as exc:
+            self.io.say(f"   Could not reach Telegram ({exc}). Skipped; run setup again online.")
+            return
         except (InvalidToken, TelegramError) as exc:
             self.io.say(f"   Telegram did not accept that token: {exc}. Skipped.")
             return
@@ -160,6 +163,7 @@ class Wizard:
         token = self.io.ask(f"   Bot token{keep or ' (Enter to skip)'}", secret=True).strip()
         if not token:
             return
+        import aiohttp
         import discord
 
         found: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
@@ -174,6 +178,10 @@ class Wizard:
 
         try:
             await client.login(token)
+        except (OSError, aiohttp.ClientError) as exc:
+            self.io.say(f"   Could not reach Discord ({exc}). Skipped; run setup again online.")
+            await client.close()
+            return
         except (discord.LoginFailure, discord.HTTPException) as exc:
             self.io.say(f"   Discord did not accept that token: {exc}. Skipped.")
             await client.close()

@@ -85,3 +85,19 @@ async def test_doctor_tells_when_biomd_is_running_on_the_data_dir(
     says = "a biomd process (the bot?) is running on it right now"
     assert any(f.detail == says for f in running)
     assert not any(f.detail == says for f in stopped)
+
+
+async def test_an_unreachable_platform_is_a_warning_not_a_bad_token(tmp_path: Path) -> None:
+    import socket
+
+    from bot.doctor import WARN, check_telegram
+    from core.settings import Settings
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = Settings(  # type: ignore[call-arg]
+        _env_file=None, telegram_token="1:T", telegram_api_url=f"http://127.0.0.1:{port}"
+    )
+    (finding,) = await check_telegram(settings)
+    assert finding.status == WARN and "could not reach Telegram" in finding.detail
