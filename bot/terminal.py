@@ -10,7 +10,7 @@ import itertools
 import queue
 import shutil
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,26 +34,42 @@ ReadLine = Callable[[str], Awaitable[str | None]]
 
 
 class TerminalChannel:
-    """Replies printed to the console; a status message is printed again when it changes."""
+    """Replies printed to the console; a status message is printed again when it changes.
+    Output that arrives while the prompt waits for a line goes below it, and the prompt is
+    shown again after it."""
 
     platform = "terminal"
     max_length = 1_000_000
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, prompt: Callable[[], str | None] = lambda: None):
         self.console = console
+        self._prompt = prompt
         self._ids = itertools.count(1)
 
+    @contextlib.contextmanager
+    def _output(self) -> Iterator[None]:
+        waiting = self._prompt()
+        if waiting:
+            self.console.print()
+        yield
+        if waiting:
+            self.console.print(waiting, end="", markup=False, highlight=False)
+
     async def send(self, chat: str, text: str) -> str:
-        self.console.print(Panel(text.strip(), border_style="cyan", expand=False), markup=False)
+        with self._output():
+            panel = Panel(text.strip(), border_style="cyan", expand=False)
+            self.console.print(panel, markup=False)
         return str(next(self._ids))
 
     async def edit(self, chat: str, message: str, text: str) -> None:
-        self.console.print(f"  · {text}", style="dim", markup=False, highlight=False)
+        with self._output():
+            self.console.print(f"  · {text}", style="dim", markup=False, highlight=False)
 
     async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
-        self.console.rule(name)
-        self.console.print(Markdown(data.decode("utf-8", errors="replace")))
-        self.console.rule()
+        with self._output():
+            self.console.rule(name)
+            self.console.print(Markdown(data.decode("utf-8", errors="replace")))
+            self.console.rule()
         return str(next(self._ids))
 
     async def download(self, file_ref: str, dest: Path) -> None:
@@ -68,6 +84,7 @@ class StdinReader:
     def __init__(self) -> None:
         self._asks: queue.Queue[tuple[str, asyncio.Future[str | None]]] = queue.Queue()
         self._thread: threading.Thread | None = None
+        self.waiting: str | None = None  # the prompt, while a line is being typed
 
     async def __call__(self, prompt: str) -> str | None:
         """One line, or None at end of input (Ctrl-D)."""
@@ -81,10 +98,13 @@ class StdinReader:
     def _work(self) -> None:
         while True:
             prompt, answer = self._asks.get()
+            self.waiting = prompt
             try:
                 line: str | None = input(prompt)
             except EOFError:
                 line = None
+            finally:
+                self.waiting = None
             loop = answer.get_loop()
             with contextlib.suppress(RuntimeError):  # the loop has closed: we are exiting
                 loop.call_soon_threadsafe(_settle, answer, line)
@@ -101,8 +121,9 @@ class TerminalSession:
     def __init__(self, engine: Engine, console: Console, read_line: ReadLine | None = None) -> None:
         self.engine = engine
         self.console = console
-        self.read_line = read_line or StdinReader()
-        self.channel = TerminalChannel(console)
+        reader = StdinReader()
+        self.read_line = read_line or reader
+        self.channel = TerminalChannel(console, lambda: reader.waiting)
         self.jobs = JobQueue(engine, {self.channel.platform: self.channel})
         self.assistant = Assistant(engine, self.jobs)
 
