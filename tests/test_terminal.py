@@ -193,3 +193,21 @@ def test_ctrl_c_ends_the_session_at_once(tmp_path: Path, minilm_path: Path) -> N
     os.close(fd)
     assert status is not None, "still running 15 s after Ctrl-C"
     assert b"Stopped." in seen
+
+
+async def test_output_while_the_prompt_waits_goes_below_it_and_the_prompt_returns() -> None:
+    from bot.terminal import TerminalChannel
+
+    text = io.StringIO()
+    waiting: list[str | None] = ["you › "]
+    channel = TerminalChannel(Console(file=text, width=60), lambda: waiting[0])
+    await channel.edit(CHAT_ID, "1", "note.md: converting…")
+    assert text.getvalue() == "\n  · note.md: converting…\nyou › "
+    waiting[0] = None
+    text.truncate(0)
+    text.seek(0)
+    await channel.edit(CHAT_ID, "1", "note.md: done")
+    assert text.getvalue() == "  · note.md: done\n"
+
+
+CHAT_ID = "terminal"
