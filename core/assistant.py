@@ -10,7 +10,7 @@ from core.channels import Channel
 from core.engine import Engine
 from core.errors import BiomdError, LLMNotConfigured, PlatformUnavailable
 from core.jobs import JobQueue
-from core.messages import snippet, with_source_hint
+from core.messages import search_reply, snippet, with_source_hint
 from core.profile_text import section
 from core.questions import question_text
 
@@ -50,10 +50,6 @@ HELP = "\n".join(
 )
 
 
-NO_LLM_ANSWER = (
-    "No language model is configured, so the biographer cannot answer in its own words yet "
-    "(`biomd setup` connects one). Here is what hybrid search finds, best first:"
-)
 NO_LLM_TIMELINE = (
     "The timeline in bio.md is written by the biographer, and no language model is "
     "configured yet. Meanwhile, here is what each source covers, by date"
@@ -68,7 +64,6 @@ NO_LLM_QUESTIONS = (
 )
 SEARCH_INSTEAD_HITS = 4
 TIMELINE_SOURCES = 50
-SNIPPET_CHARS = 320
 
 
 @dataclass(frozen=True)
@@ -126,12 +121,7 @@ class Assistant:
     async def _search_instead(self, text: str) -> str:
         """With no language model, what hybrid search finds, cited, so retrieval is visible."""
         hits = await self.engine.search(text, limit=SEARCH_INSTEAD_HITS)
-        lines = [NO_LLM_ANSWER]
-        if not hits:
-            lines.append("Search found nothing for that.")
-        for h in hits:
-            lines.append(f"[#{h.document_id}] {h.document}\n{snippet(h.text, text, SNIPPET_CHARS)}")
-        return with_source_hint("\n\n".join(lines))
+        return search_reply(hits, text)
 
     async def on_file(
         self, channel: Channel, chat: str, incoming: Incoming, reply_to: str | None = None

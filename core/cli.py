@@ -27,6 +27,7 @@ from core.agent import TurnResult
 from core.engine import Engine
 from core.errors import BiomdError, EmbeddingError
 from core.ingest import IngestResult
+from core.messages import search_reply
 from core.search import MODES, Hit
 from core.settings import Settings
 
@@ -190,8 +191,18 @@ def _summary(results: list[TurnResult]) -> None:
 
 @app.command()
 def ask(question: Annotated[str, typer.Argument(help="Anything about your life.")]) -> None:
-    """Ask the biographer (one chat turn), showing its steps and what it cost."""
-    result = _run(lambda e: e.ask(question, on_step=_show_step))
+    """Ask the biographer (one chat turn), showing its steps and what it cost. With no
+    language model configured, cited search results instead."""
+
+    async def work(engine: Engine) -> TurnResult | str:
+        if not engine.llm_configured:
+            return search_reply(await engine.search(question, limit=4), question)
+        return await engine.ask(question, on_step=_show_step)
+
+    result = _run(work)
+    if isinstance(result, str):
+        out.print(result, markup=False, highlight=False)
+        return
     _summary([result])
 
 

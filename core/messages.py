@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.search import Hit
 
 TELEGRAM_LIMIT = 4096
 DISCORD_LIMIT = 2000
@@ -76,3 +81,20 @@ def snippet(text: str, query: str, width: int = 320) -> str:
     if end < len(flat):
         end = flat.rfind(" ", start, end) if flat.rfind(" ", start, end) > start else end
     return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+
+
+NO_LLM_ANSWER = (
+    "No language model is configured, so the biographer cannot answer in its own words yet "
+    "(`biomd setup` connects one). Here is what hybrid search finds, best first:"
+)
+SNIPPET_CHARS = 320
+
+
+def search_reply(hits: Sequence[Hit], query: str) -> str:
+    """Search hits as an answer, cited, for when no language model is configured."""
+    lines = [NO_LLM_ANSWER]
+    if not hits:
+        lines.append("Search found nothing for that.")
+    for h in hits:
+        lines.append(f"[#{h.document_id}] {h.document}\n{snippet(h.text, query, SNIPPET_CHARS)}")
+    return with_source_hint("\n\n".join(lines))

@@ -192,3 +192,14 @@ def test_ingest_then_the_biographer_writes_a_cited_bio_and_ask_answers_with_cita
         assert "Reverted the edits of turn" in output
         code, output = run("timeline")
         assert "The timeline is empty so far." in output
+
+
+def test_ask_without_a_language_model_answers_with_cited_search_results(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    write_corpus(tmp_path / "corpus")
+    run("ingest", str(tmp_path / "corpus"))
+    code, output = run("ask", "puffins on the cliffs")
+    assert code == 0
+    assert "No language model is configured" in output
+    assert "corpus/saoirse.md" in output and "Sources: /source" in output
