@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.embedding import download_size, model_downloaded
-from core.errors import Busy
+from core.errors import Busy, PlatformUnavailable
 from core.lock import ProcessLock
 from core.migrations import MIGRATIONS
 from core.settings import Settings
@@ -274,18 +274,26 @@ async def check_llm(s: Settings) -> list[Finding]:
     return [Finding(OK, "llm", f"{s.llm_model} at {s.llm_base_url} answers")]
 
 
+def unreachable(topic: str, exc: PlatformUnavailable) -> Finding:
+    detail = f"could not reach {topic.title()} to check the token ({exc.user_message})"
+    return Finding(WARN, topic, detail)
+
+
 async def check_telegram(s: Settings) -> list[Finding]:
     if not s.telegram_token:
         return [Finding(OK, "telegram", "not configured")]
     from telegram import Bot
-    from telegram.error import NetworkError, TelegramError
+    from telegram.error import TelegramError
 
-    api = s.telegram_api_url.rstrip("/")
+    from bot.telegram_bot import api_urls, reachable
+
+    base_url, base_file_url = api_urls(s.telegram_api_url)
     try:
-        async with Bot(s.telegram_token, base_url=f"{api}/bot") as bot:
-            me = await bot.get_me()
-    except NetworkError as exc:
-        return [Finding(WARN, "telegram", f"could not reach Telegram to check the token: {exc}")]
+        with reachable():
+            async with Bot(s.telegram_token, base_url=base_url, base_file_url=base_file_url) as bot:
+                me = await bot.get_me()
+    except PlatformUnavailable as exc:
+        return [unreachable("telegram", exc)]
     except TelegramError as exc:
         return [
             Finding(
@@ -311,15 +319,17 @@ async def check_telegram(s: Settings) -> list[Finding]:
 async def check_discord(s: Settings) -> list[Finding]:
     if not s.discord_token:
         return [Finding(OK, "discord", "not configured")]
-    import aiohttp
     import discord
+
+    from bot.discord_bot import reachable
 
     client = discord.Client(intents=discord.Intents.none())
     try:
-        await client.login(s.discord_token)
+        with reachable():
+            await client.login(s.discord_token)
         name = str(client.user)
-    except (OSError, aiohttp.ClientError) as exc:
-        return [Finding(WARN, "discord", f"could not reach Discord to check the token: {exc}")]
+    except PlatformUnavailable as exc:
+        return [unreachable("discord", exc)]
     except (discord.HTTPException, discord.LoginFailure) as exc:
         return [
             Finding(

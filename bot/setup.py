@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.envfile import update_env_file
+from core.errors import PlatformUnavailable
 from core.llm import is_local
 from core.settings import Settings
 
@@ -103,28 +104,30 @@ class Wizard:
             "\n2. Telegram. In Telegram, message @BotFather, send /newbot, pick a name, and "
             "copy the token it gives you."
         )
-        keep = " (a token is set; Enter keeps it)" if self.settings.telegram_token else ""
-        token = self.io.ask(f"   Bot token{keep or ' (Enter to skip)'}", secret=True).strip()
+        token = self._token(self.settings.telegram_token)
         if not token:
             return
         from telegram import Bot
-        from telegram.error import InvalidToken, NetworkError, TelegramError
+        from telegram.error import TelegramError
 
-        api = self.settings.telegram_api_url.rstrip("/")
-        bot = Bot(token, base_url=f"{api}/bot", base_file_url=f"{api}/file/bot")
+        from bot.telegram_bot import api_urls, reachable
+
+        base_url, base_file_url = api_urls(self.settings.telegram_api_url)
+        bot = Bot(token, base_url=base_url, base_file_url=base_file_url)
         try:
-            async with bot:
-                me = await bot.get_me()
-                await bot.delete_webhook()
-                self.io.say(
-                    f"   Found your bot @{me.username}. Now send it any message from your own "
-                    f"Telegram account (waiting {self.owner_wait_s:.0f} s)…"
-                )
-                owner = await self._telegram_owner(bot)
-        except NetworkError as exc:
-            self.io.say(f"   Could not reach Telegram ({exc}). Skipped; run setup again online.")
+            with reachable():
+                async with bot:
+                    me = await bot.get_me()
+                    await bot.delete_webhook()
+                    self.io.say(
+                        f"   Found your bot @{me.username}. Now send it any message from your "
+                        f"own Telegram account (waiting {self.owner_wait_s:.0f} s)…"
+                    )
+                    owner = await self._telegram_owner(bot)
+        except PlatformUnavailable as exc:
+            self.io.say(f"   {exc.user_message}. Skipped; run setup again online.")
             return
-        except (InvalidToken, TelegramError) as exc:
+        except TelegramError as exc:
             self.io.say(f"   Telegram did not accept that token: {exc}. Skipped.")
             return
         self.values["BIOMD_TELEGRAM_TOKEN"] = token
@@ -134,9 +137,17 @@ class Wizard:
                 "message the bot, and copy the id from 'Telegram: ignoring user id …'."
             )
             return
-        uid, name = owner
-        if self.io.ask(f"   Message from {name} (id {uid}). Is that you? (Y/n)").lower() != "n":
-            self.values["BIOMD_TELEGRAM_ALLOWED_USERS"] = str(uid)
+        self._confirm_owner("BIOMD_TELEGRAM_ALLOWED_USERS", "Message", *owner)
+
+    def _token(self, current: str | None) -> str:
+        """A bot token, typed hidden; empty to skip (or to keep the one already set)."""
+        hint = " (a token is set; Enter keeps it)" if current else " (Enter to skip)"
+        return self.io.ask(f"   Bot token{hint}", secret=True).strip()
+
+    def _confirm_owner(self, key: str, what: str, uid: int, name: str) -> None:
+        """Allow the sender of the first message, once the owner says it was them."""
+        if self.io.ask(f"   {what} from {name} (id {uid}). Is that you? (Y/n)").lower() != "n":
+            self.values[key] = str(uid)
 
     async def _telegram_owner(self, bot: Any) -> tuple[int, str] | None:
         deadline = time.monotonic() + self.owner_wait_s
@@ -159,12 +170,12 @@ class Wizard:
             "\n3. Discord. At https://discord.com/developers/applications: New Application → "
             "Bot → Reset Token, and turn on Message Content Intent on the same page."
         )
-        keep = " (a token is set; Enter keeps it)" if self.settings.discord_token else ""
-        token = self.io.ask(f"   Bot token{keep or ' (Enter to skip)'}", secret=True).strip()
+        token = self._token(self.settings.discord_token)
         if not token:
             return
-        import aiohttp
         import discord
+
+        from bot.discord_bot import reachable
 
         found: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
         intents = discord.Intents.default()
@@ -177,9 +188,10 @@ class Wizard:
                 found.set_result((message.author.id, str(message.author)))
 
         try:
-            await client.login(token)
-        except (OSError, aiohttp.ClientError) as exc:
-            self.io.say(f"   Could not reach Discord ({exc}). Skipped; run setup again online.")
+            with reachable():
+                await client.login(token)
+        except PlatformUnavailable as exc:
+            self.io.say(f"   {exc.user_message}. Skipped; run setup again online.")
             await client.close()
             return
         except (discord.LoginFailure, discord.HTTPException) as exc:
@@ -218,8 +230,7 @@ class Wizard:
             gateway.cancel()
             with contextlib.suppress(BaseException):
                 await gateway
-        if self.io.ask(f"   DM from {name} (id {uid}). Is that you? (Y/n)").lower() != "n":
-            self.values["BIOMD_DISCORD_ALLOWED_USERS"] = str(uid)
+        self._confirm_owner("BIOMD_DISCORD_ALLOWED_USERS", "DM", uid, name)
 
     # -- you, and when to ask ------------------------------------------------------------------
 

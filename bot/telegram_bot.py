@@ -48,6 +48,12 @@ def reachable() -> Iterator[None]:
         raise PlatformUnavailable(f"Telegram did not answer ({exc})") from exc
 
 
+def api_urls(api_url: str) -> tuple[str, str]:
+    """The Bot API's method and file URLs under a server's root URL."""
+    api = api_url.rstrip("/")
+    return f"{api}/bot", f"{api}/file/bot"
+
+
 class TelegramChannel:
     """`Channel` over the Bot API: HTML mode, so any text is escaped and renders as sent."""
 
@@ -139,11 +145,12 @@ class TelegramBot:
         self.assistant = assistant
         self.allowed = settings.telegram_users
         api = settings.telegram_api_url.rstrip("/")
+        base_url, base_file_url = api_urls(api)
         builder = (
             Application.builder()
             .token(settings.telegram_token or "")
-            .base_url(f"{api}/bot")
-            .base_file_url(f"{api}/file/bot")
+            .base_url(base_url)
+            .base_file_url(base_file_url)
         )
         local = settings.telegram_local_mode
         if local if local is not None else api != CLOUD_API:
