@@ -111,13 +111,10 @@ class FastEmbedder:
                 )
             kwargs["specific_model_path"] = str(self._model_path)
         _quiet_fastembed_logs()
-        cache = self._cache_dir
-        marker = cache / f".ready-{self.name.replace('/', '--')}" if cache else None
-        first = (
-            self._model_path is None
-            and cache is not None
-            and not model_downloaded(self.name, cache)
-        )
+        marker = None
+        if self._model_path is None and self._cache_dir is not None:
+            marker = ready_marker(self.name, self._cache_dir)
+        first = marker is not None and not marker.exists()
         if first:
             log.warning(
                 "Downloading the embedding model %s (%s), once. It is kept in %s.",
@@ -166,9 +163,14 @@ def download_size(name: str) -> str:
     return "size unknown"
 
 
+def ready_marker(name: str, cache_dir: Path) -> Path:
+    """The file biomd leaves once `name` has loaded from `cache_dir` (downloaded)."""
+    return cache_dir / f".ready-{name.replace('/', '--')}"
+
+
 def model_downloaded(name: str, cache_dir: Path) -> bool:
     """Whether biomd has loaded `name` from `cache_dir` before (no download needed)."""
-    return (cache_dir / f".ready-{name.replace('/', '--')}").exists()
+    return ready_marker(name, cache_dir).exists()
 
 
 def _quiet_fastembed_logs() -> None:
