@@ -33,18 +33,21 @@ def llm() -> Iterator[FakeLLM]:
         yield server
 
 
-def biomd(
-    tmp_path: Path, minilm_path: Path, stdin: str, *args: str, env: dict[str, str] | None = None
-) -> str:
-    full = {
+def biomd_env(tmp_path: Path, minilm_path: Path) -> dict[str, str]:
+    """This process's environment without any BIOMD_ setting, plus the test models."""
+    return {
         **{k: v for k, v in os.environ.items() if not k.startswith("BIOMD_")},
         "BIOMD_DATA_DIR": str(tmp_path / "data"),
         "BIOMD_EMBED_MODEL": MINILM_NAME,
         "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
         "BIOMD_WHISPER_MODEL": str(whisper_dir()),
-        "COLUMNS": "200",
-        **(env or {}),
     }
+
+
+def biomd(
+    tmp_path: Path, minilm_path: Path, stdin: str, *args: str, env: dict[str, str] | None = None
+) -> str:
+    full = {**biomd_env(tmp_path, minilm_path), "COLUMNS": "200", **(env or {})}
     done = subprocess.run(
         [str(Path(sys.executable).with_name("biomd")), *args],
         input=stdin,
@@ -154,13 +157,7 @@ def test_ctrl_c_ends_the_session_at_once(tmp_path: Path, minilm_path: Path) -> N
     import select
     import time
 
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("BIOMD_")},
-        "BIOMD_DATA_DIR": str(tmp_path / "data"),
-        "BIOMD_EMBED_MODEL": MINILM_NAME,
-        "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
-        "BIOMD_WHISPER_MODEL": str(whisper_dir()),
-    }
+    env = biomd_env(tmp_path, minilm_path)
     pid, fd = pty.fork()
     if pid == 0:  # the child: biomd on the terminal
         os.chdir(tmp_path)
