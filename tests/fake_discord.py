@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -17,6 +16,8 @@ from typing import Any
 import discord
 import yarl
 from aiohttp import WSMsgType, web
+
+from tests.waiting import wait_until
 
 BOT = {
     "id": "900",
@@ -178,11 +179,7 @@ class FakeDiscord:
         return out
 
     async def wait_for(self, predicate: Any, seconds: float = 30.0) -> None:
-        deadline = time.monotonic() + seconds
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out; bot said: {self.texts()}")
-            await asyncio.sleep(0.05)
+        await wait_until(predicate, self.texts, seconds)
 
     # -- gateway ------------------------------------------------------------------------------
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.waiting import wait_until
+
 BOT_ID = 999000
 
 
@@ -109,11 +111,7 @@ class FakeTelegram:
         return out
 
     async def wait_for(self, predicate: Any, seconds: float = 30.0) -> None:
-        deadline = time.monotonic() + seconds
-        while not predicate():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"timed out; bot said: {self.texts()}")
-            await asyncio.sleep(0.05)
+        await wait_until(predicate, self.texts, seconds)
 
     # -- the API ----------------------------------------------------------------------------
 
