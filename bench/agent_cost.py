@@ -14,8 +14,8 @@ from pathlib import Path
 
 from core.engine import Engine
 from core.settings import Settings
-from core.store import ChunkRow
 from tests.fake_llm import fake_llm, tool_reply
+from tests.samples import add_sources
 
 
 async def run(sources: int, base_url: str, work: Path) -> None:
@@ -27,20 +27,11 @@ async def run(sources: int, base_url: str, work: Path) -> None:
         embed_model="sentence-transformers/all-MiniLM-L6-v2",
     )
     async with await Engine.open(settings) as engine:
-        for i in range(sources):
-            text = f"Day {i}: walked the dog on Salthill promenade and met neighbour {i}. " * 8
-            doc = await engine.store.add_document(
-                sha256=f"{i:064x}",
-                name=f"journal-{i}.txt",
-                kind="text",
-                mime=None,
-                size=len(text),
-                raw_path="",
-            )
-            await engine.store.add_chunks(doc, [ChunkRow(0, 0, len(text), text)])
-            await engine.store.finish_document(
-                doc, text_length=len(text), n_chunks=1, content_start=None, content_end=None
-            )
+        texts = [
+            f"Day {i}: walked the dog on Salthill promenade and met neighbour {i}. " * 8
+            for i in range(sources)
+        ]
+        await add_sources(engine, texts, name="journal-{i}.txt")
         await engine.ask("Where do I usually walk the dog, and with whom?")
 
 

@@ -15,9 +15,9 @@ from core.engine import Engine
 from core.errors import LLMNotConfigured, SpendLimitReached
 from core.prompts import BASE, BUDGET_SPENT
 from core.settings import Settings
-from core.store import ChunkRow
 from tests.conftest import make_settings
 from tests.fake_llm import FakeLLM, Status, fake_llm, tool_reply
+from tests.samples import add_sources
 
 
 @pytest.fixture
@@ -46,26 +46,6 @@ async def bio_engine(
     settings = llm_settings(tmp_path, minilm_path, llm)
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         yield engine
-
-
-async def add_sources(engine: Engine, texts: list[str]) -> list[int]:
-    """Sources straight into the store (what ingest does, without files, for speed)."""
-    ids = []
-    for i, text in enumerate(texts):
-        doc_id = await engine.store.add_document(
-            sha256=f"{i:064x}",
-            name=f"note-{i}.txt",
-            kind="text",
-            mime=None,
-            size=len(text),
-            raw_path="",
-        )
-        await engine.store.add_chunks(doc_id, [ChunkRow(0, 0, len(text), text)])
-        await engine.store.finish_document(
-            doc_id, text_length=len(text), n_chunks=1, content_start=None, content_end=None
-        )
-        ids.append(doc_id)
-    return ids
 
 
 def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
