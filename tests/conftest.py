@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from core.embedding import FastEmbedder
 from core.engine import Engine
 from core.settings import Settings
+from tests.fake_llm import FakeLLM, fake_llm
 from tests.models import MINILM_NAME, minilm_dir
 
 
@@ -48,3 +50,22 @@ async def engine(settings: Settings, embedder: FastEmbedder) -> AsyncIterator[En
         yield eng
     finally:
         await eng.close()
+
+
+@pytest.fixture
+def llm() -> Iterator[FakeLLM]:
+    with fake_llm() as server:
+        yield server
+
+
+def llm_settings(tmp_path: Path, minilm_path: Path, llm: FakeLLM, **extra: Any) -> Settings:
+    values: dict[str, Any] = {
+        "llm_base_url": llm.base_url,
+        "llm_api_key": "sk-test",
+        "llm_model": "test/model",
+        "llm_max_retries": 2,
+        "owner_names": "Grace",
+        "timezone": "UTC",
+    }
+    values.update(extra)
+    return make_settings(tmp_path / "data", minilm_path, **values)

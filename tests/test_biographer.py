@@ -4,7 +4,7 @@ client. The tests look at what was sent, not only at what came back."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,29 +14,9 @@ import pytest
 from core.engine import Engine
 from core.errors import LLMNotConfigured, SpendLimitReached
 from core.prompts import BASE, BUDGET_SPENT
-from core.settings import Settings
-from tests.conftest import make_settings
-from tests.fake_llm import FakeLLM, Status, fake_llm, tool_reply
+from tests.conftest import llm_settings
+from tests.fake_llm import FakeLLM, Status, tool_reply
 from tests.samples import add_sources
-
-
-@pytest.fixture
-def llm() -> Iterator[FakeLLM]:
-    with fake_llm() as server:
-        yield server
-
-
-def llm_settings(tmp_path: Path, minilm_path: Path, llm: FakeLLM, **extra: Any) -> Settings:
-    values: dict[str, Any] = {
-        "llm_base_url": llm.base_url,
-        "llm_api_key": "sk-test",
-        "llm_model": "test/model",
-        "llm_max_retries": 2,
-        "owner_names": "Grace",
-        "timezone": "UTC",
-    }
-    values.update(extra)
-    return make_settings(tmp_path / "data", minilm_path, **values)
 
 
 @pytest.fixture

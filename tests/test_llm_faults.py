@@ -14,7 +14,7 @@ import pytest
 from bot.runner import BotApp
 from core.engine import Engine
 from core.errors import LLMError
-from tests.conftest import make_settings
+from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, Raw, Slow, Status, fake_llm, tool_reply
 from tests.fake_telegram import FakeTelegram, fake_telegram
 
@@ -22,16 +22,9 @@ OWNER = 111
 
 
 def fault_settings(tmp_path: Path, minilm_path: Path, llm: FakeLLM, **extra: Any) -> Any:
-    values: dict[str, Any] = {
-        "llm_base_url": llm.base_url,
-        "llm_api_key": "sk-test",
-        "llm_model": "test/model",
-        "llm_max_retries": 1,
-        "llm_timeout": 0.5,
-        "owner_names": "Grace",
-        "timezone": "UTC",
-    }
-    return make_settings(tmp_path / "data", minilm_path, **(values | extra))
+    """`llm_settings` with one retry and a half-second timeout, so faults show quickly."""
+    quick: dict[str, Any] = {"llm_max_retries": 1, "llm_timeout": 0.5}
+    return llm_settings(tmp_path, minilm_path, llm, **(quick | extra))
 
 
 @pytest.fixture

@@ -10,27 +10,19 @@ import sqlite3
 import stat
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from rich.console import Console
 
 from bot.terminal import TerminalSession
 from core import sample
 from core.engine import Engine
 from core.settings import Settings
+from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.models import MINILM_NAME, whisper_dir
-from tests.test_biographer import llm_settings
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def llm() -> Iterator[FakeLLM]:
-    with fake_llm() as server:
-        yield server
 
 
 def biomd_env(tmp_path: Path, minilm_path: Path) -> dict[str, str]:
