@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from bench.synth import chat_text, vocabulary
-from core.chunking import chunk_text
-from core.embedding import FastEmbedder
 from core.engine import Engine, embed_input
+from core.ingest.chunking import chunk_text
+from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"

@@ -42,11 +42,11 @@ from pathlib import Path
 import numpy as np
 
 from bench.synth import chat_text, vocabulary
-from core.embedding import FastEmbedder, from_blobs
+from core.biographer.profile import Profile
 from core.engine import embed_input
-from core.profile import Profile
-from core.store import Store
-from core.vector_index import VectorIndex
+from core.retrieval.embedding import FastEmbedder, from_blobs
+from core.retrieval.vector_index import VectorIndex
+from core.storage.store import Store
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 BIOMD = Path(sys.executable).with_name("biomd")
@@ -426,8 +426,8 @@ def search_rounds(work: Path, env: dict[str, str], rounds: int, tally: Tally) ->
 EDIT_WORKER = """
 import asyncio, sys
 from pathlib import Path
-from core.profile import Profile
-from core.store import Store
+from core.biographer.profile import Profile
+from core.storage.store import Store
 
 async def main(data):
     store = await Store.open(data / "biomd.sqlite3")

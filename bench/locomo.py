@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from core.engine import Engine
-from core.search import MODES, Hit
+from core.retrieval.search import MODES, Hit
 from core.settings import Settings
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from bench.synth import COMMON, chat_text, paraphrases, structured_vectors, vocabulary
-from core.embedding import to_blob
 from core.engine import Engine
+from core.retrieval.embedding import to_blob
 from core.settings import Settings
 
 DIM = 384

@@ -12,11 +12,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.embedding import download_size, model_downloaded
 from core.errors import Busy, PlatformUnavailable
-from core.lock import ProcessLock
-from core.migrations import MIGRATIONS
+from core.retrieval.embedding import download_size, model_downloaded
 from core.settings import Settings
+from core.storage.lock import ProcessLock
+from core.storage.migrations import MIGRATIONS
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -249,7 +249,7 @@ def check_scheduler(s: Settings) -> Iterator[Finding]:
 
 async def check_llm(s: Settings) -> list[Finding]:
     from bot.setup import try_language_model
-    from core.llm import is_local
+    from core.models.llm import is_local
 
     if not s.llm_api_key and not is_local(s.llm_base_url):
         return [

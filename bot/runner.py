@@ -11,10 +11,10 @@ from typing import Any, Protocol
 
 from core.assistant import Assistant
 from core.channels import Channel
-from core.embedding import Embedder
 from core.engine import Engine
 from core.errors import ConfigError, PlatformUnavailable
 from core.jobs import JobQueue
+from core.retrieval.embedding import Embedder
 from core.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.envfile import update_env_file
 from core.errors import PlatformUnavailable
-from core.llm import is_local
+from core.models.llm import is_local
 from core.settings import Settings
 
 OPENROUTER = "https://openrouter.ai/api/v1"

@@ -22,10 +22,10 @@ from core import sample
 from core.assistant import Assistant, Incoming
 from core.engine import Engine
 from core.errors import BiomdError
-from core.ingest import walk_files
+from core.ingest.pipeline import walk_files
 from core.jobs import JobQueue
 from core.settings import Settings
-from core.store import ensure_private_dir
+from core.storage.store import ensure_private_dir
 
 CHAT = "terminal"
 AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}

@@ -1,1 +1,3 @@
-"""biomd core engine: storage, conversion, chunking, embeddings and retrieval."""
+"""biomd's engine. The app (engine, assistant, jobs, CLI) and the base (settings, errors,
+redact) live here; each layer below it is a package: biographer, retrieval, ingest, models,
+storage."""

@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from core.biographer.profile_text import section
+from core.biographer.questions import question_text
 from core.channels import Channel
 from core.engine import Engine
 from core.errors import BiomdError, LLMNotConfigured, PlatformUnavailable
 from core.jobs import JobQueue
 from core.messages import search_reply, snippet, with_source_hint
-from core.profile_text import section
-from core.questions import question_text
 
 log = logging.getLogger(__name__)
 
@@ -223,7 +223,7 @@ class Assistant:
             await self.send_question(channel, chat, q)
 
     async def send_question(self, channel: Channel, chat: str, q: object) -> None:
-        from core.profile_text import Question
+        from core.biographer.profile_text import Question
 
         assert isinstance(q, Question)
         message = await channel.send(chat, question_text(q))

@@ -23,12 +23,12 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from core.agent import TurnResult
+from core.biographer.agent import TurnResult
 from core.engine import Engine
 from core.errors import BiomdError, EmbeddingError
-from core.ingest import IngestResult
+from core.ingest.pipeline import IngestResult
 from core.messages import search_reply
-from core.search import MODES, Hit
+from core.retrieval.search import MODES, Hit
 from core.settings import Settings
 
 app = typer.Typer(
@@ -441,7 +441,7 @@ def export_backup(
     target: Annotated[Path, typer.Argument(help="Archive to write (.tar, or .tar.gz).")],
 ) -> None:
     """Back everything up into one file (safe while the bot runs)."""
-    from core.backup import export
+    from core.storage.backup import export
 
     settings = _state["settings"]
     try:
@@ -461,7 +461,7 @@ def import_backup(
     archive: Annotated[Path, typer.Argument(help="An archive made by `biomd export`.")],
 ) -> None:
     """Restore a backup into an empty data dir."""
-    from core.backup import restore
+    from core.storage.backup import restore
 
     settings = _state["settings"]
     try:

@@ -11,26 +11,26 @@ from pathlib import Path
 from types import TracebackType
 
 from core import redact
-from core.agent import StepFn, TurnResult
-from core.biography import Biography, Reading
-from core.convert import ArchiveBudget, ConvertContext
-from core.embedding import Embedder, FastEmbedder, to_blob
+from core.biographer.agent import StepFn, TurnResult
+from core.biographer.biography import Biography, Reading
+from core.biographer.profile import Profile, Revision
+from core.biographer.profile_text import Question, open_questions, timeline
 from core.errors import ModelMismatch, NotFound
-from core.hints import capitalised_names, fit, rank
-from core.ingest import Ingestor, IngestResult, ProgressFn
-from core.llm import is_local
-from core.lock import ProcessLock
+from core.ingest.convert import ArchiveBudget, ConvertContext
+from core.ingest.hints import capitalised_names, fit, rank
+from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
+from core.ingest.timestamps import strip_line_stamps
+from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
+from core.models.llm import is_local
+from core.models.vision import VisionDescriber
 from core.outbox import Outbox
-from core.profile import Profile, Revision
-from core.profile_text import Question, open_questions, timeline
-from core.rawfiles import RawFiles
-from core.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
+from core.retrieval.embedding import Embedder, FastEmbedder, to_blob
+from core.retrieval.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
+from core.retrieval.vector_index import VectorIndex
 from core.settings import Settings
-from core.store import Document, Store, ensure_private_dir, utc_now
-from core.timestamps import strip_line_stamps
-from core.transcribe import PROMPT_TOKENS, WhisperTranscriber
-from core.vector_index import VectorIndex
-from core.vision import VisionDescriber
+from core.storage.lock import ProcessLock
+from core.storage.rawfiles import RawFiles
+from core.storage.store import Document, Store, ensure_private_dir, utc_now
 
 EmbedProgress = Callable[[int, int], None]
 """Called as (chunks embedded so far, chunks to embed in all)."""
@@ -425,7 +425,7 @@ class Engine:
         """The open questions to push now (none asked within the cool-down)."""
         from datetime import UTC, datetime, timedelta
 
-        from core.questions import pick
+        from core.biographer.questions import pick
 
         rows = await self.store.fetchall(
             "SELECT id, asked_at FROM questions WHERE asked_at IS NOT NULL"

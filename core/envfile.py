@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.profile import write_atomically
+from core.storage.atomic import write_atomically
 
 _SAFE = re.compile(r"^[A-Za-z0-9_./:@+,*\-]*$")
 

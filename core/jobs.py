@@ -18,7 +18,7 @@ from core.channels import Channel, StatusMessage
 from core.engine import Engine
 from core.errors import BiomdError, LLMError, PlatformUnavailable
 from core.messages import with_source_hint
-from core.store import utc_now
+from core.storage.store import utc_now
 
 log = logging.getLogger(__name__)
 

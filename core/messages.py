@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from core.search import Hit
+    from core.retrieval.search import Hit
 
 TELEGRAM_LIMIT = 4096
 DISCORD_LIMIT = 2000
@@ -60,7 +60,7 @@ def with_source_hint(reply: str) -> str:
 def snippet(text: str, query: str, width: int = 320) -> str:
     """About `width` characters of `text` where most words of `query` occur (matched by their
     first five letters, so "smoking" finds "smoke"), cut at spaces, with … where cut."""
-    from core.fts_query import content_tokens
+    from core.retrieval.fts_query import content_tokens
 
     flat = " ".join(text.split())
     if len(flat) <= width:

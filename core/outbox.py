@@ -9,7 +9,7 @@ import logging
 from core.channels import Channel
 from core.errors import PlatformUnavailable
 from core.messages import split_message
-from core.store import Store, utc_now
+from core.storage.store import Store, utc_now
 
 log = logging.getLogger(__name__)
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from core.embedding import FastEmbedder
 from core.engine import Engine
+from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.models import MINILM_NAME, minilm_dir

@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.store import ChunkRow
+from core.storage.store import ChunkRow
 
 if TYPE_CHECKING:
     from core.engine import Engine

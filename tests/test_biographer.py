@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from core.biographer.prompts import BASE, BUDGET_SPENT
 from core.engine import Engine
 from core.errors import LLMNotConfigured, SpendLimitReached
-from core.prompts import BASE, BUDGET_SPENT
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, Status, tool_reply
 from tests.samples import add_sources
@@ -362,7 +362,7 @@ async def test_consolidation_is_refused_until_nothing_is_lost(
     assert "tools" not in llm.bodies[0]
 
     llm.reply_with(dropped, dropped, dropped)
-    from core.consolidate import ConsolidationRefused
+    from core.biographer.consolidate import ConsolidationRefused
 
     before = await bio_engine.bio()
     with pytest.raises(ConsolidationRefused, match=r"still dropped citations \[#3\]|still dropped"):

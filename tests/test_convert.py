@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from core.convert import ConvertContext, Probe, detect
-from core.convert.archive import safe_member_name
-from core.convert.base import ArchiveBudget, ArchiveReader
-from core.convert.text import detect_encoding
 from core.errors import ArchiveLimit, CorruptSource, UnsupportedFormat
+from core.ingest.convert import ConvertContext, Probe, detect
+from core.ingest.convert.archive import safe_member_name
+from core.ingest.convert.base import ArchiveReader
+from core.ingest.convert.context import ArchiveBudget
+from core.ingest.convert.text import detect_encoding
 from tests.samples import BEES, MARATHON, docx_bytes, pdf_bytes, zip_bytes
 
 

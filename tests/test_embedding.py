@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.embedding import FastEmbedder
 from core.engine import Engine
 from core.errors import ModelMismatch
+from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from tests.conftest import make_settings
 
@@ -26,7 +26,7 @@ def test_the_real_model_gives_unit_vectors_that_rank_meaning(embedder: FastEmbed
 
 
 def test_the_default_model_gets_its_query_prefix() -> None:
-    from core.embedding import QUERY_PREFIXES
+    from core.retrieval.embedding import QUERY_PREFIXES
 
     assert QUERY_PREFIXES["snowflake/snowflake-arctic-embed-s"].startswith("Represent this")
 

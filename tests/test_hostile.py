@@ -191,7 +191,7 @@ async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
     monkeypatch.setattr(tempfile, "tempdir", str(outside))
     before = _files_outside_data(tmp_path)
 
-    from core.transcribe import WhisperTranscriber
+    from core.ingest.transcribe import WhisperTranscriber
     from tests.models import whisper_dir
 
     settings = make_settings(
@@ -236,8 +236,8 @@ async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
 @given(st.text(max_size=3000))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_whatsapp_parser_never_crashes_and_never_invents_messages(text: str) -> None:
-    from core.convert.text import iter_lines
-    from core.convert.whatsapp import parse_messages
+    from core.ingest.convert.text import iter_lines
+    from core.ingest.convert.whatsapp import parse_messages
 
     messages = list(parse_messages(iter_lines([text]), "dmy", None))
     assert len(messages) <= text.count("\n") + 1
@@ -261,8 +261,8 @@ line = st.one_of(
 @given(st.lists(line, max_size=40))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_whatsapp_lines_with_any_numbers_parse_or_continue(lines: list[str]) -> None:
-    from core.convert.text import iter_lines
-    from core.convert.whatsapp import infer_date_order, parse_messages
+    from core.ingest.convert.text import iter_lines
+    from core.ingest.convert.whatsapp import infer_date_order, parse_messages
 
     text = "\n".join(lines)
     dates = [ln.split(",")[0] for ln in lines if ln[:1].isdigit() and ln.count("/") >= 2]
@@ -286,12 +286,12 @@ json_value = st.recursive(
 @given(json_value)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_chat_json_converters_fail_only_with_clear_errors(value: Any) -> None:
-    from core.convert import ConvertContext
-    from core.convert.ai_chats import chatgpt_lines, claude_lines
-    from core.convert.discord import to_message as discord_message
-    from core.convert.messenger import fix_mojibake
-    from core.convert.messenger import to_message as messenger_message
-    from core.convert.telegram import to_message as telegram_message
+    from core.ingest.convert import ConvertContext
+    from core.ingest.convert.ai_chats import chatgpt_lines, claude_lines
+    from core.ingest.convert.discord import to_message as discord_message
+    from core.ingest.convert.messenger import fix_mojibake
+    from core.ingest.convert.messenger import to_message as messenger_message
+    from core.ingest.convert.telegram import to_message as telegram_message
 
     ctx = ConvertContext()
     for convert in (
@@ -309,8 +309,8 @@ def test_chat_json_converters_fail_only_with_clear_errors(value: Any) -> None:
 @given(st.binary(max_size=4000))
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_detection_never_crashes_on_any_bytes(data: bytes) -> None:
-    from core.convert import Probe, detect
     from core.errors import ConversionError
+    from core.ingest.convert import Probe, detect
 
     with tempfile.NamedTemporaryFile() as f:
         f.write(data)

@@ -10,10 +10,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.convert import ArchiveReader, ConvertContext, Probe, detect
-from core.convert.base import ArchiveBudget
-from core.convert.whatsapp import infer_date_order
 from core.errors import CorruptSource
+from core.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
+from core.ingest.convert.context import ArchiveBudget
+from core.ingest.convert.whatsapp import infer_date_order
 from tests import chat_fixtures as fx
 from tests.samples import zip_bytes
 

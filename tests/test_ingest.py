@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from core.embedding import FastEmbedder
 from core.engine import Engine
-from core.ingest import IngestResult
-from core.migrations import MIGRATIONS
+from core.ingest.pipeline import IngestResult
+from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
-from core.store import ChunkRow
+from core.storage.migrations import MIGRATIONS
+from core.storage.store import ChunkRow
 from tests.samples import SOURDOUGH, zip_bytes
 
 
@@ -244,7 +244,7 @@ async def test_a_second_process_cannot_ingest_into_the_same_data_dir_at_once(
 
 
 def test_a_date_in_the_file_name_dates_an_undated_source() -> None:
-    from core.timestamps import date_in_name
+    from core.ingest.timestamps import date_in_name
 
     assert date_in_name("journal/2019-04-07.md") == "2019-04-07"
     assert date_in_name("IMG_20190407_120000.jpg") == "2019-04-07"

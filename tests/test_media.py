@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from core.convert import ArchiveReader, ConvertContext, Probe, detect
 from core.engine import Engine
 from core.errors import CorruptSource
-from core.transcribe import WhisperTranscriber, decode_windows
+from core.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
+from core.ingest.transcribe import WhisperTranscriber, decode_windows
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.fake_llm import fake_llm
@@ -78,7 +78,7 @@ async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
 
 
 def test_hints_fit_in_whispers_prompt_limit(whisper_path: Path) -> None:
-    from core.hints import fit
+    from core.ingest.hints import fit
 
     transcriber = WhisperTranscriber(str(whisper_path))
     names = [f"Name{chr(65 + i % 26)}{i}" for i in range(400)]
@@ -126,7 +126,7 @@ def test_audio_that_is_not_audio_and_an_empty_recording_are_clear_errors(
 
 
 def test_a_photo_is_described_by_the_vision_model_with_its_exif_facts(tmp_path: Path) -> None:
-    from core.vision import VisionDescriber
+    from core.models.vision import VisionDescriber
 
     photo = tmp_path / "IMG_2041.jpg"
     photo.write_bytes(jpeg_with_exif())
@@ -188,7 +188,7 @@ def test_broken_exif_and_huge_images(tmp_path: Path) -> None:
 def test_whatsapp_zip_media_are_transcribed_and_described_in_place(
     tmp_path: Path, whisper_path: Path, voice_note: Path
 ) -> None:
-    from core.vision import VisionDescriber
+    from core.models.vision import VisionDescriber
 
     chat = (
         "[12/03/21, 10:15:02] Grace: Listen to this\n"

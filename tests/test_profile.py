@@ -10,10 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from core.consolidate import losses, unfence
-from core.engine import Engine
-from core.errors import ProfileEditError
-from core.profile_text import (
+from core.biographer.consolidate import losses, unfence
+from core.biographer.profile_text import (
     SECTIONS,
     SKELETON,
     apply_edit,
@@ -23,6 +21,8 @@ from core.profile_text import (
     open_questions,
     timeline,
 )
+from core.engine import Engine
+from core.errors import ProfileEditError
 
 BIO = """# bio.md
 

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from core.engine import Engine
 from core.errors import NotFound
-from core.fts_query import keyword_query
-from core.fusion import rrf
+from core.retrieval.fts_query import keyword_query
+from core.retrieval.fusion import rrf
 from tests.samples import write_corpus
 
 
@@ -137,7 +137,7 @@ def test_rrf_rewards_items_found_by_both_lists() -> None:
 
 
 def test_the_vector_list_counts_for_more_the_less_the_keywords_cover_the_query() -> None:
-    from core.fusion import vector_weight
+    from core.retrieval.fusion import vector_weight
 
     weights = [vector_weight(c, 0.02, 2.0, 3.0) for c in (1.0, 0.75, 0.5, 0.0)]
     assert weights[0] == pytest.approx(0.02) and weights[-1] == pytest.approx(2.0)

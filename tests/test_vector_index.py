@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 
 from bench.synth import paraphrases, structured_vectors
-from core.binary_codes import closest, hamming, pack
-from core.embedding import to_blob
-from core.store import ChunkRow, Store
-from core.vector_index import VectorIndex
+from core.retrieval.binary_codes import closest, hamming, pack
+from core.retrieval.embedding import to_blob
+from core.retrieval.vector_index import VectorIndex
+from core.storage.store import ChunkRow, Store
 
 
 def unit(rows: np.ndarray) -> np.ndarray:

@@ -1,0 +1,84 @@
+"""What converters may need beyond the file itself: who the owner is, the time zone, and the
+services that turn speech and pictures into text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, tzinfo
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass
+class ArchiveBudget:
+    """What an archive (and the archives inside it) may still expand to."""
+
+    bytes_left: int
+    entries_left: int
+    max_depth: int
+    max_ratio: int
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A stretch of transcribed speech; times are seconds from the start of the audio."""
+
+    start: float
+    end: float
+    text: str
+
+
+class Transcriber(Protocol):
+    """Speech to text, streamed segment by segment."""
+
+    def transcribe(self, path: Path, prompt: str = "", name: str = "") -> Iterator[Segment]: ...
+
+
+class ImageDescriber(Protocol):
+    """A picture to a description in words."""
+
+    def describe(self, image: bytes, mime: str, facts: str) -> str: ...
+
+
+def _no_hints() -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class ConvertContext:
+    """Shared by every conversion of one ingest run."""
+
+    owner_names: tuple[str, ...] = ()
+    timezone: tzinfo = UTC
+    transcriber: Transcriber | None = None
+    describer: ImageDescriber | None = None
+    hints: Callable[[], str] = field(default=_no_hints)
+    scratch_dir: Path | None = None  # where media inside archives are unpacked for a moment
+    zip_limits: ArchiveBudget = field(
+        default_factory=lambda: ArchiveBudget(20 * 1024**3, 20_000, 3, 200)
+    )
+    _owner_keys: frozenset[str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        keys = frozenset(_key(n) for n in self.owner_names if n.strip())
+        object.__setattr__(self, "_owner_keys", keys)
+
+    def is_owner(self, name: str) -> bool:
+        """True when `name` is one of the names or handles the owner appears as."""
+        key = _key(name)
+        return bool(key) and (key in self._owner_keys or key.lstrip("@") in self._owner_keys)
+
+    def budget(self) -> ArchiveBudget:
+        """A fresh copy of the archive limits, to spend on one archive."""
+        z = self.zip_limits
+        return ArchiveBudget(z.bytes_left, z.entries_left, z.max_depth, z.max_ratio)
+
+    @property
+    def owner_label(self) -> str:
+        """What to call the owner when an export only says "me"."""
+        return self.owner_names[0].strip() if self.owner_names else "Me"
+
+
+def _key(name: str) -> str:
+    return " ".join(name.casefold().split()).lstrip("@")

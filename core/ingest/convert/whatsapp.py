@@ -1,0 +1,268 @@
+"""WhatsApp "Export chat" files: the `.txt`, iOS or Android style, and the `.zip` with media.
+
+iOS writes `[dd/mm/yy, hh:mm:ss] Name: text`, Android `dd/mm/yyyy, hh:mm - Name: text`; both
+come with 12- or 24-hour clocks, `/ . -` date separators, and day-first or month-first
+dates depending on the phone's locale, which is inferred from the whole file. Lines that do
+not start a message continue the one before. System lines (someone joined, the encryption
+notice) have no speaker and are kept as `(system)`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import PurePosixPath
+
+from core.errors import CorruptSource
+from core.ingest.convert.archive import check_limits, zip_holds
+from core.ingest.convert.base import Probe
+from core.ingest.convert.chat import SYSTEM, Message, clean, format_line, header
+from core.ingest.convert.context import ConvertContext
+from core.ingest.convert.text import iter_lines, looks_binary, stream_text
+
+_START = re.compile(
+    r"""^[\u200e\u200f\ufeff]*\[?
+    (?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4}),?\s+
+    (?P<time>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)
+    (?:[\s\u202f\u00a0]*(?P<ampm>[aApP]\.?\s?[mM]\.?))?
+    (?:\]\s|\s[-–]\s)
+    (?P<rest>.*)$""",
+    re.X,
+)
+_CANONICAL = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] ")  # already biomd's own format
+_SPEAKER = re.compile(r"^(?P<name>[^:\n]{1,80}?):(?:\s(?P<text>.*)|$)", re.S)
+_IOS_ATTACHED = re.compile(r"<attached:\s*(?P<file>[^>]+)>")
+_ANDROID_ATTACHED = re.compile(r"^(?P<file>\S+\.\w{2,5}) \(file attached\)")
+_OMITTED = re.compile(
+    r"^(?:<Media omitted>|(?P<what>image|video|audio|sticker|GIF|document|Contact card)"
+    r" omitted)$",
+    re.I,
+)
+_EDITED = re.compile(r"\s*<This message was edited>\s*$")
+_SYSTEM_HINTS = re.compile(
+    r"(end-to-end encrypted|changed the (subject|group|group description)|changed this group|"
+    r"created group|added|removed|left$|joined using|security code|changed their phone number|"
+    r"now an admin|disappearing messages|pinned a message|deleted this group)",
+    re.I,
+)
+_TITLE = re.compile(r"^WhatsApp Chat(?: with| -)\s*(?P<title>.+?)(?:\.txt|\.zip)?$", re.I)
+
+MediaResolver = Callable[[str], str | None]
+"""Given an attachment's file name, the text to show for it, or None if it is not there."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Raw:
+    date: str
+    time: str
+    ampm: str | None
+    rest: str
+
+
+def _fields(date: str) -> tuple[int, int, int]:
+    a, b, c = (int(x) for x in re.split(r"[./-]", date))
+    return a, b, c
+
+
+def infer_date_order(dates: Iterable[str]) -> str:
+    """'ymd', 'dmy' or 'mdy': from a field over 12 if there is one, else from which order
+    keeps the messages in time order."""
+    seen = [_fields(d) for d in dates]
+    if any(a > 31 for a, _, _ in seen):
+        return "ymd"
+    if any(a > 12 for a, _, _ in seen):
+        return "dmy"
+    if any(b > 12 for _, b, _ in seen):
+        return "mdy"
+
+    def backwards(order: str) -> int:
+        keys = [(c, b, a) if order == "dmy" else (c, a, b) for a, b, c in seen]
+        return sum(1 for x, y in itertools.pairwise(keys) if y < x)
+
+    return "mdy" if backwards("mdy") < backwards("dmy") else "dmy"
+
+
+def parse_time(raw: _Raw, order: str) -> datetime | None:
+    a, b, c = _fields(raw.date)
+    year, month, day = (a, b, c) if order == "ymd" else (c, b, a) if order == "dmy" else (c, a, b)
+    if year < 100:
+        year += 2000
+    parts = [int(x) for x in re.split(r"[:.]", raw.time)]
+    hour, minute = parts[0], parts[1]
+    if raw.ampm:
+        pm = raw.ampm.lower().startswith("p")
+        hour = hour % 12 + (12 if pm else 0)
+    try:
+        return datetime(year, month, day, hour, minute, parts[2] if len(parts) > 2 else 0)
+    except ValueError:
+        return None
+
+
+def looks_like_whatsapp(head: bytes) -> bool:
+    if looks_binary(head):
+        return False
+    text = head.decode("utf-8", errors="replace")
+    lines = [ln for ln in text.splitlines()[:40] if ln.strip()]
+    starts = sum(1 for ln in lines if _START.match(ln))
+    canonical = sum(1 for ln in lines if _CANONICAL.match(ln))
+    return starts >= 2 and starts >= len(lines) // 2 and canonical < starts // 2 + 1
+
+
+def chat_title(name: str) -> str:
+    stem = PurePosixPath(name).name
+    m = _TITLE.match(stem)
+    return m.group("title") if m else ""
+
+
+def _message_text(body: str, media: MediaResolver | None) -> str:
+    body = _EDITED.sub(" (edited)", body)
+    stripped = clean(body)
+    if m := _OMITTED.match(stripped):
+        return f"[{(m.group('what') or 'media').lower()} omitted]"
+    if m := _IOS_ATTACHED.search(stripped):
+        return _attachment(m.group("file").strip(), media, stripped, m.group(0))
+    if m := _ANDROID_ATTACHED.match(stripped):
+        return _attachment(m.group("file"), media, stripped, m.group(0))
+    return body
+
+
+def _attachment(file: str, media: MediaResolver | None, whole: str, marker: str) -> str:
+    shown = media(file) if media else None
+    caption = clean(whole.replace(marker, ""))
+    text = shown or f"[attachment: {file}]"
+    return f"{text} {caption}".strip()
+
+
+def parse_messages(
+    lines: Iterable[str], order: str, media: MediaResolver | None
+) -> Iterator[Message]:
+    """Messages in file order; a line that does not start a message continues the last one."""
+    current: tuple[_Raw, list[str]] | None = None
+    for line in lines:
+        m = _START.match(line)
+        if m is None or parse_time(_Raw(m["date"], m["time"], m["ampm"], ""), order) is None:
+            if current is not None:
+                current[1].append(line)
+            continue
+        if current is not None:
+            yield _build(current[0], current[1], order, media)
+        current = (_Raw(m["date"], m["time"], m["ampm"], m["rest"]), [])
+    if current is not None:
+        yield _build(current[0], current[1], order, media)
+
+
+def _build(raw: _Raw, more: list[str], order: str, media: MediaResolver | None) -> Message:
+    when = parse_time(raw, order)
+    rest = "\n".join([raw.rest, *more])
+    sm = _SPEAKER.match(rest)
+    if sm is None:
+        return Message(when, SYSTEM, clean(rest))
+    name, text = sm["name"], sm["text"] or ""
+    system_like = text.startswith("\u200e") and not re.match(
+        r"\u200e?(<attached:|\w+ omitted|This message was deleted)", text
+    )
+    if '"' in name or (system_like and _SYSTEM_HINTS.search(text)):
+        return Message(when, SYSTEM, clean(text if system_like else rest))
+    return Message(when, clean(name), _message_text(text, media))
+
+
+def transcript(
+    pieces_for_scan: Iterable[str],
+    pieces: Iterable[str],
+    title: str,
+    ctx: ConvertContext,
+    media: MediaResolver | None = None,
+    name: str = "",
+) -> Iterator[str]:
+    """The normalised transcript. The text is read twice: once to learn the date order."""
+    dates = (m["date"] for line in iter_lines(pieces_for_scan) if (m := _START.match(line)))
+    order = infer_date_order(dates)
+    yield header("WhatsApp chat", title)
+    count = 0
+    for msg in parse_messages(iter_lines(pieces), order, media):
+        count += 1
+        yield format_line(msg, ctx)
+    if count == 0:
+        raise CorruptSource(f"{name}: no WhatsApp messages found in it.")
+
+
+class WhatsAppText:
+    kind = "whatsapp"
+    mime = "text/plain"
+
+    def accepts(self, probe: Probe) -> bool:
+        return looks_like_whatsapp(probe.head)
+
+    def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
+        title = chat_title(probe.name)
+        return transcript(stream_text(probe), stream_text(probe), title, ctx, name=probe.name)
+
+
+def find_chat_member(archive: zipfile.ZipFile) -> zipfile.ZipInfo | None:
+    """The chat text inside a WhatsApp export zip, if this is one."""
+    texts = [
+        i for i in archive.infolist() if i.filename.lower().endswith(".txt") and not i.is_dir()
+    ]
+    for info in texts:
+        if PurePosixPath(info.filename).name == "_chat.txt" or chat_title(info.filename):
+            with archive.open(info) as f:
+                if looks_like_whatsapp(f.read(8192)):
+                    return info
+    return None
+
+
+class WhatsAppZip:
+    """The export with media: the chat text plus the files it mentions, which are
+    transcribed or described and shown on the line where they were sent."""
+
+    kind = "whatsapp"
+    mime = "application/zip"
+
+    def accepts(self, probe: Probe) -> bool:
+        return zip_holds(probe, lambda z: find_chat_member(z) is not None)
+
+    def convert(self, probe: Probe, ctx: ConvertContext) -> Iterator[str]:
+        with zipfile.ZipFile(probe.path) as archive:
+            chat = find_chat_member(archive)
+            if chat is None:
+                raise CorruptSource(f"{probe.name}: no WhatsApp chat text inside.")
+            files = [i for i in archive.infolist() if not i.is_dir()]
+            check_limits(probe.name, files, ctx.budget())
+            by_name = {PurePosixPath(i.filename).name: i for i in files if i is not chat}
+            title = chat_title(chat.filename) or chat_title(probe.name)
+
+            def text_pieces() -> Iterator[str]:
+                with archive.open(chat) as raw:
+                    data = raw.read()
+                yield data.decode("utf-8", errors="replace").replace("\r\n", "\n")
+
+            def media(file: str) -> str | None:
+                info = by_name.get(file)
+                return None if info is None else _unpacked_media(archive, info, ctx)
+
+            yield from transcript(text_pieces(), text_pieces(), title, ctx, media, probe.name)
+
+
+def _unpacked_media(archive: zipfile.ZipFile, info: zipfile.ZipInfo, ctx: ConvertContext) -> str:
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from core.ingest.convert.media import media_text
+
+    name = PurePosixPath(info.filename).name
+    fd, tmp = tempfile.mkstemp(dir=ctx.scratch_dir, suffix=PurePosixPath(name).suffix)
+    path = Path(tmp)
+    try:
+        with os.fdopen(fd, "wb") as out, archive.open(info) as src:
+            while block := src.read(1 << 20):
+                out.write(block)
+        return media_text(path, name, ctx) or f"[attachment: {name}]"
+    except (zipfile.BadZipFile, OSError, RuntimeError) as exc:
+        return f"[attachment {name}: could not be read ({exc})]"
+    finally:
+        path.unlink(missing_ok=True)

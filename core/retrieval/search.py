@@ -1,0 +1,285 @@
+"""Retrieval: keyword (FTS5 bm25), vector (in-RAM matrix), hybrid (RRF), grep and read_source."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from core.errors import NotFound
+from core.retrieval.embedding import Embedder, Matrix, from_blobs
+from core.retrieval.fts_query import content_tokens
+from core.retrieval.fusion import RRF_K, rrf, vector_weight
+from core.retrieval.keyword_plan import plan
+from core.retrieval.vector_index import VectorIndex
+from core.storage.store import Store
+
+Mode = Literal["hybrid", "keyword", "vector"]
+MODES: tuple[Mode, ...] = ("hybrid", "keyword", "vector")
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    chunk_id: int
+    document_id: int
+    document: str
+    start: int
+    end: int
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class FusionConfig:
+    """How hybrid search fuses its two lists (tuned on LoCoMo; see bench/RESULTS.md).
+
+    The vector list's RRF weight adapts to each query: it is `vector_weight_low` when the
+    best keyword hit holds every content word of the query, and rises towards
+    `vector_weight_high` as fewer of them are there (a paraphrase, another vocabulary)."""
+
+    keyword_weight: float = 1.0
+    vector_weight_low: float = 0.02
+    vector_weight_high: float = 2.0
+    coverage_power: float = 3.0
+    keyword_depth: int = 20
+    vector_depth: int = 10
+    k: int = RRF_K
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    document_id: int
+    document: str
+    position: int
+    line: str
+
+
+@dataclass(frozen=True, slots=True)
+class GrepPage:
+    pattern: str
+    total: int
+    offset: int
+    mentions: list[Mention]
+
+
+@dataclass(frozen=True, slots=True)
+class Slice:
+    document_id: int
+    document: str
+    offset: int
+    end: int
+    total: int
+    text: str
+
+    @property
+    def next_offset(self) -> int | None:
+        return self.end if self.end < self.total else None
+
+
+_LINE_CONTEXT = 160
+EXACT_POOL = 60  # int8-ranked candidates scored exactly in float32
+
+
+class Searcher:
+    """Every way of finding things in the corpus. Needs the embedder only for vector search."""
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Callable[[], Embedder],
+        index: VectorIndex,
+        fusion: FusionConfig | None = None,
+    ) -> None:
+        self.store = store
+        self._embedder = embedder
+        self.index = index
+        self.fusion = fusion or FusionConfig()
+        self._size: tuple[float, int, int] | None = None
+
+    # -- ranked search ------------------------------------------------------------------
+
+    async def search(
+        self, query: str, limit: int = 10, mode: Mode = "hybrid", vector: Matrix | None = None
+    ) -> list[Hit]:
+        """Ranked hits. `vector` is the query's embedding when the caller already has it."""
+        return await self.hits(await self.ranked_ids(query, limit, mode, vector))
+
+    async def ranked_ids(
+        self, query: str, limit: int, mode: Mode = "hybrid", vector: Matrix | None = None
+    ) -> list[tuple[int, float]]:
+        """(chunk id, score) best first, without loading the hits' text."""
+        if mode == "keyword":
+            return [(cid, -score) for cid, score in await self.keyword_ids(query, limit)]
+        if mode == "vector":
+            return await self.vector_ids(query, limit, vector)
+        return await self.hybrid_ids(query, limit, vector)
+
+    async def keyword_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
+        """(chunk id, bm25) best first. bm25 is lower-is-better, as FTS5 gives it. The query is
+        planned (core.retrieval.keyword_plan) so that its cost stays bounded on a large corpus."""
+        words = content_tokens(query)
+        if not words or limit <= 0:
+            return []
+        total, newest = await self._corpus_size()
+        planned = plan(words, await self.store.term_doc_freq(words, total), total, newest)
+        if planned.match is None:
+            return []
+        inner = max(limit * 4, 50)
+        sql = (
+            "SELECT f.rowid, f.rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts"
+            " MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.rowid"
+            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
+            " ORDER BY f.rank LIMIT ?"
+        )
+        args = (planned.match, planned.min_rowid)
+        rows = await self.store.fetchall(sql, (*args, inner, limit))
+        if len(rows) < limit:  # pending documents crowded the top: look at every match
+            rows = await self.store.fetchall(sql, (*args, -1, limit))
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    async def _corpus_size(self) -> tuple[int, int]:
+        """(chunks, newest chunk id), re-counted at most every 30 s."""
+        now = time.monotonic()
+        if self._size is None or now - self._size[0] > 30:
+            row = await self.store.fetchone(  # the id range: a count of a million rows is slow
+                "SELECT COALESCE(MAX(id) - MIN(id) + 1, 0), COALESCE(MAX(id), 0) FROM chunks"
+            )
+            assert row is not None
+            self._size = (now, int(row[0]), int(row[1]))
+        return self._size[1], self._size[2]
+
+    async def vector_ids(
+        self, query: str, limit: int, vector: Matrix | None = None
+    ) -> list[tuple[int, float]]:
+        """(chunk id, cosine) best first, over whatever vectors exist now: a shortlist from
+        the compact index, scored exactly with the store's float32 vectors."""
+        await self.index.refresh(self.store)
+        if len(self.index) == 0 or limit <= 0:
+            return []
+        if vector is None:
+            vector = await asyncio.to_thread(self._embedder().embed_query, query)
+        q = np.asarray(vector, dtype=np.float32)
+        ids = await asyncio.to_thread(self.index.shortlist, q, max(limit * 4, EXACT_POOL))
+        blobs = await self.store.vectors_of(ids)
+        if not blobs:
+            return []
+        found = [cid for cid in ids if cid in blobs]
+        scores = from_blobs([blobs[c] for c in found], len(q)) @ q
+        order = np.argsort(-scores, kind="stable")[:limit]
+        return [(found[i], float(scores[i])) for i in order]
+
+    async def hybrid_ids(
+        self, query: str, limit: int, query_vector: Matrix | None = None
+    ) -> list[tuple[int, float]]:
+        cfg = self.fusion
+        keyword, vector = await asyncio.gather(
+            self.keyword_ids(query, max(cfg.keyword_depth, limit)),
+            self.vector_ids(query, max(cfg.vector_depth, limit), query_vector),
+        )
+        coverage = await self.coverage(query, keyword[0][0]) if keyword else 0.0
+        weight = vector_weight(
+            coverage, cfg.vector_weight_low, cfg.vector_weight_high, cfg.coverage_power
+        )
+        fused = rrf(
+            [[cid for cid, _ in keyword], [cid for cid, _ in vector]],
+            [cfg.keyword_weight, weight],
+            k=cfg.k,
+        )
+        return fused[:limit]
+
+    async def coverage(self, query: str, chunk_id: int) -> float:
+        """Share of the query's content words that a chunk contains (as FTS5 matches them)."""
+        words = content_tokens(query)
+        if not words:
+            return 0.0
+        probe = "EXISTS(SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?)"
+        params: list[object] = []
+        for word in words:
+            params += [f'"{word}"', chunk_id]
+        row = await self.store.fetchone("SELECT " + " + ".join([probe] * len(words)), params)
+        return (int(row[0]) if row else 0) / len(words)
+
+    async def hits(self, ranked: list[tuple[int, float]]) -> list[Hit]:
+        """Full hits for ranked chunk ids, in the same order; vanished chunks are skipped."""
+        chunks = await self.store.chunks_by_id([cid for cid, _ in ranked])
+        names = await self._names({c.document_id for c in chunks.values()})
+        return [
+            Hit(cid, c.document_id, names.get(c.document_id, "?"), c.start, c.end, c.text, score)
+            for cid, score in ranked
+            if (c := chunks.get(cid)) is not None
+        ]
+
+    async def _names(self, doc_ids: set[int]) -> dict[int, str]:
+        if not doc_ids:
+            return {}
+        marks = ",".join("?" * len(doc_ids))
+        rows = await self.store.fetchall(
+            f"SELECT id, name FROM documents WHERE id IN ({marks})", sorted(doc_ids)
+        )
+        return {int(r[0]): str(r[1]) for r in rows}
+
+    # -- grep ---------------------------------------------------------------------------
+
+    async def grep(self, pattern: str, offset: int = 0, limit: int = 50) -> GrepPage:
+        """Every case-insensitive mention of `pattern`, by document and position."""
+        if not pattern.strip():
+            return GrepPage(pattern, 0, offset, [])
+        needle = re.compile(re.escape(pattern), re.IGNORECASE)
+        rows = await self.store.fetchall(
+            "SELECT c.document_id, d.name, c.start_char, c.text FROM chunks c"
+            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
+            " WHERE c.text LIKE ? ESCAPE '\\' ORDER BY c.document_id, c.start_char",
+            (_like_prefilter(pattern),),
+        )
+        seen: set[tuple[int, int]] = set()
+        mentions: list[Mention] = []
+        for doc_id, name, start, text in rows:
+            for m in needle.finditer(text):
+                key = (int(doc_id), int(start) + m.start())
+                if key not in seen:
+                    seen.add(key)
+                    mentions.append(Mention(key[0], str(name), key[1], _line_around(text, m)))
+        mentions.sort(key=lambda x: (x.document_id, x.position))
+        return GrepPage(pattern, len(mentions), offset, mentions[offset : offset + limit])
+
+    # -- read_source --------------------------------------------------------------------
+
+    async def read_source(self, doc_id: int, offset: int = 0, length: int = 4000) -> Slice:
+        """An exact slice of a document's text, stitched from its chunks."""
+        doc = await self.store.document(doc_id)
+        if doc is None or doc.status != "ready":
+            raise NotFound(f"There is no source #{doc_id}.")
+        offset = max(0, min(offset, doc.text_length))
+        end = min(doc.text_length, offset + max(0, length))
+        parts: list[str] = []
+        covered = offset
+        for chunk in await self.store.chunks_overlapping(doc_id, offset, end):
+            if chunk.end <= covered:
+                continue
+            parts.append(chunk.text[covered - chunk.start : end - chunk.start])
+            covered = min(chunk.end, end)
+        return Slice(doc_id, doc.name, offset, covered, doc.text_length, "".join(parts))
+
+
+def _like_prefilter(pattern: str) -> str:
+    """A LIKE pattern that every true match satisfies. LIKE folds only ASCII case, so the
+    longest run of the pattern without other letters is what we ask SQLite for."""
+    runs = re.findall(r"[\x00-\x7f]+", pattern)
+    run = max(runs, key=len) if runs else ""
+    escaped = run.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _line_around(text: str, match: re.Match[str]) -> str:
+    """The line holding a match, trimmed to a readable width around it."""
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    end = len(text) if end < 0 else end
+    start = max(start, match.start() - _LINE_CONTEXT)
+    end = min(end, match.end() + _LINE_CONTEXT)
+    return text[start:end].strip()

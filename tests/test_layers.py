@@ -1,0 +1,107 @@
+"""The folders are the architecture: every import points down the layers, `core` never
+imports `bot`, and no two modules import each other."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Top to bottom. Layers on one line are peers and may not import each other.
+LAYERS: list[tuple[str, ...]] = [
+    ("bot",),
+    ("core.app",),
+    ("core.biographer",),
+    ("core.retrieval", "core.ingest", "core.models"),
+    ("core.storage",),
+    ("core.base",),
+]
+BASE = {"core.settings", "core.errors", "core.redact"}
+
+
+def layer_of(module: str) -> str:
+    """The layer a module belongs to: its package, or app/base for core's top level."""
+    parts = module.split(".")
+    if parts[0] == "bot":
+        return "bot"
+    if len(parts) > 2 or (len(parts) == 2 and (ROOT / "core" / parts[1]).is_dir()):
+        package = ".".join(parts[:2])
+        if package != "core.sample":
+            return package
+    return "core.base" if ".".join(parts[:2]) in BASE else "core.app"
+
+
+def rank(layer: str) -> int:
+    return next(i for i, row in enumerate(LAYERS) if layer in row)
+
+
+def module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def imports(path: Path) -> set[str]:
+    """Every biomd module this file imports, at the top or inside a function."""
+    found: set[str] = set()
+    package = module_name(path).rsplit(".", 1)[0]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(
+                    [*package.split(".")[: len(package.split(".")) - node.level + 1], base]
+                )
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return {m for m in found if m.split(".")[0] in {"core", "bot"} and _exists(m)}
+
+
+def _exists(module: str) -> bool:
+    path = ROOT.joinpath(*module.split("."))
+    return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
+
+
+def sources() -> list[Path]:
+    return sorted([*ROOT.joinpath("core").rglob("*.py"), *ROOT.joinpath("bot").rglob("*.py")])
+
+
+def test_every_import_points_down_the_layers_and_core_never_imports_bot() -> None:
+    wrong = []
+    for path in sources():
+        me = module_name(path)
+        mine = layer_of(me)
+        for other in imports(path):
+            theirs = layer_of(other)
+            if theirs == mine or other == "core" or me.startswith(other + "."):
+                continue
+            if rank(theirs) <= rank(mine):
+                wrong.append(f"{me} ({mine}) imports {other} ({theirs})")
+    assert wrong == []
+
+
+def test_no_two_modules_import_each_other() -> None:
+    graph = {module_name(p): imports(p) for p in sources()}
+    pairs = sorted(
+        f"{a} <-> {b}"
+        for a, deps in graph.items()
+        for b in deps
+        if a < b
+        and a in graph.get(b, set())
+        and not (a == "core" or b == "core")
+        and not b.startswith(a + ".")
+        and not a.startswith(b + ".")
+    )
+    assert pairs == []
+
+
+def test_each_package_says_what_its_layer_is_in_its_docstring() -> None:
+    for init in [ROOT / "core" / "__init__.py", *ROOT.joinpath("core").glob("*/__init__.py")]:
+        if init.parent.name in {"sample"}:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc, f"{init} has no docstring"
+        assert len(doc.splitlines()) <= 3, f"{init}: say it in a line or two"
