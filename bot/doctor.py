@@ -248,8 +248,8 @@ def check_scheduler(s: Settings) -> Iterator[Finding]:
 
 
 async def check_llm(s: Settings) -> list[Finding]:
-    from bot.setup import try_language_model
-    from core.models.llm import is_local
+    from core.models.endpoint import is_local
+    from core.models.probe import try_language_model
 
     if not s.llm_api_key and not is_local(s.llm_base_url):
         return [

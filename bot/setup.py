@@ -13,7 +13,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.envfile import update_env_file
 from core.errors import PlatformUnavailable
-from core.models.llm import is_local
+from core.models.endpoint import is_local
+from core.models.probe import try_language_model
 from core.settings import Settings
 
 OPENROUTER = "https://openrouter.ai/api/v1"
@@ -285,29 +286,3 @@ def daily_cron(at: str) -> str | None:
     if not (0 <= h < 24 and 0 <= m < 60):
         return None
     return f"{m} {h} * * *"
-
-
-async def try_language_model(url: str, key: str, model: str) -> str | None:
-    """One tiny call; None if it worked, else what went wrong, in a sentence."""
-    import openai
-
-    client = openai.AsyncOpenAI(base_url=url, api_key=key or "none", timeout=60, max_retries=0)
-    try:
-        await client.chat.completions.create(
-            model=model,
-            messages=[{"role": "user", "content": "Reply with the single word OK."}],
-            max_tokens=5,
-        )
-    except openai.AuthenticationError:
-        return "the key was rejected."
-    except openai.NotFoundError:
-        return f"the endpoint does not know the model {model!r} (or the URL is wrong)."
-    except openai.APIConnectionError:
-        return f"could not reach {url}."
-    except openai.APIStatusError as exc:
-        return f"the endpoint answered {exc.status_code}: {str(exc.message)[:200]}"
-    except openai.OpenAIError as exc:
-        return str(exc)[:200]
-    finally:
-        await client.close()
-    return None

@@ -21,7 +21,8 @@ from core.ingest.hints import capitalised_names, fit, rank
 from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
 from core.ingest.timestamps import strip_line_stamps
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
-from core.models.llm import is_local
+from core.models.endpoint import is_local
+from core.models.ledger import Ledger
 from core.models.vision import VisionDescriber
 from core.outbox import Outbox
 from core.retrieval.embedding import Embedder, FastEmbedder, to_blob
@@ -79,7 +80,8 @@ class Engine:
         self.index = VectorIndex(settings.data_dir / "cache")
         self.searcher = Searcher(store, self.embedder, self.index, FusionConfig())
         self.profile = Profile(store, settings.data_dir / "bio.md")
-        self.biography = Biography(settings, store, self.searcher, self.profile)
+        self.ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
+        self.biography = Biography(settings, store, self.searcher, self.profile, self.ledger)
         self.outbox = Outbox(store)
 
     @classmethod
@@ -209,7 +211,7 @@ class Engine:
         """The vision model for photos, if one is configured."""
         s = self.settings
         if self._describer is None and s.vision_model:
-            self._describer = VisionDescriber(s.llm_base_url, s.llm_api_key or "", s.vision_model)
+            self._describer = VisionDescriber(s, self.ledger, s.vision_model)
         return self._describer
 
     def speech_hints(self) -> str:

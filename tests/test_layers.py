@@ -105,3 +105,26 @@ def test_each_package_says_what_its_layer_is_in_its_docstring() -> None:
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
         assert doc, f"{init} has no docstring"
         assert len(doc.splitlines()) <= 3, f"{init}: say it in a line or two"
+
+
+def test_only_core_models_talks_to_a_model() -> None:
+    """Every model call goes through core/models, where it is metered and spend-limited."""
+    talking = [
+        module_name(path)
+        for path in sources()
+        if not module_name(path).startswith("core.models")
+        and any(
+            name.split(".")[0] == "openai"
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            for name in _imported_names(node)
+        )
+    ]
+    assert talking == []
+
+
+def _imported_names(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if isinstance(node, ast.ImportFrom) and not node.level:
+        return [node.module or ""]
+    return []

@@ -3,7 +3,10 @@ Whisper model, photos through a fake OpenAI-compatible vision server."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -12,6 +15,9 @@ from core.engine import Engine
 from core.errors import CorruptSource
 from core.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
 from core.ingest.transcribe import WhisperTranscriber, decode_windows
+from core.models.ledger import Ledger
+from core.models.vision import VisionDescriber
+from core.storage.store import Store
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.fake_llm import fake_llm
@@ -125,15 +131,32 @@ def test_audio_that_is_not_audio_and_an_empty_recording_are_clear_errors(
 # -- photos ---------------------------------------------------------------------------------
 
 
-def test_a_photo_is_described_by_the_vision_model_with_its_exif_facts(tmp_path: Path) -> None:
-    from core.models.vision import VisionDescriber
+@asynccontextmanager
+async def metered_describer(
+    tmp_path: Path, base_url: str, key: str = "", **overrides: object
+) -> AsyncIterator[tuple[VisionDescriber, Ledger]]:
+    """The vision model as the engine wires it: on this loop, writing to a real ledger."""
+    settings = make_settings(
+        tmp_path / "data", tmp_path, llm_base_url=base_url, llm_api_key=key or None, **overrides
+    )
+    store = await Store.open(settings.db_path)
+    try:
+        ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
+        yield VisionDescriber(settings, ledger, "vision-1"), ledger
+    finally:
+        await store.close()
 
+
+async def test_a_photo_is_described_by_the_vision_model_with_its_exif_facts(
+    tmp_path: Path,
+) -> None:
     photo = tmp_path / "IMG_2041.jpg"
     photo.write_bytes(jpeg_with_exif())
     with fake_llm() as llm:
         llm.reply_with("Two adults and a child on a pier at sunset; a sign reads 'Salthill'.")
-        ctx = ConvertContext(describer=VisionDescriber(llm.base_url, "sk-test", "vision-1"))
-        text = convert(photo, ctx)
+        async with metered_describer(tmp_path, llm.base_url, "sk-test") as (describer, _):
+            ctx = ConvertContext(describer=describer)
+            text = await asyncio.to_thread(convert, photo, ctx)
     assert text == (
         "Photo: IMG_2041.jpg\n"
         "[2019-08-17 14:32] Taken (EXIF date)\n"
@@ -150,6 +173,38 @@ def test_a_photo_is_described_by_the_vision_model_with_its_exif_facts(tmp_path: 
     assert base64.b64decode(url.split(",", 1)[1])[:3] == b"\xff\xd8\xff"
     text_part = next(c["text"] for c in content if c["type"] == "text")
     assert "taken 2019-08-17 14:32" in text_part and "people visible" in text_part
+
+
+async def test_a_vision_call_is_metered_and_refused_once_the_daily_limit_is_reached(
+    tmp_path: Path,
+) -> None:
+    photo = tmp_path / "IMG_1.jpg"
+    photo.write_bytes(jpeg_with_exif(gps=None))
+    with fake_llm() as llm:
+        llm.reply_with("A harbour at dawn.")
+        async with metered_describer(
+            tmp_path,
+            llm.base_url,
+            llm_price_prompt_per_mtok=2000.0,
+            llm_price_completion_per_mtok=4000.0,
+            daily_spend_limit_usd=0.03,
+        ) as (describer, ledger):
+            ctx = ConvertContext(describer=describer)
+            first = await asyncio.to_thread(convert, photo, ctx)
+            rows = await ledger.store.fetchall(
+                "SELECT model, mode, prompt_tokens, completion_tokens, cost_usd FROM llm_usage"
+            )
+            (today, *_) = await ledger.summary()
+            second = await asyncio.to_thread(convert, photo, ctx)
+    assert "Description: A harbour at dawn." in first
+    assert [tuple(r) for r in rows] == [("vision-1", "vision", 10, 5, pytest.approx(0.04))]
+    assert today[:2] == ("today", 1), "/cost counts the vision call"
+    assert len(llm.requests) == 1, "past the limit, the model is not called"
+    assert (
+        "Description: Not described: today's LLM spend has reached the daily limit "
+        "(BIOMD_DAILY_SPEND_LIMIT_USD)."
+    ) in second
+    assert "[2019-08-17 14:32] Taken (EXIF date)" in second, "the photo's facts are kept"
 
 
 def test_without_a_vision_model_a_photo_keeps_its_exif_and_says_it_was_not_described(
@@ -185,11 +240,9 @@ def test_broken_exif_and_huge_images(tmp_path: Path) -> None:
 # -- a WhatsApp export with media -----------------------------------------------------------
 
 
-def test_whatsapp_zip_media_are_transcribed_and_described_in_place(
+async def test_whatsapp_zip_media_are_transcribed_and_described_in_place(
     tmp_path: Path, whisper_path: Path, voice_note: Path
 ) -> None:
-    from core.models.vision import VisionDescriber
-
     chat = (
         "[12/03/21, 10:15:02] Grace: Listen to this\n"
         "\u200e[12/03/21, 10:15:40] Grace: "
@@ -198,25 +251,29 @@ def test_whatsapp_zip_media_are_transcribed_and_described_in_place(
         "[12/03/21, 10:17:00] Bo: Lovely\n"
     )
     archive = tmp_path / "WhatsApp Chat - Bo.zip"
+    voice = await asyncio.to_thread(voice_note.read_bytes)
     archive.write_bytes(
         zip_bytes(
             {
                 "_chat.txt": chat.encode(),
-                "00000003-AUDIO-2021-03-12-10-15-40.opus": voice_note.read_bytes(),
+                "00000003-AUDIO-2021-03-12-10-15-40.opus": voice,
                 "00000004-PHOTO-2021-03-12-10-16-00.jpg": jpeg_with_exif(gps=None),
             }
         )
     )
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
     with fake_llm() as llm:
         llm.reply_with("A red kite over a green field.")
-        ctx = ConvertContext(
-            owner_names=("Grace",),
-            transcriber=WhisperTranscriber(str(whisper_path)),
-            describer=VisionDescriber(llm.base_url, "", "vision-1"),
-            hints=lambda: "Saoirse, Reykjavik, Tadhg",
-            scratch_dir=tmp_path,
-        )
-        lines = convert(archive, ctx).split("\n")
+        async with metered_describer(tmp_path, llm.base_url) as (describer, _):
+            ctx = ConvertContext(
+                owner_names=("Grace",),
+                transcriber=WhisperTranscriber(str(whisper_path)),
+                describer=describer,
+                hints=lambda: "Saoirse, Reykjavik, Tadhg",
+                scratch_dir=scratch,
+            )
+            lines = (await asyncio.to_thread(convert, archive, ctx)).split("\n")
     assert lines[0] == "WhatsApp chat: Bo"
     assert lines[2] == "[2021-03-12 10:15] Grace (owner): Listen to this"
     assert lines[3].startswith(
@@ -228,7 +285,7 @@ def test_whatsapp_zip_media_are_transcribed_and_described_in_place(
         "(taken 2019-08-17 14:32; camera Apple iPhone 12): A red kite over a green field.]"
     )
     assert lines[5] == "[2021-03-12 10:17] Bo: Lovely"
-    assert sorted(p.name for p in tmp_path.iterdir()) == [archive.name], "no media left behind"
+    assert list(scratch.iterdir()) == [], "no media left behind"
 
 
 def test_a_whatsapp_zip_bomb_is_refused(tmp_path: Path) -> None:

@@ -13,7 +13,8 @@ from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
 from core.biographer.tools import Toolbox
 from core.errors import BiomdError
-from core.models.llm import Ledger, OpenAIChat
+from core.models.ledger import Ledger
+from core.models.llm import OpenAIChat
 from core.retrieval.search import Searcher
 from core.settings import Settings
 from core.storage.store import Store, utc_now
@@ -36,13 +37,18 @@ class Reading:
 
 class Biography:
     def __init__(
-        self, settings: Settings, store: Store, searcher: Searcher, profile: Profile
+        self,
+        settings: Settings,
+        store: Store,
+        searcher: Searcher,
+        profile: Profile,
+        ledger: Ledger,
     ) -> None:
         self.settings = settings
         self.store = store
         self.searcher = searcher
         self.profile = profile
-        self.ledger = Ledger(store, settings.zone)
+        self.ledger = ledger
         self._model: OpenAIChat | None = None
 
     def model(self) -> OpenAIChat:

@@ -1,11 +1,15 @@
-"""Photos described by a vision-capable model behind any OpenAI-compatible endpoint."""
+"""Photos described by a vision-capable model behind the configured OpenAI-compatible
+endpoint, metered like every other model call."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
-from typing import Any
 
-from core.errors import ConversionError
+from core.errors import ConversionError, LLMError, LLMNotConfigured, SpendLimitReached
+from core.models import endpoint
+from core.models.ledger import Ledger
+from core.settings import Settings
 
 PROMPT = """Describe this photo for someone's private biography, in plain prose, under 150 words.
 Say, where you can tell:
@@ -18,36 +22,64 @@ Say what you cannot tell rather than guessing."""
 
 
 class VisionDescriber:
-    """Sends the image as a data URL in a chat completion."""
+    """Sends the image as a data URL in a chat completion.
 
-    def __init__(self, base_url: str, api_key: str, model: str, timeout: float = 120.0) -> None:
-        from openai import OpenAI
+    Conversion runs in worker threads, so `describe` hands the call to the event loop the
+    describer was made on, where the ledger lives, and waits for it."""
 
+    def __init__(self, settings: Settings, ledger: Ledger, model: str) -> None:
+        self.settings = settings
+        self.ledger = ledger
         self.model = model
-        self._client: Any = OpenAI(
-            base_url=base_url, api_key=api_key or "none", timeout=timeout, max_retries=3
-        )
+        self._loop = asyncio.get_running_loop()
+        self._client = endpoint.client(settings)
 
     def describe(self, image: bytes, mime: str, facts: str) -> str:
-        from openai import OpenAIError
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            raise RuntimeError("describe() waits for the event loop; call it from a worker thread")
+        future = asyncio.run_coroutine_threadsafe(
+            self.describe_async(image, mime, facts), self._loop
+        )
+        return future.result()
 
+    async def describe_async(self, image: bytes, mime: str, facts: str) -> str:
+        try:
+            endpoint.require_key(self.settings)
+            await self.ledger.check_limit()
+        except LLMNotConfigured as exc:
+            raise ConversionError(exc.user_message) from exc
+        except SpendLimitReached as exc:
+            raise ConversionError(
+                "today's LLM spend has reached the daily limit (BIOMD_DAILY_SPEND_LIMIT_USD)."
+            ) from exc
         url = f"data:{mime};base64,{base64.b64encode(image).decode('ascii')}"
         text = PROMPT + (f"\n\nKnown from the file: {facts}" if facts else "")
+        message = {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": text},
+                {"type": "image_url", "image_url": {"url": url}},
+            ],
+        }
         try:
-            reply = self._client.chat.completions.create(
-                model=self.model,
-                messages=[
-                    {
-                        "role": "user",
-                        "content": [
-                            {"type": "text", "text": text},
-                            {"type": "image_url", "image_url": {"url": url}},
-                        ],
-                    }
-                ],
-            )
-        except OpenAIError as exc:
-            raise ConversionError(f"the vision model could not describe it ({exc}).") from exc
+            async with endpoint.plain_errors(self.settings, self.model, "BIOMD_VISION_MODEL"):
+                reply = await self._client.chat.completions.create(
+                    model=self.model,
+                    messages=[message],  # type: ignore[list-item]
+                    extra_body=endpoint.extra_body(self.settings) or None,
+                )
+            endpoint.check_json(reply, self.settings)
+        except LLMError as exc:
+            raise ConversionError(
+                f"the vision model could not describe it ({exc.user_message})"
+            ) from exc
+        await self.ledger.record(
+            self.model, "vision", endpoint.usage_of(reply.usage, self.settings), None
+        )
         content = reply.choices[0].message.content if reply.choices else None
         if not content:
             raise ConversionError("the vision model returned no description.")

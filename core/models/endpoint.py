@@ -1,0 +1,121 @@
+"""One OpenAI-compatible endpoint: the client, what a call's usage cost, and its failures as
+plain messages. Retries are the `openai` client's own: exponential backoff on
+408/409/429/5xx, timeouts and dropped connections, honouring Retry-After."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlparse
+
+from core.errors import LLMError, LLMNotConfigured
+from core.models.ledger import Usage
+from core.settings import Settings
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
+_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
+
+
+def is_local(base_url: str) -> bool:
+    host = urlparse(base_url).hostname or ""
+    return host in _LOCAL_HOSTS or host.endswith(".local")
+
+
+def require_key(settings: Settings) -> None:
+    """A remote endpoint needs a key; LLMNotConfigured says what to set."""
+    if not settings.llm_api_key and not is_local(settings.llm_base_url):
+        raise LLMNotConfigured(
+            "No language model is configured. Set BIOMD_LLM_API_KEY (an OpenRouter key, "
+            "or your provider's) in .env, or point BIOMD_LLM_BASE_URL at a local server "
+            "such as Ollama (http://localhost:11434/v1) and set BIOMD_LLM_MODEL."
+        )
+
+
+def client(settings: Settings) -> AsyncOpenAI:
+    from openai import AsyncOpenAI
+
+    return AsyncOpenAI(
+        base_url=settings.llm_base_url,
+        api_key=settings.llm_api_key or "local",
+        timeout=settings.llm_timeout,
+        max_retries=settings.llm_max_retries,
+    )
+
+
+def extra_body(settings: Settings) -> dict[str, Any]:
+    """OpenRouter reports each call's cost when asked."""
+    return {"usage": {"include": True}} if "openrouter.ai" in settings.llm_base_url else {}
+
+
+def usage_of(usage: Any, settings: Settings) -> Usage:
+    """Tokens and cost: the endpoint's own figure where it gives one, else the set prices."""
+    if usage is None:
+        return Usage()
+    prompt = int(usage.prompt_tokens or 0)
+    completion = int(usage.completion_tokens or 0)
+    reported = (usage.model_extra or {}).get("cost") if hasattr(usage, "model_extra") else None
+    if isinstance(reported, int | float):
+        return Usage(prompt, completion, float(reported), "endpoint")
+    s = settings
+    price = (
+        prompt * s.llm_price_prompt_per_mtok + completion * s.llm_price_completion_per_mtok
+    ) / 1e6
+    return Usage(prompt, completion, price, "price" if price else "none")
+
+
+@asynccontextmanager
+async def plain_errors(
+    settings: Settings, model: str, setting: str = "BIOMD_LLM_MODEL"
+) -> AsyncIterator[None]:
+    """The `openai` client's exceptions, after its retries, as messages the owner can act on."""
+    import openai
+
+    try:
+        yield
+    except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+        raise LLMNotConfigured(
+            f"The LLM endpoint {settings.llm_base_url} rejected the key "
+            f"(BIOMD_LLM_API_KEY): {reason(exc)}"
+        ) from exc
+    except openai.NotFoundError as exc:
+        raise LLMError(
+            f"The LLM endpoint does not know the model {model!r} ({setting}): {reason(exc)}"
+        ) from exc
+    except openai.APIStatusError as exc:
+        raise LLMError(
+            f"The LLM endpoint answered {exc.status_code} after retries: {reason(exc)}"
+        ) from exc
+    except (openai.APITimeoutError, openai.APIConnectionError) as exc:
+        raise LLMError(
+            f"The LLM endpoint {settings.llm_base_url} could not be reached after "
+            f"retries ({type(exc).__name__})."
+        ) from exc
+    except (ValueError, openai.APIResponseValidationError) as exc:  # JSONDecodeError too
+        raise LLMError(
+            f"The LLM endpoint {settings.llm_base_url} sent a reply that is not valid "
+            f"JSON (cut off, or not an OpenAI-compatible answer): {str(exc)[:200]}"
+        ) from exc
+
+
+def check_json(response: Any, settings: Settings) -> None:
+    """A proxy or a wrong URL can answer 200 with HTML; say so instead of failing later."""
+    if isinstance(response, str | bytes):
+        raise LLMError(
+            f"The LLM endpoint {settings.llm_base_url} sent something that is not "
+            f"JSON: {str(response)[:200]!r}. Is BIOMD_LLM_BASE_URL the API's "
+            "address (it usually ends in /v1)?"
+        )
+
+
+def reason(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        detail = body.get("error", body)
+        if isinstance(detail, dict):
+            return str(detail.get("message") or json.dumps(detail))[:300]
+        return str(detail)[:300]
+    return str(exc)[:300]
