@@ -1,0 +1,435 @@
+"""How good is the biographer? The bundled sample life is ingested into a fresh data dir, the
+biographer reads all of it, and is then asked ten questions; bio.md and the answers are
+scored against an answer key (bench/sample_answer_key.json) by rules that need no second
+model. An LLM judge, if asked for, is reported apart.
+
+    .venv/bin/python -m bench.biographer_eval --base-url http://127.0.0.1:8080/v1 --model qwen
+    .venv/bin/python -m bench.biographer_eval --label "after" --results bench/RESULTS.md
+
+It runs against any OpenAI-compatible endpoint (or `--backend codex` where that backend
+exists), prints a table, and appends a dated row to bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import platform
+import re
+import tempfile
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from core import sample
+from core.engine import Engine
+from core.settings import Settings
+from tests.models import MINILM_NAME, minilm_dir, whisper_dir
+
+KEY = Path(__file__).with_name("sample_answer_key.json")
+RESULTS = Path(__file__).with_name("RESULTS.md")
+HEADING = "## Biographer quality on the sample life (bench/biographer_eval.py)"
+COLUMNS = (
+    "date",
+    "run",
+    "model",
+    "facts",
+    "cited right",
+    "contradictions (both dates)",
+    "gap questions",
+    "invented citations",
+    "answers right",
+    "edits made / refused",
+    "unread (queue / never opened)",
+    "prompt leaks",
+    "calls",
+    "tokens in / out",
+    "wall",
+)
+
+_CITE_GROUP = re.compile(r"\[([^\]\n]*#\d+[^\]\n]*)\]")
+_CHAT_CITE = re.compile(r"\[chat (\d{4}-\d{2}-\d{2})\]")
+_HEADING = re.compile(r"^#{1,6}\s")
+
+
+# -- scoring: pure functions over text -------------------------------------------------------
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, so that 'Inês' matches 'ines'."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def holds(text: str, groups: Sequence[Sequence[str]]) -> bool:
+    """True when `text` has at least one word of every group."""
+    t = fold(text)
+    return all(any(fold(w) in t for w in group) for group in groups)
+
+
+def cited_ids(text: str) -> set[int]:
+    """Every source id cited as [#3], [#3, #8] or [#3 'journal'] and the like."""
+    return {int(n) for group in _CITE_GROUP.findall(text) for n in re.findall(r"#(\d+)", group)}
+
+
+def section(bio: str, title: str) -> str:
+    lines, inside = [], False
+    for line in bio.splitlines():
+        if line.startswith("## "):
+            inside = fold(line[3:].strip()) == fold(title)
+        elif inside:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def claim_lines(bio: str) -> list[str]:
+    """The lines of bio.md that state something: no headings, no open questions."""
+    questions = set(section(bio, "Open questions").splitlines())
+    return [
+        line
+        for line in bio.splitlines()
+        if line.strip() and not _HEADING.match(line) and line not in questions
+    ]
+
+
+@dataclass
+class Score:
+    facts: int = 0
+    facts_cited: int = 0
+    facts_total: int = 0
+    contradictions: int = 0
+    contradictions_dated: int = 0
+    contradictions_total: int = 0
+    gaps: int = 0
+    gaps_total: int = 0
+    invented_in_bio: int = 0
+    invented_in_answers: int = 0
+    answers: int = 0
+    answers_total: int = 0
+    prompt_leaks: int = 0
+    missing: list[str] = field(default_factory=list)
+
+
+def score(bio: str, answers: Sequence[str], key: dict[str, Any], chat_dates: set[str]) -> Score:
+    """bio.md and the answers against the answer key."""
+    s = Score()
+    lines = claim_lines(bio)
+    for fact in key["facts"]:
+        s.facts_total += 1
+        found = [line for line in lines if holds(line, fact["words"])]
+        if found:
+            s.facts += 1
+            if any(cited_ids(line) & set(fact["sources"]) for line in found):
+                s.facts_cited += 1
+        else:
+            s.missing.append(f"fact {fact['id']}")
+    for c in key["contradictions"]:
+        s.contradictions_total += 1
+        both = [line for line in lines if holds(line, c["sides"])]
+        if both:
+            s.contradictions += 1
+            if any(holds(line, c["dates"]) for line in both):
+                s.contradictions_dated += 1
+        else:
+            s.missing.append(f"contradiction {c['id']}")
+    questions = [q for q in section(bio, "Open questions").splitlines() if q.strip()]
+    for gap in key["gaps"]:
+        s.gaps_total += 1
+        if any(holds(q, gap["words"]) for q in questions):
+            s.gaps += 1
+        else:
+            s.missing.append(f"gap {gap['id']}")
+    valid = set(range(1, key["sources"] + 1))
+    s.invented_in_bio = invented(bio, valid, chat_dates)
+    s.invented_in_answers = sum(invented(a, valid, chat_dates) for a in answers)
+    for q, answer in zip(key["questions"], answers, strict=True):
+        s.answers_total += 1
+        if holds(answer, q["words"]):
+            s.answers += 1
+        else:
+            s.missing.append(f"answer to {q['ask']!r}")
+    s.prompt_leaks = sum(fold(bio).count(fold(w)) for w in key["prompt_leaks"])
+    return s
+
+
+def invented(text: str, valid: set[int], chat_dates: set[str]) -> int:
+    """Citations of sources that do not exist, and of chat days with no message."""
+    ids = [int(n) for g in _CITE_GROUP.findall(text) for n in re.findall(r"#(\d+)", g)]
+    days = _CHAT_CITE.findall(text)
+    return sum(1 for i in ids if i not in valid) + sum(1 for d in days if d not in chat_dates)
+
+
+# -- the run ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Turn:
+    id: int
+    mode: str
+    document_id: int | None
+    steps: int
+    status: str
+    seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    tools: list[str]
+
+
+@dataclass
+class Run:
+    bio: str
+    answers: list[str]
+    turns: list[Turn]
+    chat_dates: set[str]
+    edits_made: int
+    edit_calls: int
+    unread_queue: int
+    never_opened: int
+    calls: int
+    wall_s: float
+    problems: list[str]
+
+
+async def run(settings: Settings, key: dict[str, Any], verbose: bool = False) -> Run:
+    """Ingest the sample, read it all, ask the questions; everything the score needs."""
+    steps: dict[int, list[str]] = {}
+    problems: list[str] = []
+    started = time.monotonic()
+    async with await Engine.open(settings) as engine:
+
+        async def on_step(kind: str, detail: str) -> None:
+            if kind == "tool":  # the turn that is running is the newest one
+                newest = await engine.store.fetchone("SELECT MAX(id) FROM turns")
+                steps.setdefault(int(newest[0]) if newest else 0, []).append(detail)
+            if verbose:
+                print(f"    {kind}: {detail[:160]}", flush=True)
+
+        results = [r async for r in engine.ingest(sample.files())]
+        problems += [f"{r.name}: {r.error}" for r in results if getattr(r, "error", None)]
+        try:
+            await engine.read_pending(on_step=on_step)
+        except Exception as exc:  # a failed turn is part of the score, not the end of it
+            problems.append(f"reading stopped: {exc}")
+        answers = []
+        for q in key["questions"]:
+            if verbose:
+                print(f"  Q: {q['ask']}", flush=True)
+            try:
+                result = await engine.ask(q["ask"], on_step=on_step)
+                answers.append(result.report)
+            except Exception as exc:
+                problems.append(f"question {q['ask']!r} failed: {exc}")
+                answers.append("")
+            if verbose:
+                print(f"  A: {answers[-1][:300]}", flush=True)
+        bio = await engine.bio()
+        unread = len(await engine.biography.pending())
+        store = engine.store
+        turn_rows = await store.fetchall(
+            "SELECT t.id, t.mode, t.document_id, t.steps, t.status, t.started_at,"
+            " COALESCE(t.finished_at, t.started_at),"
+            " COALESCE(SUM(u.prompt_tokens), 0), COALESCE(SUM(u.completion_tokens), 0),"
+            " COALESCE(SUM(u.cost_usd), 0)"
+            " FROM turns t LEFT JOIN llm_usage u ON u.turn_id = t.id GROUP BY t.id ORDER BY t.id"
+        )
+        edits = await store.fetchone(
+            "SELECT COUNT(*) FROM profile_revisions WHERE turn_id IS NOT NULL"
+            " AND mode IN ('chat', 'analysis', 'ingest')"
+        )
+        calls = await store.fetchone("SELECT COUNT(*) FROM llm_usage")
+        days = await store.fetchall(
+            "SELECT DISTINCT substr(at, 1, 10) FROM chat_messages WHERE role = 'user'"
+        )
+    turns = [
+        Turn(
+            int(r[0]),
+            str(r[1]),
+            r[2],
+            int(r[3]),
+            str(r[4]),
+            (datetime.fromisoformat(r[6]) - datetime.fromisoformat(r[5])).total_seconds(),
+            int(r[7]),
+            int(r[8]),
+            float(r[9]),
+            steps.get(int(r[0]), []),
+        )
+        for r in turn_rows
+    ]
+    opened = {
+        t.document_id
+        for t in turns
+        if t.mode == "ingest"
+        and any(s.startswith(f"read_source(document_id={t.document_id}") for s in t.tools)
+    }
+    read_turns = {t.document_id for t in turns if t.mode == "ingest"}
+    edit_calls = sum(1 for t in turns for s in t.tools if s.startswith("edit_profile("))
+    return Run(
+        bio=bio,
+        answers=answers,
+        turns=turns,
+        chat_dates={str(d[0]) for d in days},
+        edits_made=int(edits[0]) if edits else 0,
+        edit_calls=edit_calls,
+        unread_queue=unread,
+        never_opened=len(read_turns - opened) + (key["sources"] - len(read_turns)),
+        calls=int(calls[0]) if calls else 0,
+        wall_s=time.monotonic() - started,
+        problems=problems,
+    )
+
+
+def row(label: str, model: str, s: Score, r: Run) -> list[str]:
+    tokens_in = sum(t.prompt_tokens for t in r.turns)
+    tokens_out = sum(t.completion_tokens for t in r.turns)
+    return [
+        datetime.now(UTC).strftime("%Y-%m-%d"),
+        label,
+        model,
+        f"{s.facts}/{s.facts_total}",
+        f"{s.facts_cited}/{s.facts_total}",
+        f"{s.contradictions}/{s.contradictions_total} ({s.contradictions_dated})",
+        f"{s.gaps}/{s.gaps_total}",
+        f"{s.invented_in_bio} in bio.md, {s.invented_in_answers} in answers",
+        f"{s.answers}/{s.answers_total}",
+        f"{r.edits_made} / {max(0, r.edit_calls - r.edits_made)}",
+        f"{r.unread_queue} / {r.never_opened}",
+        str(s.prompt_leaks),
+        str(r.calls),
+        f"{tokens_in:,} / {tokens_out:,}",
+        f"{r.wall_s / 60:.1f} min",
+    ]
+
+
+def turns_table(r: Run) -> str:
+    lines = [
+        "| turn | mode | source | steps | status | seconds | tokens in / out | cost | tools |",
+        "|---:|---|---:|---:|---|---:|---:|---:|---|",
+    ]
+    for t in r.turns:
+        tools = ", ".join(s.split("(", 1)[0] for s in t.tools) or "-"
+        lines.append(
+            f"| {t.id} | {t.mode} | {t.document_id or '-'} | {t.steps} | {t.status} |"
+            f" {t.seconds:.0f} | {t.prompt_tokens:,} / {t.completion_tokens:,} |"
+            f" ${t.cost_usd:.4f} | {tools} |"
+        )
+    return "\n".join(lines)
+
+
+def append_row(results: Path, cells: list[str], machine: str) -> None:
+    """Add the row under this bench's heading in RESULTS.md, creating the table if needed."""
+    text = results.read_text(encoding="utf-8") if results.exists() else ""
+    line = "| " + " | ".join(c.replace("|", "/") for c in cells) + " |"
+    if HEADING not in text:
+        header = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS)
+        text = (
+            text.rstrip("\n")
+            + f"\n\n{HEADING}\n\nMachine: {machine}. Rules in bench/biographer_eval.py; the "
+            "answer key is bench/sample_answer_key.json. Facts: found / correctly cited; "
+            "contradictions with both sides (and both dates); invented citations count ids "
+            "that do not exist and chat days with no message.\n\n" + header + "\n"
+        )
+    head, _, tail = text.partition(HEADING)
+    table_end = _table_end(tail)
+    text = head + HEADING + tail[:table_end].rstrip("\n") + "\n" + line + "\n" + tail[table_end:]
+    results.write_text(text, encoding="utf-8")
+
+
+def _table_end(tail: str) -> int:
+    """Where the table under the heading ends (the first non-table line after it starts)."""
+    pos, started = 0, False
+    for line in tail.splitlines(keepends=True):
+        if line.startswith("|"):
+            started = True
+        elif started:
+            return pos
+        pos += len(line)
+    return len(tail)
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import os
+
+    return f"{os.cpu_count()} cores, {cpu}"
+
+
+def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
+    extra: dict[str, Any] = {}
+    if args.backend != "openai":
+        extra["llm_backend"] = args.backend
+    if args.timeout:
+        extra["llm_timeout"] = args.timeout
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        data_dir=data_dir,
+        llm_base_url=args.base_url,
+        llm_api_key=args.api_key or None,
+        llm_model=args.model,
+        embed_model=MINILM_NAME,
+        embed_model_path=minilm_dir(),
+        whisper_model=str(whisper_dir()),
+        owner_names=sample.OWNER_NAMES,
+        timezone=sample.TIMEZONE,
+        daily_spend_limit_usd=args.spend_limit,
+        **extra,
+    )
+
+
+def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--base-url", default="http://127.0.0.1:8080/v1")
+    p.add_argument("--model", default="local")
+    p.add_argument("--api-key", default="")
+    p.add_argument("--backend", default="openai", choices=["openai", "codex"])
+    p.add_argument("--timeout", type=float, default=0, help="seconds per call (0: the default)")
+    p.add_argument("--spend-limit", type=float, default=5.0)
+    p.add_argument("--label", default="", help="what this run is, for the results row")
+    p.add_argument("--results", type=Path, default=RESULTS, help="where to append the row")
+    p.add_argument("--no-append", action="store_true")
+    p.add_argument("--keep", type=Path, default=None, help="write bio.md and answers here")
+    p.add_argument("--verbose", "-v", action="store_true")
+    return p.parse_args(argv)
+
+
+async def main(argv: Sequence[str] | None = None) -> tuple[Score, Run]:
+    args = parse(argv)
+    key = json.loads(KEY.read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory(prefix="biomd-eval-") as tmp:
+        settings = settings_for(args, Path(tmp) / "data")
+        r = await run(settings, key, args.verbose)
+    s = score(r.bio, r.answers, key, r.chat_dates)
+    cells = row(args.label or "-", args.model, s, r)
+    print("\n" + "\n".join(f"{c:>30}: {v}" for c, v in zip(COLUMNS, cells, strict=True)))
+    print("\nper turn:\n" + turns_table(r))
+    if s.missing:
+        print("\nmissing: " + "; ".join(s.missing))
+    if r.problems:
+        print("\nproblems: " + "; ".join(r.problems))
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        (args.keep / "bio.md").write_text(r.bio, encoding="utf-8")
+        qa = "\n\n".join(
+            f"Q: {q['ask']}\nA: {a}" for q, a in zip(key["questions"], r.answers, strict=True)
+        )
+        (args.keep / "answers.md").write_text(qa, encoding="utf-8")
+        (args.keep / "turns.md").write_text(turns_table(r), encoding="utf-8")
+    if not args.no_append:
+        append_row(args.results, cells, machine())
+    return s, r
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

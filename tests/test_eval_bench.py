@@ -1,0 +1,70 @@
+"""bench/biographer_eval.py runs end to end against the fake OpenAI-compatible server: the
+sample life is ingested and read, the ten questions are asked, and the score is what the
+scripted model earned."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench import biographer_eval as ev
+from tests.fake_llm import FakeLLM, tool_reply
+
+KEY = json.loads(ev.KEY.read_text(encoding="utf-8"))
+
+
+def script(llm: FakeLLM) -> None:
+    """Each source: read it, then report; source #3 also gets a cited Timeline line.
+    The answers: the first right and cited, the second citing a source that does not exist."""
+    for doc in range(1, KEY["sources"] + 1):
+        llm.reply_with(tool_reply(("read_source", {"document_id": doc, "offset": 0})))
+        if doc == 3:
+            line = "- 2021-02: Moved to a flat in Graça, Lisbon [#3]."
+            llm.reply_with(
+                tool_reply(
+                    (
+                        "edit_profile",
+                        {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"},
+                    )
+                )
+            )
+        llm.reply_with(f"Read source #{doc}.")
+    llm.reply_with("You worked at Fieldnote Studio in Hackney [#1].")
+    llm.reply_with("You moved in 2021 [#25].")
+
+
+async def test_the_eval_scores_a_scripted_run_and_appends_a_dated_row(
+    tmp_path: Path, llm: FakeLLM, monkeypatch: object
+) -> None:
+    script(llm)
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# Results\n\nEarlier text.\n", encoding="utf-8")
+    argv = [
+        "--base-url",
+        llm.base_url,
+        "--api-key",
+        "sk-test",
+        "--model",
+        "scripted",
+        "--label",
+        "test",
+        "--results",
+        str(results),
+        "--keep",
+        str(tmp_path / "out"),
+    ]
+    s, r = await ev.main(argv)
+    assert (s.facts, s.facts_cited) == (1, 1), "the Lisbon line, cited [#3]"
+    assert (s.answers, s.answers_total) == (2, 10), "Fieldnote, and 2021"
+    assert (s.invented_in_bio, s.invented_in_answers) == (0, 1), "[#25] does not exist"
+    assert r.edits_made == 1 and r.unread_queue == 0 and r.never_opened == 0
+    assert len([t for t in r.turns if t.mode == "ingest"]) == KEY["sources"]
+    text = results.read_text(encoding="utf-8")
+    assert text.startswith("# Results\n\nEarlier text.\n")
+    assert ev.HEADING in text
+    (row,) = [line for line in text.splitlines() if "| test |" in line]
+    assert "| scripted | 1/17 | 1/17 |" in row
+    await ev.main([*argv[:-2], "--label", "second"])
+    rows = [line for line in results.read_text().splitlines() if line.startswith("| 20")]
+    assert len(rows) == 2, "a second run adds a row to the same table"
+    assert (tmp_path / "out" / "bio.md").read_text(encoding="utf-8") == r.bio
