@@ -46,7 +46,7 @@ COLUMNS = (
     "answers right",
     "edits made / refused",
     "unread (queue / never opened)",
-    "prompt leaks",
+    "prompt leaks (bio.md + answers)",
     "calls",
     "tokens in / out",
     "wall",
@@ -153,7 +153,8 @@ def score(bio: str, answers: Sequence[str], key: dict[str, Any], chat_dates: set
             s.answers += 1
         else:
             s.missing.append(f"answer to {q['ask']!r}")
-    s.prompt_leaks = sum(fold(bio).count(fold(w)) for w in key["prompt_leaks"])
+    written = fold(bio + "\n".join(answers))
+    s.prompt_leaks = sum(written.count(fold(w)) for w in key["prompt_leaks"])
     return s
 
 

@@ -166,6 +166,7 @@ async def _read_new_sources(engine: Engine) -> None:
     out.print(f"The biographer is reading {len(waiting)} new source(s)…")
     results = await engine.read_pending(on_step=_show_step)
     _summary(results)
+    _not_read(await engine.biography.set_aside())
 
 
 async def _show_step(kind: str, detail: str) -> None:
@@ -174,9 +175,16 @@ async def _show_step(kind: str, detail: str) -> None:
 
 
 def _summary(results: list[TurnResult]) -> None:
+    """Every turn's report with what it really did; after a reading, one block per source."""
     if not results:
         return
-    out.print(results[-1].report, markup=False)
+    for r in results:
+        if len(results) > 1 or r.mode == "ingest":
+            head = f"Source #{r.document_id}: " if r.document_id else ""
+            out.print(f"{head}{r.outcome}", markup=False, style="bold")
+        out.print(r.report, markup=False)
+        if len(results) == 1 and r.mode != "ingest" and (r.edits or r.refused):
+            out.print(f"bio.md: {r.outcome}", markup=False, style="dim")
     changed = list(dict.fromkeys(s for r in results for s in r.sections_changed))
     cost = sum(r.cost_usd for r in results)
     steps = sum(r.steps for r in results)
@@ -212,18 +220,34 @@ def analyse(
     pending: Annotated[
         bool, typer.Option("--pending", help="Read every source not read yet instead.")
     ] = False,
+    retry: Annotated[
+        bool,
+        typer.Option("--retry", help="With --pending: try again the sources set aside as unread."),
+    ] = False,
 ) -> None:
     """Let the biographer look for patterns (or read what is pending)."""
 
     async def work(engine: Engine) -> list[TurnResult]:
         if pending:
-            if not await engine.biography.pending():
+            aside = await engine.biography.set_aside()
+            if not await engine.biography.pending() and not (retry and aside):
                 out.print("Nothing is waiting to be read.")
+                _not_read(aside)
                 return []
-            return await engine.read_pending(on_step=_show_step)
+            results = await engine.read_pending(on_step=_show_step, retry=retry)
+            _not_read(await engine.biography.set_aside())
+            return results
         return [await engine.analyse(doc_id, on_step=_show_step)]
 
     _summary(_run(work))
+
+
+def _not_read(aside: list[tuple[int, str, str]]) -> None:
+    """Say which sources the biographer gave up on, and why."""
+    for doc_id, name, why in aside:
+        out.print(f"Not read: #{doc_id} {name}: {why}.", markup=False, style="yellow")
+    if aside:
+        out.print("`biomd analyse --pending --retry` tries them again.", markup=False)
 
 
 @app.command()

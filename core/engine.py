@@ -364,9 +364,11 @@ class Engine:
         on_step: StepFn | None = None,
         only: set[int] | None = None,
         on_part: Callable[[Reading, int, int], Awaitable[None]] | None = None,
+        retry: bool = False,
     ) -> list[TurnResult]:
-        """Let the biographer read every source it has not read yet (or just `only`)."""
-        return await self.biography.read_pending(on_step, on_part, only)
+        """Let the biographer read every source it has not read yet (or just `only`);
+        `retry` includes the ones it gave up on."""
+        return await self.biography.read_pending(on_step, on_part, only, retry)
 
     async def consolidate(self) -> list[str]:
         return await self.biography.consolidate()

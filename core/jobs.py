@@ -316,9 +316,14 @@ class JobQueue:
         channel, chat = self._target(job)
         if channel is not None and results:
             edits = sum(r.edits for r in results)
+            refused = sum(len(r.refused) for r in results)
             changed = sorted({s for r in results for s in r.sections_changed})
             text = f"The biographer has finished reading: {edits} edits to bio.md"
-            text += f" ({', '.join(changed)})." if changed else "."
+            text += f" ({', '.join(changed)})" if changed else ""
+            text += f", {refused} refused." if refused else "."
+            unread = [r.reading for r in results if "not read" in r.reading]
+            if unread:
+                text += "\n" + "\n".join(unread)
             await self.engine.outbox.deliver(channel, chat, text + READ_NEXT)
 
 
@@ -375,8 +380,18 @@ def _result_line(r: Any) -> str:
 
 
 def _turn_summary(results: list[Any]) -> str:
+    """What the biographer did: each turn's report and outcome (edits, refusals, whether
+    the source was read), one block per source when there were several."""
     if not results:
         return "Nothing new to read."
-    changed = list(dict.fromkeys(s for r in results for s in r.sections_changed))
-    where = f"\n\nbio.md: {', '.join(changed)} changed." if changed else ""
-    return with_source_hint(results[-1].report) + where
+    if len(results) == 1:
+        (r,) = results
+        shown = with_source_hint(r.report)
+        if r.mode == "ingest" or r.edits or r.refused:
+            shown += f"\n\nbio.md: {r.outcome}."
+        return shown
+    blocks = [
+        f"Source #{r.document_id}: {r.outcome}.\n{r.report}" if r.document_id else r.report
+        for r in results
+    ]
+    return with_source_hint("\n\n".join(blocks))

@@ -6,6 +6,8 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from core.biographer.citations import in_order
+
 if TYPE_CHECKING:
     from core.retrieval.search import Hit
 
@@ -39,13 +41,8 @@ def split_message(text: str, limit: int) -> list[str]:
 
 
 def cited_sources(text: str) -> list[int]:
-    """Source ids cited in a reply, in order, each once."""
-    ids: list[int] = []
-    for m in re.finditer(r"\[(#\d+(?:\s*,\s*#\d+)*)\]", text):
-        for n in re.findall(r"#(\d+)", m.group(1)):
-            if int(n) not in ids:
-                ids.append(int(n))
-    return ids
+    """Source ids cited in a reply, in order, each once; invented ones (flagged) left out."""
+    return in_order(text)
 
 
 def with_source_hint(reply: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, tzinfo
 from pathlib import Path
+from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field
@@ -12,6 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from core.errors import ConfigError
 
 DEFAULT_EMBED_MODEL = "snowflake/snowflake-arctic-embed-s"
+_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
 
 
 class Settings(BaseSettings):
@@ -53,8 +55,19 @@ class Settings(BaseSettings):
     llm_api_key: str | None = Field(default=None)
     vision_model: str | None = Field(default=None, description="Model that describes photos.")
     llm_model: str = Field(default="openai/gpt-4o-mini")
-    llm_timeout: float = Field(default=120.0, gt=0)
-    llm_max_retries: int = Field(default=4, ge=0, le=20)
+    llm_timeout: float | None = Field(
+        default=None, gt=0, description="Seconds per model call (default 120; 900 local)."
+    )
+    llm_turn_timeout: float | None = Field(
+        default=None, gt=0, description="Seconds per biographer turn (default 900; 3600 local)."
+    )
+    llm_max_retries: int | None = Field(
+        default=None, ge=0, le=20, description="Retries per call (default 4; 1 local)."
+    )
+    llm_max_tokens: int = Field(default=2048, ge=64, description="The longest reply, in tokens.")
+    llm_context_tokens: int | None = Field(
+        default=None, ge=1024, description="The model's context window (default: asked of it)."
+    )
     llm_price_prompt_per_mtok: float = Field(default=0.0, ge=0)
     llm_price_completion_per_mtok: float = Field(default=0.0, ge=0)
     daily_spend_limit_usd: float | None = Field(default=5.0, ge=0)
@@ -77,6 +90,9 @@ class Settings(BaseSettings):
     chat_tail: int = Field(default=6, ge=0, description="Earlier messages each chat turn sees.")
     bio_max_chars: int = Field(default=30_000, ge=2_000, description="bio.md size budget.")
     ingest_part_chars: int = Field(default=60_000, ge=1000)
+    read_attempts: int = Field(
+        default=3, ge=1, description="Turns that may fail to read a source before it is set aside."
+    )
 
     def secrets(self) -> list[str | None]:
         """Values that must never appear in logs or messages."""
@@ -113,12 +129,38 @@ class Settings(BaseSettings):
             return UTC
 
     @property
+    def llm_is_local(self) -> bool:
+        """The model runs on this machine or network (Ollama, llama.cpp, LM Studio, vLLM)."""
+        return is_local_url(self.llm_base_url)
+
+    @property
+    def call_timeout(self) -> float:
+        """Seconds one model call may take: a CPU model writes a long reply slowly."""
+        return self.llm_timeout or (900.0 if self.llm_is_local else 120.0)
+
+    @property
+    def turn_timeout(self) -> float:
+        return self.llm_turn_timeout or (3600.0 if self.llm_is_local else 900.0)
+
+    @property
+    def max_retries(self) -> int:
+        """Each retry sends the whole prompt again, which a local model pays for in minutes."""
+        if self.llm_max_retries is not None:
+            return self.llm_max_retries
+        return 1 if self.llm_is_local else 4
+
+    @property
     def db_path(self) -> Path:
         return self.data_dir / "biomd.sqlite3"
 
     @property
     def models_dir(self) -> Path:
         return self.embed_cache_dir or self.data_dir / "models"
+
+
+def is_local_url(url: str) -> bool:
+    host = urlparse(url).hostname or ""
+    return host in _LOCAL_HOSTS or host.endswith((".local", ".lan", ".internal"))
 
 
 def _ids(value: str, name: str) -> frozenset[int]:

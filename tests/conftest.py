@@ -58,6 +58,16 @@ def llm() -> Iterator[FakeLLM]:
         yield server
 
 
+@pytest.fixture
+async def bio_engine(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: FastEmbedder
+) -> AsyncIterator[Engine]:
+    """An engine whose biographer talks to the fake LLM."""
+    settings = llm_settings(tmp_path, minilm_path, llm)
+    async with await Engine.open(settings, embedder) as engine:
+        yield engine
+
+
 def llm_settings(tmp_path: Path, minilm_path: Path, llm: FakeLLM, **extra: Any) -> Settings:
     values: dict[str, Any] = {
         "llm_base_url": llm.base_url,

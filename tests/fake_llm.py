@@ -72,6 +72,24 @@ def tool_reply(*calls: tuple[str, dict[str, Any] | str], text: str = "") -> dict
     }
 
 
+def text_reply(text: str, finish: str = "stop") -> dict[str, Any]:
+    """A plain answer; finish="length" is one cut off at max_tokens."""
+    return {
+        "id": "chatcmpl-text",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": finish,
+            }
+        ],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+    }
+
+
 @dataclass
 class FakeLLM:
     base_url: str = ""
@@ -80,6 +98,8 @@ class FakeLLM:
     sent: list[dict[str, Any]] = field(default_factory=list)  # the 200 answers, in order
     default_reply: str | dict[str, Any] = "OK"
     down: bool = False  # drop every connection without an answer, like a dead endpoint
+    routes: dict[str, Any] = field(default_factory=dict)  # other paths (GET or POST): JSON
+    other: list[str] = field(default_factory=list)  # "GET /props" and the like, as asked
 
     def reply_with(self, *items: Scripted) -> None:
         """Queue replies: a string is an assistant text; a dict is a whole response body."""
@@ -120,6 +140,22 @@ def fake_llm() -> Iterator[FakeLLM]:
         def log_message(self, *args: Any) -> None:
             pass
 
+        def _route(self) -> None:
+            """A path other than chat completions: what the test put in `routes`, or 404."""
+            state.other.append(f"{self.command} {self.path}")
+            if self.path not in state.routes:
+                self.send_error(404)
+                return
+            payload = json.dumps(state.routes[self.path]).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:
+            self._route()
+
         def do_POST(self) -> None:
             if state.down:
                 self.close_connection = True
@@ -128,10 +164,10 @@ def fake_llm() -> Iterator[FakeLLM]:
             length = int(self.headers.get("Content-Length", 0))
             body = json.loads(self.rfile.read(length) or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
-            state.requests.append({"path": self.path, "body": body, "headers": headers})
             if not self.path.endswith("/chat/completions"):
-                self.send_error(404)
+                self._route()
                 return
+            state.requests.append({"path": self.path, "body": body, "headers": headers})
             reply = state._next(str(body.get("model", "")))
             if isinstance(reply, Raw):
                 self.send_response(reply.code)

@@ -156,7 +156,11 @@ def test_ingest_then_the_biographer_writes_a_cited_bio_and_ask_answers_with_cita
                 ),
                 (
                     "edit_profile",
-                    {"old_text": "", "new_text": "- Who is Tomás to you? He appears in [#1]."},
+                    {
+                        "old_text": "",
+                        "new_text": "- Who is Tomás to you? He appears in [#1].",
+                        "section": "Open questions",
+                    },
                 ),
             ),
             "A family group chat from February 2021; added a Timeline entry.",

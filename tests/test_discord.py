@@ -97,6 +97,7 @@ async def test_a_reply_to_a_pushed_question_is_its_answer(rig: Rig) -> None:
     await rig.app.engine.profile.edit(
         "",
         "- Why did you leave Galway in 2016? (important)",
+        section="Open questions",
         turn_id=None,
         mode="chat",
         reason="q",

@@ -93,7 +93,8 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
     line = "- 2019-05: won a pottery prize in Kilkenny [#1]"
     llm.reply_with(
         tool_reply(
-            ("edit_profile", {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"})
+            ("read_source", {"document_id": added.document_id}),
+            ("edit_profile", {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"}),
         ),
         Status(503),
         Status(503),
@@ -112,7 +113,10 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
     assert calls is not None and calls[0] == 1, "the call that succeeded is accounted for"
     assert [p.document_id for p in await engine.biography.pending()] == [added.document_id]
 
-    llm.reply_with("Read it; the prize is already in the timeline.")
+    llm.reply_with(
+        tool_reply(("read_source", {"document_id": added.document_id})),
+        "Read it; the prize is already in the timeline.",
+    )
     results = await engine.read_pending()
     assert len(results) == 1 and await engine.biography.pending() == []
     assert (await engine.bio()).count(line) == 1
@@ -156,7 +160,7 @@ async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
     llm.down = False
     line = "- 2020: moved to Westport to open a studio [#1]"
     edit = {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"}
-    llm.reply_with(tool_reply(("edit_profile", edit)), "Read.")
+    llm.reply_with(tool_reply(("read_source", {"document_id": 1}), ("edit_profile", edit)), "Read.")
     await app.read_pending()  # what the scheduler does every half hour
     for _ in range(200):
         if not await app.engine.biography.pending():

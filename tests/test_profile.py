@@ -8,13 +8,10 @@ import stat
 import time
 from pathlib import Path
 
-import pytest
-
 from core.biographer.consolidate import losses, unfence
 from core.biographer.profile_text import (
     SECTIONS,
     SKELETON,
-    apply_edit,
     changed_sections,
     citations,
     number_questions,
@@ -22,7 +19,6 @@ from core.biographer.profile_text import (
     timeline,
 )
 from core.engine import Engine
-from core.errors import ProfileEditError
 
 BIO = """# bio.md
 
@@ -37,18 +33,6 @@ Grace, a potter from Galway [#3].
 - [Q1] Why did you leave Galway in 2016? [#3]
 - What was the first thing you made on a wheel?
 """
-
-
-def test_edit_profile_appends_deletes_replaces_and_refuses_unclear_edits() -> None:
-    assert apply_edit("a\n", "", "b").endswith("a\nb\n")
-    assert apply_edit("one two three", "two ", "") == "one three"
-    assert apply_edit("one two three", "two", "2") == "one 2 three"
-    with pytest.raises(ProfileEditError, match="not found"):
-        apply_edit("one two", "four", "4")
-    with pytest.raises(ProfileEditError, match="matches 2 places"):
-        apply_edit("la la", "la", "do")
-    with pytest.raises(ProfileEditError, match="both empty"):
-        apply_edit("x", "", "")
 
 
 def test_sections_citations_questions_and_timeline_are_read_from_the_text() -> None:
@@ -80,8 +64,12 @@ async def test_every_edit_is_a_revision_and_undo_reverts_the_last_turns_edits(
 ) -> None:
     profile = engine.profile
     await profile.load()
-    await profile.edit("", "- first turn line [#1]", turn_id=1, mode="ingest", reason="a")
-    await profile.edit("", "- second turn line [#2]", turn_id=2, mode="chat", reason="b")
+    await profile.edit(
+        "", "- first turn line [#1]", section="Timeline", turn_id=1, mode="ingest", reason="a"
+    )
+    await profile.edit(
+        "", "- second turn line [#2]", section="Timeline", turn_id=2, mode="chat", reason="b"
+    )
     await profile.edit("second turn", "2nd turn", turn_id=2, mode="chat", reason="c")
     history = await engine.history()
     assert [(r.turn_id, r.mode, r.reason) for r in history[:3]] == [
@@ -105,7 +93,9 @@ async def test_a_hand_edit_is_kept_as_a_revision_and_a_missing_file_is_restored(
     engine: Engine,
 ) -> None:
     profile = engine.profile
-    await profile.edit("", "- from a turn [#1]", turn_id=1, mode="chat", reason="x")
+    await profile.edit(
+        "", "- from a turn [#1]", section="Timeline", turn_id=1, mode="chat", reason="x"
+    )
     profile.path.write_text(profile.path.read_text() + "- typed by the owner\n")
     assert "typed by the owner" in await profile.load()
     assert (await engine.history())[0].mode == "manual"
@@ -117,7 +107,9 @@ async def test_a_hand_edit_is_kept_as_a_revision_and_a_missing_file_is_restored(
 async def test_a_crash_between_the_log_and_the_file_is_rolled_forward(engine: Engine) -> None:
     profile = engine.profile
     old = await profile.load()
-    new = await profile.edit("", "- new line [#1]", turn_id=1, mode="chat", reason="x")
+    new = await profile.edit(
+        "", "- new line [#1]", section="Timeline", turn_id=1, mode="chat", reason="x"
+    )
     profile.path.write_text(old)  # as if the process died before the rename
     assert await profile.load() == new
     assert profile.path.read_text() == new
@@ -138,14 +130,30 @@ async def test_a_killed_writes_temp_file_is_swept_but_not_one_being_written(engi
 async def test_new_open_questions_get_stable_ids_that_are_never_reused(engine: Engine) -> None:
     profile = engine.profile
     await profile.load()
-    await profile.edit("", "- Where did you grow up?", turn_id=1, mode="chat", reason="q")
-    await profile.edit("", "- Who taught you pottery?", turn_id=1, mode="chat", reason="q")
+    await profile.edit(
+        "", "- Where did you grow up?", section="Open questions", turn_id=1, mode="chat", reason="q"
+    )
+    await profile.edit(
+        "",
+        "- Who taught you pottery?",
+        section="Open questions",
+        turn_id=1,
+        mode="chat",
+        reason="q",
+    )
     assert [(q.id, q.text) for q in await engine.questions()] == [
         ("Q1", "Where did you grow up?"),
         ("Q2", "Who taught you pottery?"),
     ]
     await profile.edit("- [Q1] Where did you grow up?\n", "", turn_id=2, mode="chat", reason="x")
-    await profile.edit("", "- What is your earliest memory?", turn_id=2, mode="chat", reason="q")
+    await profile.edit(
+        "",
+        "- What is your earliest memory?",
+        section="Open questions",
+        turn_id=2,
+        mode="chat",
+        reason="q",
+    )
     assert [q.id for q in await engine.questions()] == ["Q2", "Q3"]
 
 

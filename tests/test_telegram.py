@@ -111,7 +111,12 @@ async def test_a_reply_to_a_question_is_its_answer_even_after_a_restart(
             first = BotApp(settings, embedder)
             await first.start()
             await first.engine.profile.edit(
-                "", "- Why did you leave Galway in 2016?", turn_id=None, mode="chat", reason="q"
+                "",
+                "- Why did you leave Galway in 2016?",
+                section="Open questions",
+                turn_id=None,
+                mode="chat",
+                reason="q",
             )
             assert await first.push_questions() == 1
             await first.stop()
@@ -242,7 +247,7 @@ async def test_a_voice_reply_to_a_question_is_transcribed_and_taken_as_its_answe
 ) -> None:
     tg, llm = rig.tg, rig.llm
     await rig.app.engine.profile.edit(
-        "", "- Who is Saoirse?", turn_id=None, mode="chat", reason="q"
+        "", "- Who is Saoirse?", section="Open questions", turn_id=None, mode="chat", reason="q"
     )
     assert await rig.app.push_questions() == 1
     asked = next(m for m in tg.sent.values() if str(m.get("text", "")).startswith("❓ Q1"))

@@ -19,8 +19,9 @@ from core import sample
 from core.engine import Engine
 from core.settings import Settings
 from tests.conftest import llm_settings
-from tests.fake_llm import FakeLLM, fake_llm
+from tests.fake_llm import FakeLLM, fake_llm, tool_reply
 from tests.models import MINILM_NAME, whisper_dir
+from tests.samples import add_sources
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -119,7 +120,11 @@ async def test_with_a_model_the_biographer_answers_in_the_terminal(
         async def read_line(prompt: str) -> str | None:
             return next(lines)
 
-        llm.reply_with("At Fieldnote Studio in Hackney, from 2013 to 2020 [#1].")
+        await add_sources(engine, ["Worked at Fieldnote Studio in Hackney, 2013 to 2020."])
+        llm.reply_with(
+            tool_reply(("search", {"query": "work before Lisbon"})),
+            "At Fieldnote Studio in Hackney, from 2013 to 2020 [#1].",
+        )
         await TerminalSession(engine, console, read_line).run("hello")
     out = text.getvalue()
     assert "At Fieldnote Studio in Hackney, from 2013 to 2020 [#1]." in out
@@ -127,12 +132,13 @@ async def test_with_a_model_the_biographer_answers_in_the_terminal(
     assert "Answer which question? For example /answer Q3 your answer." in out
     assert "I don't know /bogus" in out
     assert "/ingest PATH" in out.split("I don't know /bogus")[1], "/help is the terminal's own"
-    assert "Where did I work before Lisbon?" in str(llm.bodies[0]["messages"][-1])
+    assert "Where did I work before Lisbon?" in str(llm.bodies[0]["messages"][1])
 
 
 def test_with_a_key_the_sample_is_read_by_the_biographer(tmp_path: Path, minilm_path: Path) -> None:
     with fake_llm() as llm:
-        llm.default_reply = "Noted."
+        for doc in range(1, len(sample.files()) + 1):  # read each source, then report
+            llm.reply_with(tool_reply(("read_source", {"document_id": doc})), "Noted.")
         extra = {"BIOMD_LLM_BASE_URL": llm.base_url, "BIOMD_LLM_API_KEY": "sk-test"}
         out = biomd(tmp_path, minilm_path, "/wait\n/status\n/quit\n", "run", env=extra)
         read = [b for b in llm.bodies if "2019-04-07.md" in json.dumps(b["messages"])]

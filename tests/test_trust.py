@@ -42,7 +42,9 @@ async def test_export_and_import_round_trip_loses_nothing(
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.ingest([tmp_path / "corpus"])]
         await engine.embed_pending()
-        await engine.profile.edit("", "- Bakes sourdough [#3]", turn_id=1, mode="chat", reason="x")
+        await engine.profile.edit(
+            "", "- Bakes sourdough [#3]", section="Timeline", turn_id=1, mode="chat", reason="x"
+        )
         await engine.search("sourdough")  # writes the vector cache, which is not exported
     archive = tmp_path / f"backup{suffix}"
     runner = CliRunner()
@@ -126,7 +128,8 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
         )
         async with await Engine.open(settings, embedder) as engine:
             bio = await engine.bio()
-            filled = bio.replace("## Timeline\n", "## Timeline\n" + "- 2019: a fact [#9]\n" * 40)
+            facts = "".join(f"- 2019: a fact, number {i} [#9]\n" for i in range(40))
+            filled = bio.replace("## Timeline\n", "## Timeline\n" + facts)
             await engine.profile.replace(filled, turn_id=None, mode="manual", reason="setup")
             _ = [r async for r in engine.ingest([evil])]
             # A scripted model that obeys the source as far as it can.
@@ -141,7 +144,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
                     (
                         "edit_profile",
                         {
-                            "old_text": "- 2019: a fact [#9]\n" * 40,
+                            "old_text": facts,
                             "new_text": "",
                             "reason": "as the source says",
                         },
@@ -151,7 +154,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             )
             (turn,) = await engine.read_pending()
             tools = [m["content"] for m in llm.bodies[2]["messages"] if m["role"] == "tool"][-3:]
-            assert tools[0].startswith("Error: refused: an edit that would have removed 100%")
+            assert tools[0].startswith("Error: This edit would remove the heading '# bio.md'")
             assert tools[1].startswith("Error: there is no tool 'send_message'")
             assert tools[2].startswith("Error: there is no tool 'fetch_url'")
             last = [m["content"] for m in llm.bodies[3]["messages"] if m["role"] == "tool"][-1]
@@ -160,22 +163,28 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             assert await engine.bio() == filled, "the reading turn could not wipe bio.md"
             assert "<source_data>" in llm.bodies[1]["messages"][-1]["content"]
 
-            # In chat mode the owner may delete; it is still in the log and reversible.
+            # In chat mode the owner may delete, a few lines at a time; it is still in the
+            # log and reversible. Wiping most of bio.md in one edit is refused there too.
             llm.reply_with(
                 tool_reply(
                     (
                         "edit_profile",
+                        {"old_text": facts, "new_text": ""},
+                    ),
+                    (
+                        "edit_profile",
                         {
-                            "old_text": "- 2019: a fact [#9]\n" * 40,
+                            "old_text": "".join(facts.splitlines(keepends=True)[:5]),
                             "new_text": "",
                             "reason": "owner asked",
                         },
-                    )
+                    ),
                 ),
                 "Removed.",
             )
-            await engine.ask("please remove those 2019 lines")
-            assert "a fact" not in await engine.bio()
+            chat = await engine.ask("please remove those 2019 lines")
+            assert chat.edits == 1 and len(chat.refused) == 1
+            assert (await engine.bio()).count("a fact, number") == 35
             history = await engine.history()
             assert history[0].mode == "chat" and "a fact" in history[0].old_text
             await engine.undo()

@@ -3,33 +3,69 @@ researches with tools and edits bio.md, then reports.
 
 A turn sees the system prompt with the current bio.md, the tail of the chat, and the new
 message; tool calls and their results live only inside the turn, which is what keeps the
-context the same size for 10 sources or 10,000."""
+context the same size for 10 sources or 10,000.
+
+Real models are held to the same loop: tool calls written as text are run like native
+ones (and a broken one goes back as an error, never taken as the report), a reply cut off
+at its length limit is continued or marked as cut off, the turn is kept inside the
+model's context window and its time limit, and the report is checked against what the
+turn really did."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from core.biographer.context import RESULTS_HEAD, fit
 from core.biographer.prompts import BUDGET_SPENT, system_prompt
-from core.biographer.tools import TOOLS, Toolbox
+from core.biographer.tools import PARAMS, TOOLS, Toolbox
 from core.models.llm import Reply, ToolCall
+from core.models.text_calls import parse, visible
 from core.storage.store import Store, utc_now
 
 Mode = Literal["chat", "analysis", "ingest"]
 StepFn = Callable[[str, str], Awaitable[None]]
 """Called as (kind, detail) while a turn runs: 'tool', 'edit', 'report'."""
 
+CONTINUATIONS = 2  # a reply cut off at max_tokens is continued at most this many times
+CONTINUE = (
+    "Your reply was cut off at the length limit. Continue exactly where it stopped, without "
+    "repeating anything."
+)
+_CLAIM = re.compile(
+    r"\b(?:I|I've|we|we've)\b[^.!?\n]{0,40}?\b(?:updated|added|edited|changed|recorded|"
+    r"noted|wrote|written|inserted|amended|revised|saved|put|placed|included)\b"
+    r"|\bbio\.md\b[^.!?\n]{0,30}?\b(?:has been|was|is now)\s+(?:updated|changed|edited)",
+    re.I,
+)
+_DENIAL = re.compile(r"\b(?:not|n't|no|nothing|never|unable|couldn't)\b", re.I)
+
+
+def claims_edits(report: str) -> bool:
+    """True when a sentence of the report says bio.md was changed."""
+    return any(
+        _CLAIM.search(s) and not _DENIAL.search(s) for s in re.split(r"(?<=[.!?])\s+|\n", report)
+    )
+
 
 class TurnModel(Protocol):
     turn_id: int | None
 
     async def complete(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None, mode: str
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None,
+        mode: str,
+        max_tokens: int | None = None,
     ) -> Reply: ...
 
     async def check_budget(self) -> None: ...
+
+    async def context_tokens(self) -> int: ...
 
 
 @dataclass
@@ -44,6 +80,30 @@ class TurnResult:
     completion_tokens: int = 0
     cost_usd: float = 0.0
     budget_exhausted: bool = False
+    refused: list[str] = field(default_factory=list)
+    read: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
+    seen: set[int] = field(default_factory=set)
+    cut_off: bool = False
+    timed_out: bool = False
+    text_calls: int = 0
+    document_id: int | None = None
+    reading: str = ""  # for an ingest turn: whether the source was read, and if not, why
+
+    @property
+    def outcome(self) -> str:
+        """What the turn did, in one line: "2 edits (Timeline, People), 1 refused"."""
+        parts = [f"{self.edits} edit{'' if self.edits == 1 else 's'}"]
+        if self.sections_changed:
+            parts[0] += f" ({', '.join(self.sections_changed)})"
+        if self.refused:
+            parts.append(f"{len(self.refused)} refused")
+        if self.reading:
+            parts.append(self.reading)
+        if self.cut_off:
+            parts.append("the reply was cut off")
+        if self.timed_out:
+            parts.append("stopped at the time limit")
+        return ", ".join(parts)
 
 
 def assistant_message(reply: Reply) -> dict[str, Any]:
@@ -71,6 +131,13 @@ def describe_call(call: ToolCall) -> str:
     return f"{call.name}({shown})"
 
 
+def honest(report: str, edits: int) -> str:
+    """The report, corrected when it claims edits that the turn did not make."""
+    if edits == 0 and claims_edits(report):
+        return report + "\n\n(biomd: no change was made to bio.md in this turn.)"
+    return report
+
+
 class Biographer:
     """Runs turns against a model, with tools over one corpus and one bio.md."""
 
@@ -81,12 +148,18 @@ class Biographer:
         load_bio: Callable[[], Awaitable[str]],
         store: Store,
         bio_budget: int = 30_000,
+        owner_names: Sequence[str] = (),
+        max_tokens: int = 2048,
+        turn_timeout: float = 900.0,
     ) -> None:
         self.model = model
         self._toolbox = toolbox
         self._load_bio = load_bio
         self.store = store
         self.bio_budget = bio_budget
+        self.owner_names = tuple(owner_names)
+        self.max_tokens = max_tokens
+        self.turn_timeout = turn_timeout
 
     async def run(
         self,
@@ -102,25 +175,42 @@ class Biographer:
         turn_id = await self._start(mode, message, document_id)
         self.model.turn_id = turn_id
         tools = self._toolbox(turn_id, mode)
-        result = TurnResult(turn_id, mode, "", 0, 0)
+        result = TurnResult(turn_id, mode, "", 0, 0, document_id=document_id)
         try:
             bio = await self._load_bio()
             messages: list[dict[str, Any]] = [
-                {"role": "system", "content": system_prompt(mode, bio, self.bio_budget)},
+                {
+                    "role": "system",
+                    "content": system_prompt(mode, bio, self.bio_budget, self.owner_names),
+                },
                 *({"role": m["role"], "content": m["content"]} for m in chat_tail),
                 {"role": "user", "content": message},
             ]
-            report = await self._loop(messages, tools, steps, mode, result, on_step)
+            try:
+                async with asyncio.timeout(self.turn_timeout):
+                    report = await self._loop(messages, tools, steps, mode, result, on_step)
+            except TimeoutError:
+                result.timed_out = True
+                report = (
+                    f"The turn was stopped after {self.turn_timeout:.0f} s "
+                    "(BIOMD_LLM_TURN_TIMEOUT) before a report was written."
+                )
         except BaseException as exc:
             await self._finish(turn_id, result, "failed", str(exc)[:500])
             raise
         finally:
             self.model.turn_id = None
+        report = honest(report, tools.edits)
         if tools.refused:
-            report += "\n\n(biomd refused " + "; ".join(tools.refused) + ".)"
+            n = len(tools.refused)
+            report += f"\n\n(biomd refused {n} edit{'' if n == 1 else 's'}: "
+            report += "; ".join(dict.fromkeys(tools.refused)) + ".)"
         result.report = report
         result.edits = tools.edits
         result.sections_changed = tools.sections_changed
+        result.refused = list(tools.refused)
+        result.read = {k: list(v) for k, v in tools.read.items()}
+        result.seen = set(tools.seen)
         await self._finish(turn_id, result, "done", None)
         if on_step:
             await on_step("report", report)
@@ -135,32 +225,86 @@ class Biographer:
         result: TurnResult,
         on_step: StepFn | None,
     ) -> str:
+        opening = len(messages) - 1
+        budget = await self._budget()
+        parts: list[str] = []  # a reply cut off at its length limit, piece by piece
         for _ in range(steps):
-            reply = await self.model.complete(messages, TOOLS, mode)
-            self._count(result, reply)
-            if not reply.tool_calls:
-                return reply.text.strip() or "(The biographer ended the turn without a word.)"
-            messages.append(assistant_message(reply))
-            for call in reply.tool_calls:
+            reply = await self._complete(fit(messages, budget, opening), TOOLS, mode, result)
+            calls, from_text = reply.tool_calls, False
+            if not calls:
+                parsed = parse(reply.text, PARAMS)
+                if parsed.problems and not parsed.calls:
+                    messages.append({"role": "assistant", "content": reply.text})
+                    messages.append({"role": "user", "content": _broken(parsed.problems)})
+                    continue
+                calls = [
+                    ToolCall(f"text_{result.steps}_{i}", c.name, c.arguments)
+                    for i, c in enumerate(parsed.calls)
+                ]
+                from_text = bool(calls)
+                result.text_calls += len(calls)
+            if not calls:
+                parts.append(reply.text)
+                if reply.finish_reason == "length" and len(parts) <= CONTINUATIONS:
+                    messages.append({"role": "assistant", "content": reply.text})
+                    messages.append({"role": "user", "content": CONTINUE})
+                    continue
+                result.cut_off = reply.finish_reason == "length"
+                return self._final("".join(parts), result)
+            parts.clear()
+            outputs = []
+            for call in calls:
                 if on_step:
                     await on_step("tool", describe_call(call))
-                output = await tools.run(call.name, call.arguments)
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": output})
+                outputs.append(await tools.run(call.name, call.arguments))
+            if from_text:
+                messages.append({"role": "assistant", "content": reply.text})
+                messages.append({"role": "user", "content": _results(calls, outputs)})
+            else:
+                messages.append(assistant_message(reply))
+                messages.extend(
+                    {"role": "tool", "tool_call_id": c.id, "content": out}
+                    for c, out in zip(calls, outputs, strict=True)
+                )
         result.budget_exhausted = True
         messages.append({"role": "user", "content": BUDGET_SPENT})
-        reply = await self.model.complete(messages, None, mode)
-        self._count(result, reply)
-        return reply.text.strip() or (
-            f"The research budget ({steps} steps) ran out before a report was written; "
-            f"{tools.edits} edit(s) were made to bio.md."
+        reply = await self._complete(fit(messages, budget, opening), None, mode, result)
+        text = visible(reply.text)
+        result.cut_off = reply.finish_reason == "length"
+        return (
+            self._final(text, result)
+            if text
+            else (
+                f"The research budget ({steps} steps) ran out before a report was written; "
+                f"{tools.edits} edit(s) were made to bio.md."
+            )
         )
 
-    @staticmethod
-    def _count(result: TurnResult, reply: Reply) -> None:
+    async def _budget(self) -> int:
+        """Tokens the messages may use: the window less the reply and a margin."""
+        window = await self.model.context_tokens()
+        return max(1024, window - self.max_tokens - 256)
+
+    async def _complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None,
+        mode: str,
+        result: TurnResult,
+    ) -> Reply:
+        reply = await self.model.complete(messages, tools, mode, self.max_tokens)
         result.steps += 1
         result.prompt_tokens += reply.usage.prompt_tokens
         result.completion_tokens += reply.usage.completion_tokens
         result.cost_usd += reply.usage.cost_usd
+        return reply
+
+    @staticmethod
+    def _final(text: str, result: TurnResult) -> str:
+        shown = visible(text)
+        if result.cut_off:
+            shown += "\n\n(cut off: the reply reached its length limit, BIOMD_LLM_MAX_TOKENS.)"
+        return shown.strip() or "(The biographer ended the turn without a word.)"
 
     async def _start(self, mode: str, message: str, document_id: int | None) -> int:
         async with self.store.transaction() as db:
@@ -180,3 +324,20 @@ class Biographer:
                 " WHERE id = ?",
                 (utc_now(), result.report, result.steps, status, error, turn_id),
             )
+
+
+def _results(calls: Sequence[ToolCall], outputs: Sequence[str]) -> str:
+    """The results of calls written as text, as one message (any server accepts it)."""
+    blocks = [
+        f'<tool_result name="{c.name}">\n{out}\n</tool_result>'
+        for c, out in zip(calls, outputs, strict=True)
+    ]
+    return RESULTS_HEAD + "\n" + "\n".join(blocks)
+
+
+def _broken(problems: Sequence[str]) -> str:
+    return (
+        "Error: " + " ".join(problems) + " Send each tool call as one JSON object, "
+        'e.g. {"name": "search", "arguments": {"query": "…"}}, or write your final answer '
+        "without tool syntax."
+    )

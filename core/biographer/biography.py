@@ -6,11 +6,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from core.biographer.agent import Biographer, StepFn, TurnResult
+from core.biographer.citations import flag_invented, source_ids
 from core.biographer.consolidate import rewrite
+from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.profile import Profile
-from core.biographer.profile_text import changed_sections
+from core.biographer.profile_text import changed_sections, citations
 from core.biographer.tools import Toolbox
 from core.errors import BiomdError
 from core.models.ledger import Ledger
@@ -57,13 +60,43 @@ class Biography:
             self._model = OpenAIChat(self.settings, self.ledger)
         return self._model
 
-    def biographer(self) -> Biographer:
+    def biographer(self, chat_dates: frozenset[str] = frozenset()) -> Biographer:
+        s = self.settings
+
+        def toolbox(turn_id: int, mode: str) -> Toolbox:
+            return Toolbox(
+                self.searcher,
+                self.profile,
+                s.read_max_chars,
+                turn_id,
+                mode,
+                chat_dates=chat_dates,
+            )
+
         return Biographer(
-            self.model(), self._toolbox, self.profile.load, self.store, self.settings.bio_max_chars
+            self.model(),
+            toolbox,
+            self.profile.load,
+            self.store,
+            s.bio_max_chars,
+            owner_names=s.owner_list,
+            max_tokens=s.llm_max_tokens,
+            turn_timeout=s.turn_timeout,
         )
 
-    def _toolbox(self, turn_id: int, mode: str) -> Toolbox:
-        return Toolbox(self.searcher, self.profile, self.settings.read_max_chars, turn_id, mode)
+    async def chat_dates(self, today: bool = False) -> frozenset[str]:
+        """The days the owner wrote in the chat, in their time zone (what [chat YYYY-MM-DD]
+        may cite); with `today`, today too (the message being answered)."""
+        rows = await self.store.fetchall("SELECT at FROM chat_messages WHERE role = 'user'")
+        zone = self.settings.zone
+        days = {datetime.fromisoformat(str(r[0])).astimezone(zone).date().isoformat() for r in rows}
+        if today:
+            days.add(datetime.now(zone).date().isoformat())
+        return frozenset(days)
+
+    async def _real_source(self, doc_id: int) -> bool:
+        doc = await self.store.document(doc_id)
+        return doc is not None and doc.status == "ready"
 
     # -- chat -----------------------------------------------------------------------------
 
@@ -77,11 +110,27 @@ class Biography:
         return [{"role": str(r[0]), "content": str(r[1])} for r in reversed(rows)]
 
     async def ask(self, message: str, on_step: StepFn | None = None) -> TurnResult:
-        """One chat turn; the exchange joins the chat tail."""
+        """One chat turn; the exchange joins the chat tail. Citations of sources that don't
+        exist, or that neither this turn nor bio.md has seen, are flagged in the answer (and
+        so in the tail, where they can't pass for facts)."""
+        await self.make_room()
         tail = await self.chat_tail()
-        result = await self.biographer().run(
+        dates = await self.chat_dates(today=True)
+        result = await self.biographer(dates).run(
             "chat", message, steps=self.settings.steps_chat, chat_tail=tail, on_step=on_step
         )
+        known = citations(await self.profile.load()) | result.seen
+        known |= {i for m in tail for i in source_ids(m["content"])}
+        real = {i for i in source_ids(result.report) if await self._real_source(i)}
+        result.report, invented = flag_invented(
+            result.report, lambda i: i in real and i in known, set(dates)
+        )
+        if invented:
+            result.report += (
+                f"\n\n(biomd: {', '.join(invented)} "
+                f"{'is' if len(invented) == 1 else 'are'} not among your sources or chat; "
+                "what rests on it is unsupported.)"
+            )
         async with self.store.transaction() as db:
             await db.executemany(
                 "INSERT INTO chat_messages(at, role, content, turn_id) VALUES (?, ?, ?, ?)",
@@ -120,29 +169,50 @@ class Biography:
 
     # -- reading new sources --------------------------------------------------------------
 
-    async def pending(self) -> list[Reading]:
+    async def pending(self, include_set_aside: bool = False) -> list[Reading]:
+        """Sources waiting to be read; with `include_set_aside`, those given up on too."""
+        aside = "" if include_set_aside else " AND q.gave_up_at IS NULL"
         rows = await self.store.fetchall(
             "SELECT d.id, d.name, d.kind, d.text_length, q.next_offset, d.content_start,"
             " d.content_end FROM reading_queue q JOIN documents d ON d.id = q.document_id"
-            " WHERE q.done_at IS NULL AND d.status = 'ready' ORDER BY d.id"
+            f" WHERE q.done_at IS NULL AND d.status = 'ready'{aside} ORDER BY d.id"
         )
         return [Reading(*r) for r in rows]
+
+    async def set_aside(self) -> list[tuple[int, str, str]]:
+        """Sources the biographer gave up on: (id, name, why)."""
+        rows = await self.store.fetchall(
+            "SELECT d.id, d.name, COALESCE(q.error, '') FROM reading_queue q JOIN documents d"
+            " ON d.id = q.document_id WHERE q.done_at IS NULL AND q.gave_up_at IS NOT NULL"
+            " ORDER BY d.id"
+        )
+        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
     async def read_pending(
         self,
         on_step: StepFn | None = None,
         on_part: Callable[[Reading, int, int], Awaitable[None]] | None = None,
         only: set[int] | None = None,
+        retry: bool = False,
     ) -> list[TurnResult]:
         """Ingest turns for every source not read yet (or those in `only`); a long one in
-        parts, resumably."""
+        parts, resumably. A part counts as read only when the turn's read_source calls
+        covered it; otherwise the source stays waiting, with the reason, and after
+        BIOMD_READ_ATTEMPTS turns that read nothing it is set aside and reported. `retry`
+        gives set-aside sources another round."""
         results = []
         part = self.settings.ingest_part_chars
+        if retry:
+            await self._retry_set_aside(only)
         for reading in await self.pending():
             if only is not None and reading.document_id not in only:
                 continue
+            if reading.text_length == 0:
+                await self._progress(reading.document_id, 0, True)
+                continue
             offset = reading.next_offset
             while offset < reading.text_length:
+                await self.make_room()
                 end = min(reading.text_length, offset + part)
                 if on_part:
                     await on_part(reading, offset, end)
@@ -154,13 +224,64 @@ class Biography:
                     on_step=on_step,
                 )
                 results.append(result)
-                offset = end
-                await self._progress(reading.document_id, offset, offset >= reading.text_length)
-            if reading.text_length == 0:
-                await self._progress(reading.document_id, 0, True)
+                reached = covered_to(result.read.get(reading.document_id, []), offset)
+                if reached >= end:
+                    offset = end
+                    done = offset >= reading.text_length
+                    await self._progress(reading.document_id, offset, done)
+                    result.reading = _read_note(reading, offset, done)
+                    continue
+                gave_up = await self._not_read(reading, offset, reached, end)
+                result.reading = gave_up
+                if reached <= offset:
+                    break  # tried again on the next round, or set aside
+                offset = reached
         if results:
             await self.keep_within_budget()
         return results
+
+    async def _not_read(self, reading: Reading, offset: int, reached: int, end: int) -> str:
+        """Record a turn that did not read its part: progress kept, attempts counted, the
+        source set aside past the limit. What to tell the owner."""
+        name = f"#{reading.document_id} {reading.name}"
+        if reached > offset:
+            why = f"read only to character {reached:,} of {reading.text_length:,}"
+            await self._progress(reading.document_id, reached, False, error=why)
+            return f"{name} partly read ({why}); the rest waits for the next round"
+        why = "the biographer did not read it (no read_source call covered it)"
+        async with self.store.transaction() as db:
+            await db.execute(
+                "UPDATE reading_queue SET attempts = attempts + 1, error = ? WHERE document_id = ?",
+                (why, reading.document_id),
+            )
+            cur = await db.execute(
+                "SELECT attempts FROM reading_queue WHERE document_id = ?", (reading.document_id,)
+            )
+            row = await cur.fetchone()
+            attempts = int(row[0]) if row else 1
+            gave_up = attempts >= self.settings.read_attempts
+            if gave_up:
+                await db.execute(
+                    "UPDATE reading_queue SET gave_up_at = ? WHERE document_id = ?",
+                    (utc_now(), reading.document_id),
+                )
+        if gave_up:
+            return (
+                f"{name} not read: {why}, {attempts} times; set aside (`biomd analyse "
+                "--pending --retry` tries again)"
+            )
+        return f"{name} not read: {why}; it stays waiting (attempt {attempts})"
+
+    async def _retry_set_aside(self, only: set[int] | None) -> None:
+        rows = await self.store.fetchall(
+            "SELECT document_id FROM reading_queue WHERE gave_up_at IS NOT NULL AND done_at IS NULL"
+        )
+        ids = [int(r[0]) for r in rows if only is None or int(r[0]) in only]
+        async with self.store.transaction() as db:
+            await db.executemany(
+                "UPDATE reading_queue SET gave_up_at = NULL, attempts = 0 WHERE document_id = ?",
+                [(i,) for i in ids],
+            )
 
     async def keep_within_budget(self) -> bool:
         """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS; True if it did."""
@@ -173,11 +294,28 @@ class Biography:
             return False
         return True
 
-    async def _progress(self, document_id: int, offset: int, done: bool) -> None:
+    async def _progress(
+        self, document_id: int, offset: int, done: bool, error: str | None = None
+    ) -> None:
         async with self.store.transaction() as db:
             await db.execute(
-                "UPDATE reading_queue SET next_offset = ?, done_at = ? WHERE document_id = ?",
-                (offset, utc_now() if done else None, document_id),
+                "UPDATE reading_queue SET next_offset = ?, done_at = ?, error = ?, attempts = 0"
+                " WHERE document_id = ?",
+                (offset, utc_now() if done else None, error, document_id),
+            )
+
+    async def make_room(self) -> None:
+        """Consolidate first when bio.md alone would take most of the model's context
+        window, so that a turn still has room to read and think."""
+        window = await self.model().context_tokens()
+        room = int(window * 0.45 * CHARS_PER_TOKEN)
+        if len(await self.profile.load()) <= room:
+            return
+        try:
+            await self.consolidate(target=min(self.settings.bio_max_chars, int(room * 0.8)))
+        except BiomdError as exc:
+            log.warning(
+                "bio.md is too big for the model's context and was not consolidated: %s", exc
             )
 
     async def mark_read(self, document_id: int) -> None:
@@ -185,8 +323,9 @@ class Biography:
 
     # -- consolidation --------------------------------------------------------------------
 
-    async def consolidate(self) -> list[str]:
-        """Rewrite bio.md as one coherent document; the sections that changed."""
+    async def consolidate(self, target: int | None = None) -> list[str]:
+        """Rewrite bio.md as one coherent document (of about `target` characters, or
+        BIOMD_BIO_MAX_CHARS); the sections that changed."""
         model = self.model()
         await model.check_budget()
         before = await self.profile.load()
@@ -198,7 +337,9 @@ class Biography:
             turn_id = cur.lastrowid
         model.turn_id = turn_id
         try:
-            after = await rewrite(model, before, self.settings.bio_max_chars)
+            budget = target or self.settings.bio_max_chars
+            longest = max(self.settings.llm_max_tokens, int(len(before) / 2.5))
+            after = await rewrite(model, before, budget, max_tokens=longest)
         except BaseException as exc:
             await self._end_turn(turn_id, "failed", str(exc)[:500])
             raise
@@ -214,6 +355,22 @@ class Biography:
                 "UPDATE turns SET finished_at = ?, status = ?, error = ? WHERE id = ?",
                 (utc_now(), status, error, turn_id),
             )
+
+
+def covered_to(ranges: list[tuple[int, int]], start: int) -> int:
+    """How far from `start` the read ranges cover the text without a gap."""
+    reached = start
+    for lo, hi in sorted(ranges):
+        if lo > reached:
+            break
+        reached = max(reached, hi)
+    return reached
+
+
+def _read_note(reading: Reading, offset: int, done: bool) -> str:
+    if done:
+        return f"read #{reading.document_id}"
+    return f"read #{reading.document_id} to character {offset:,} of {reading.text_length:,}"
 
 
 def ingest_request(reading: Reading, start: int, end: int) -> str:

@@ -10,9 +10,16 @@ from core.biographer.agent import TurnModel
 from core.biographer.profile_text import citations, open_questions, section_titles
 from core.biographer.prompts import CONSOLIDATE
 from core.errors import BiomdError
+from core.models.text_calls import strip_thinking
 
 _CHAT_CITE = re.compile(r"\[chat \d{4}-\d{2}-\d{2}\]")
 _FENCE = re.compile(r"^```(?:markdown|md)?\s*\n(.*?)\n```\s*$", re.S)
+
+
+CUT_OFF = (
+    "Your rewrite was cut off at the length limit before its end. Reply with the complete "
+    "bio.md again, shorter: merge more, but keep every citation and question id."
+)
 
 
 class ConsolidationRefused(BiomdError):
@@ -59,17 +66,26 @@ def unfence(text: str) -> str:
     return (m.group(1) if m else text).strip() + "\n"
 
 
-async def rewrite(model: TurnModel, bio: str, budget: int, attempts: int = 3) -> str:
-    """A consolidated bio.md that passed the guard, or ConsolidationRefused."""
+async def rewrite(
+    model: TurnModel, bio: str, budget: int, attempts: int = 3, max_tokens: int | None = None
+) -> str:
+    """A consolidated bio.md that passed the guard, or ConsolidationRefused. The reply may
+    be as long as bio.md itself (`max_tokens`); a rewrite cut off at that limit is refused."""
     messages = [
         {"role": "system", "content": CONSOLIDATE.replace("{budget}", f"{budget:,}")},
         {"role": "user", "content": f"<bio_md>\n{bio}\n</bio_md>"},
     ]
     lost = Losses([], [], [], [])
     for _ in range(attempts):
-        reply = await model.complete(messages, None, "consolidate")
-        candidate = unfence(reply.text)
+        reply = await model.complete(messages, None, "consolidate", max_tokens)
+        candidate = unfence(strip_thinking(reply.text))
         lost = losses(bio, candidate)
+        if reply.finish_reason == "length":
+            messages += [
+                {"role": "assistant", "content": reply.text},
+                {"role": "user", "content": CUT_OFF},
+            ]
+            continue
         if not lost and candidate.strip():
             return candidate
         messages += [
@@ -84,5 +100,6 @@ async def rewrite(model: TurnModel, bio: str, budget: int, attempts: int = 3) ->
         ]
     raise ConsolidationRefused(
         f"Consolidation was refused: after {attempts} attempts the rewrite still dropped "
-        f"{lost.describe()}. bio.md was left as it was."
+        f"{lost.describe() or 'its end (cut off at the length limit)'}. bio.md was left as "
+        "it was."
     )

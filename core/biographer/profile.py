@@ -15,7 +15,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.biographer.profile_text import SKELETON, apply_edit, number_questions, open_questions
+from core.biographer.edits import apply_edit
+from core.biographer.profile_text import SKELETON, number_questions, open_questions
 from core.errors import NotFound
 from core.storage.atomic import write_atomically
 from core.storage.store import Store, utc_now
@@ -83,11 +84,21 @@ class Profile:
         await self._commit(on_disk, None, "manual", "bio.md was edited by hand", write=False)
         return on_disk
 
-    async def edit(self, old: str, new: str, *, turn_id: int | None, mode: str, reason: str) -> str:
-        """Apply one edit (see `apply_edit`), number new open questions, keep a revision."""
+    async def edit(
+        self,
+        old: str,
+        new: str,
+        *,
+        section: str | None = None,
+        turn_id: int | None,
+        mode: str,
+        reason: str,
+    ) -> str:
+        """Apply one edit (see `edits.apply_edit`), number new open questions, keep a
+        revision."""
         async with self._lock:
             content = await self._reconcile()
-            changed = apply_edit(content, old, new)
+            changed = apply_edit(content, old, new, section)
             changed = await self._numbered(changed)
             await self._commit(changed, turn_id, mode, reason, old=old, new=new)
             return changed

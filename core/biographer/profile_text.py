@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.errors import ProfileEditError
-
 SECTIONS = (
     "Summary",
     "Identity",
@@ -49,26 +47,6 @@ _HEADING = re.compile(r"^##\s+(.+?)\s*$", re.MULTILINE)
 class Question:
     id: str
     text: str
-
-
-def apply_edit(content: str, old: str, new: str) -> str:
-    """Replace the one occurrence of `old` by `new`. Empty `old` appends; empty `new` deletes."""
-    if not old and not new:
-        raise ProfileEditError("Nothing to do: old_text and new_text are both empty.")
-    if not old:
-        return content.rstrip("\n") + "\n" + new.strip("\n") + "\n"
-    count = content.count(old)
-    if count == 0:
-        raise ProfileEditError(
-            "old_text was not found in bio.md. Copy it exactly from the current bio.md "
-            "(including punctuation and line breaks), or use a shorter, unique part of it."
-        )
-    if count > 1:
-        raise ProfileEditError(
-            f"old_text matches {count} places in bio.md; include more of the surrounding "
-            "text so that it matches exactly one."
-        )
-    return content.replace(old, new, 1)
 
 
 def citations(content: str) -> set[int]:

@@ -8,21 +8,16 @@ import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlparse
 
 from core.errors import LLMError, LLMNotConfigured
 from core.models.ledger import Usage
-from core.settings import Settings
+from core.settings import Settings, is_local_url
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
-_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
-
-
-def is_local(base_url: str) -> bool:
-    host = urlparse(base_url).hostname or ""
-    return host in _LOCAL_HOSTS or host.endswith(".local")
+is_local = is_local_url
+"""A model on this machine or network, which needs no key."""
 
 
 def require_key(settings: Settings) -> None:
@@ -41,8 +36,8 @@ def client(settings: Settings) -> AsyncOpenAI:
     return AsyncOpenAI(
         base_url=settings.llm_base_url,
         api_key=settings.llm_api_key or "local",
-        timeout=settings.llm_timeout,
-        max_retries=settings.llm_max_retries,
+        timeout=settings.call_timeout,
+        max_retries=settings.max_retries,
     )
 
 

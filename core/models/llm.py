@@ -9,6 +9,7 @@ from typing import Any, Protocol
 
 from core.errors import LLMError
 from core.models import endpoint
+from core.models.context_window import context_tokens
 from core.models.ledger import Ledger, Usage
 from core.settings import Settings
 
@@ -25,14 +26,21 @@ class Reply:
     text: str
     tool_calls: list[ToolCall] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    finish_reason: str = "stop"  # "length" when the reply was cut off at max_tokens
 
 
 class ChatModel(Protocol):
     """What the biographer needs from a model: one completion, with or without tools."""
 
     async def complete(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None, mode: str
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None,
+        mode: str,
+        max_tokens: int | None = None,
     ) -> Reply: ...
+
+    async def context_tokens(self) -> int: ...
 
 
 class OpenAIChat:
@@ -45,15 +53,30 @@ class OpenAIChat:
         self.ledger = ledger
         self.turn_id: int | None = None
         self._client = endpoint.client(settings)
+        self._context: int | None = None
+
+    async def context_tokens(self) -> int:
+        """The model's context window, asked of the endpoint once."""
+        if self._context is None:
+            self._context = await context_tokens(self.settings)
+        return self._context
 
     async def check_budget(self) -> None:
         """Refuse to start a turn once today's spend has reached the limit."""
         await self.ledger.check_limit()
 
     async def complete(
-        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None, mode: str
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None,
+        mode: str,
+        max_tokens: int | None = None,
     ) -> Reply:
-        kwargs: dict[str, Any] = {"model": self.model, "messages": list(messages)}
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "max_tokens": max_tokens or self.settings.llm_max_tokens,
+        }
         if tools:
             kwargs["tools"] = list(tools)
         if extra := endpoint.extra_body(self.settings):
@@ -67,7 +90,8 @@ class OpenAIChat:
     def _reply(self, response: Any) -> Reply:
         endpoint.check_json(response, self.settings)
         choices = getattr(response, "choices", None)
-        message = getattr(choices[0], "message", None) if choices else None
+        first = choices[0] if choices else None
+        message = getattr(first, "message", None)
         if message is None:
             raise LLMError("The LLM endpoint returned no answer (no choices).")
         calls = [
@@ -75,4 +99,6 @@ class OpenAIChat:
             for i, c in enumerate(message.tool_calls or [])
             if getattr(c, "function", None) is not None
         ]
-        return Reply(message.content or "", calls, endpoint.usage_of(response.usage, self.settings))
+        usage = endpoint.usage_of(response.usage, self.settings)
+        finish = str(getattr(first, "finish_reason", None) or "stop")
+        return Reply(message.content or "", calls, usage, finish)

@@ -220,4 +220,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX outbox_waiting ON outbox(platform, status, id);
         """,
     ),
+    Migration(
+        "reading_attempts",
+        """
+        -- A source leaves the reading queue only when a turn really read it. Turns that
+        -- did not are counted; past BIOMD_READ_ATTEMPTS the source is set aside
+        -- (`gave_up_at`) with the reason in `error`, and the owner is told.
+        ALTER TABLE reading_queue ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE reading_queue ADD COLUMN gave_up_at TEXT;
+        """,
+    ),
 )

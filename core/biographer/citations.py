@@ -1,0 +1,60 @@
+"""Citations in bio.md and in answers: `[#12]`, `[#12, #40]`, `[chat 2024-05-01]`. Finding
+them, and marking the ones that point at nothing. Pure functions."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_GROUP = re.compile(r"\[((?:[^\[\]\n]*?)#\d+[^\[\]\n]*)\]")
+_ID = re.compile(r"#(\d+)(\??)")
+_CHAT = re.compile(r"\[chat (\d{4}-\d{2}-\d{2})\]")
+FLAG = "?"
+"""What follows an id that is not a real source, e.g. [#3, #25?]: shown, never linked."""
+
+
+def source_ids(text: str) -> set[int]:
+    """Every source id cited in `text` (not those already flagged as invented)."""
+    return {int(n) for group in _GROUP.findall(text) for n, flag in _ID.findall(group) if not flag}
+
+
+def in_order(text: str) -> list[int]:
+    """Source ids cited in `text`, in order, each once (not those flagged as invented)."""
+    ids: list[int] = []
+    for group in _GROUP.findall(text):
+        for n, flag in _ID.findall(group):
+            if not flag and int(n) not in ids:
+                ids.append(int(n))
+    return ids
+
+
+def chat_days(text: str) -> set[str]:
+    """Every day cited as [chat YYYY-MM-DD]."""
+    return set(_CHAT.findall(text))
+
+
+def flag_invented(
+    text: str, real: Callable[[int], bool], chat_dates: set[str]
+) -> tuple[str, list[str]]:
+    """`text` with every citation of a source that `real` denies, or of a chat day with no
+    message, marked with FLAG; and the citations so marked, as written."""
+    flagged: list[str] = []
+
+    def group(m: re.Match[str]) -> str:
+        def one(i: re.Match[str]) -> str:
+            if i.group(2) or real(int(i.group(1))):
+                return i.group(0)
+            flagged.append(f"#{i.group(1)}")
+            return f"#{i.group(1)}{FLAG}"
+
+        return "[" + _ID.sub(one, m.group(1)) + "]"
+
+    out = _GROUP.sub(group, text)
+
+    def chat(m: re.Match[str]) -> str:
+        if m.group(1) in chat_dates:
+            return m.group(0)
+        flagged.append(f"chat {m.group(1)}")
+        return f"[chat {m.group(1)}{FLAG}]"
+
+    return _CHAT.sub(chat, out), list(dict.fromkeys(flagged))

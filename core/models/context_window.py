@@ -1,0 +1,90 @@
+"""How many tokens the model can see at once. BIOMD_LLM_CONTEXT_TOKENS when set; else asked
+of the server: OpenRouter's and vLLM's model lists, llama.cpp's /props, Ollama's /api/ps and
+/api/show (Ollama runs a model at its `num_ctx`, 4,096 tokens unless the model sets more,
+and silently cuts longer prompts); else a cautious default."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+LOCAL_DEFAULT = 8192
+REMOTE_DEFAULT = 128_000
+OLLAMA_DEFAULT = 4096
+
+
+def server_root(base_url: str) -> str:
+    """The server's address without the OpenAI API's /v1."""
+    return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
+
+
+async def context_tokens(settings: Settings) -> int:
+    if settings.llm_context_tokens:
+        return settings.llm_context_tokens
+    try:
+        found = await _ask(settings)
+    except Exception as exc:  # any server, any answer: a wrong guess must not stop a turn
+        log.info("could not ask the endpoint for the context window: %s", exc)
+        found = None
+    if found:
+        return found
+    return LOCAL_DEFAULT if settings.llm_is_local else REMOTE_DEFAULT
+
+
+async def _ask(settings: Settings) -> int | None:
+    import httpx
+
+    root = server_root(settings.llm_base_url)
+    model = settings.llm_model
+    headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
+    async with httpx.AsyncClient(timeout=5.0, headers=headers) as http:
+        if await _ok(http, f"{root}/api/version"):
+            return await _ollama(http, root, model)
+        listed = await _json(http, f"{settings.llm_base_url.rstrip('/')}/models")
+        for entry in (listed or {}).get("data", []) if isinstance(listed, dict) else []:
+            if isinstance(entry, dict) and entry.get("id") == model:
+                for key in ("context_length", "max_model_len", "context_window"):
+                    if isinstance(entry.get(key), int):
+                        return int(entry[key])
+                meta = entry.get("meta")
+                if isinstance(meta, dict) and isinstance(meta.get("n_ctx_train"), int):
+                    break  # llama.cpp lists the trained size; /props has the real one
+        props = await _json(http, f"{root}/props")
+        if isinstance(props, dict):
+            n = (props.get("default_generation_settings") or {}).get("n_ctx")
+            if isinstance(n, int) and n > 0:
+                return n
+    return None
+
+
+async def _ollama(http: Any, root: str, model: str) -> int:
+    running = await _json(http, f"{root}/api/ps")
+    for m in (running or {}).get("models", []) if isinstance(running, dict) else []:
+        if m.get("name") in (model, f"{model}:latest") and isinstance(m.get("context_length"), int):
+            return int(m["context_length"])
+    shown = await _json(http, f"{root}/api/show", {"model": model})
+    if isinstance(shown, dict):
+        params = str(shown.get("parameters") or "")
+        if m := re.search(r"^num_ctx\s+(\d+)", params, re.M):
+            return int(m.group(1))
+    return OLLAMA_DEFAULT
+
+
+async def _ok(http: Any, url: str) -> bool:
+    try:
+        return bool((await http.get(url)).status_code == 200)
+    except Exception:
+        return False
+
+
+async def _json(http: Any, url: str, body: dict[str, Any] | None = None) -> Any:
+    try:
+        r = await (http.post(url, json=body) if body is not None else http.get(url))
+        return r.json() if r.status_code == 200 else None
+    except Exception:
+        return None

@@ -1,0 +1,326 @@
+"""The biographer against replies shaped like a real small model's. Every shape here was sent
+by Qwen2.5-Coder-1.5B-Instruct behind llama.cpp's llama-server (see bench/RESULTS.md), and
+each is played back by the fake OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.biographer.context import ELIDED, RESULTS_HEAD
+from core.engine import Engine
+from tests.conftest import llm_settings
+from tests.fake_llm import FakeLLM, text_reply, tool_reply
+from tests.samples import add_sources
+
+
+def results_message(body: dict[str, Any]) -> str:
+    (message,) = [
+        m for m in body["messages"] if str(m.get("content") or "").startswith(RESULTS_HEAD)
+    ]
+    return str(message["content"])
+
+
+SEARCH = '{"name": "search", "arguments": {"query": "kiln"}}'
+SHAPES = {
+    "fenced json": f"I will search.\n```json\n{SEARCH}\n```",
+    "tools tag": f"<tools>{SEARCH}</tools>",
+    "tool_call tag": f"<tool_call>\n{SEARCH}\n</tool_call>",
+    "type function": (
+        '{"type": "function", "function": {"name": "search", '
+        '"arguments": "{\\"query\\": \\"kiln\\"}"}}'
+    ),
+    "function element": (
+        '<function><name>search</name><arguments>{"query": "kiln"}</arguments></function>'
+    ),
+    "function with xml arguments": (
+        "<tools>\n  <function>\n    <name>search</name>\n    <arguments>\n"
+        "      <query>kiln</query>\n    </arguments>\n  </function>\n</tools>"
+    ),
+    "function attributes": (
+        '<tools>\n    <function name="search" arguments=\'{"query": "kiln"}\'/>\n</tools>\n'
+        "<response>\n    <summary>\n        <p>Nothing is known"
+    ),
+    "function equals": '<function=search>{"query": "kiln"}</function>',
+    "function parameters": "<function=search><parameter=query>kiln</parameter></function>",
+    "bare arguments": '{"query": "kiln"}',
+}
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+async def test_a_tool_call_written_as_text_is_run_in_every_shape_the_model_used(
+    bio_engine: Engine, llm: FakeLLM, shape: str
+) -> None:
+    (doc,) = await add_sources(bio_engine, ["The kiln in the shed reached 1,200 degrees."])
+    llm.reply_with(text_reply(SHAPES[shape]), "The kiln reached 1,200 degrees [#1].")
+    result = await bio_engine.ask("How hot did the kiln get?")
+    assert result.text_calls == 1 and result.steps == 2
+    assert result.report == "The kiln reached 1,200 degrees [#1]."
+    results = results_message(llm.bodies[1])
+    assert f'<tool_result name="search">\n[#{doc} ' in results
+    assert "<source_data>\nThe kiln in the shed" in results
+    assert llm.bodies[1]["messages"][-2] == {"role": "assistant", "content": SHAPES[shape]}
+
+
+async def test_several_text_calls_in_one_reply_all_run_in_order(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await add_sources(bio_engine, ["The kiln in the shed reached 1,200 degrees."])
+    two = (
+        '<tool_call>\n{"name": "grep", "arguments": {"pattern": "shed"}}\n</tool_call>\n'
+        '<tool_call>\n{"name": "read_source", "arguments": {"document_id": 1}}\n</tool_call>'
+    )
+    llm.reply_with(two, "In the shed [#1].")
+    result = await bio_engine.ask("Where is the kiln?")
+    assert result.text_calls == 2
+    results = results_message(llm.bodies[1])
+    assert results.index('<tool_result name="grep">') < results.index('name="read_source">')
+    assert "1 mentions of 'shed'" in results and "#1 'note-0.txt', text" in results
+
+
+async def test_a_broken_text_call_goes_back_as_an_error_and_is_never_the_report(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    broken = '<tool_call>{"name": "search", "arguments": {"query": "kiln"</tool_call>'
+    unknown = '```json\n{"name": "teleport", "arguments": {"to": "Paris"}}\n```'
+    llm.reply_with(broken, unknown, "Nothing in the sources about that.")
+    result = await bio_engine.ask("Where is the kiln?")
+    assert result.report == "Nothing in the sources about that."
+    first_error = llm.bodies[1]["messages"][-1]
+    assert first_error["role"] == "user"
+    assert first_error["content"].startswith(
+        "Error: This looks like a tool call, but it could not be read as JSON"
+    )
+    assert "names no tool biomd has" in llm.bodies[2]["messages"][-1]["content"]
+
+
+async def test_thinking_and_tool_result_echoes_are_not_shown_to_the_owner(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    llm.reply_with(
+        "<think>The owner wants the kiln.</think>I could not find it."
+        "<tool_response>\nNo passages found.\n</tool_response>"
+    )
+    result = await bio_engine.ask("Where is the kiln?")
+    assert result.report == "I could not find it."
+
+
+# -- reading is done only when it was done --------------------------------------------------
+
+
+async def test_a_turn_that_reads_nothing_leaves_the_source_waiting_then_set_aside(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    settings = llm_settings(tmp_path, minilm_path, llm, read_attempts=2)
+    note = tmp_path / "kiln.txt"
+    note.write_text("The kiln in the shed reached 1,200 degrees.")
+    llm.default_reply = '```json\n{"name": "read_source", "arguments": {"document_id": 1'
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        [r async for r in engine.ingest([note])]
+        llm.reply_with("I have read the source and updated bio.md.")
+        (first,) = await engine.read_pending()
+        assert first.reading == (
+            "#1 kiln.txt not read: the biographer did not read it (no read_source call "
+            "covered it); it stays waiting (attempt 1)"
+        )
+        assert "(biomd: no change was made to bio.md in this turn.)" in first.report
+        assert [p.document_id for p in await engine.biography.pending()] == [1]
+        llm.reply_with("Done.")
+        (second,) = await engine.read_pending()
+        assert "set aside" in second.reading
+        assert await engine.biography.pending() == []
+        assert await engine.biography.set_aside() == [
+            (1, "kiln.txt", "the biographer did not read it (no read_source call covered it)")
+        ]
+        assert await engine.read_pending() == [], "set aside until asked again"
+        llm.reply_with(
+            tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 4000})),
+            "A note about the kiln.",
+        )
+        (third,) = await engine.read_pending(retry=True)
+        assert third.reading == "read #1"
+        assert await engine.biography.set_aside() == []
+        assert await engine.biography.pending() == []
+
+
+async def test_a_part_read_halfway_keeps_its_progress(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    settings = llm_settings(tmp_path, minilm_path, llm)
+    note = tmp_path / "long.txt"
+    note.write_text("".join(f"Day {i}: glazed pots in the shed.\n" for i in range(100)))
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        [r async for r in engine.ingest([note])]
+        llm.reply_with(
+            tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 1200})),
+            "Read the start.",
+            tool_reply(("read_source", {"document_id": 1, "offset": 1200, "length": 8000})),
+            "Read the rest.",
+        )
+        results = await engine.read_pending()
+    assert [r.reading for r in results] == [
+        f"#1 long.txt partly read (read only to character 1,200 of {len(note.read_text()):,});"
+        " the rest waits for the next round",
+        "read #1",
+    ]
+    assert "starting at offset 1200" in llm.bodies[2]["messages"][-1]["content"]
+
+
+# -- edits -----------------------------------------------------------------------------------
+
+
+async def test_edit_arguments_under_the_names_models_reach_for(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    llm.reply_with(
+        tool_reply(("edit_profile", {"new": "- Designer", "section": "Identity"})),
+        tool_reply(("edit_profile", {"old_string": "- Designer", "new_string": "- A designer"})),
+        tool_reply(("edit_profile", {"find": "- A designer", "replace": "- A type designer"})),
+        tool_reply(("edit_profile", {"old_text": "", "new_text": "- Likes tea"})),
+        "Noted.",
+    )
+    result = await bio_engine.ask("I am a type designer and I like tea.")
+    bio = await bio_engine.bio()
+    assert "## Identity\n- A type designer\n" in bio and "Likes tea" not in bio
+    assert result.edits == 3 and len(result.refused) == 1
+    refusal = llm.bodies[4]["messages"][-1]["content"]
+    assert refusal.startswith("Error: An append (empty old_text) needs a section")
+    assert "Summary, Identity, Timeline, People & relationships" in refusal
+    assert result.outcome == "3 edits (Identity), 1 refused"
+
+
+async def test_an_edit_citing_a_source_it_never_saw_or_that_does_not_exist_is_refused(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await add_sources(bio_engine, ["Moved to Lisbon in February 2021.", "Sam is an old friend."])
+    append = lambda text: ("edit_profile", {"new_text": text, "section": "Timeline"})  # noqa: E731
+    llm.reply_with(
+        tool_reply(("read_source", {"document_id": 1})),
+        tool_reply(append("- 2021-02: Moved to Lisbon [#3, #8]")),
+        tool_reply(append("- 2021-02: Moved to Lisbon [#2]")),
+        tool_reply(append("- 2021-02-25: Talked about Lisbon [chat 2021-02-25]")),
+        tool_reply(append("- 2021-02: Moved to Lisbon [#1]")),
+        "Added the move [#1].",
+    )
+    result = await bio_engine.ask("When did I move?")
+    errors = [b["messages"][-1]["content"] for b in llm.bodies[2:5]]
+    assert errors[0].startswith("Error: Refused: this edit cites #3, #8, which this turn")
+    assert "you may cite: #1." in errors[0]
+    assert errors[1].startswith("Error: Refused: this edit cites #2")
+    assert errors[2].startswith("Error: Refused: there is no chat message from the owner on")
+    assert "2021-02-25" in errors[2]
+    assert "- 2021-02: Moved to Lisbon [#1]" in await bio_engine.bio()
+    assert result.edits == 1 and len(result.refused) == 3
+
+
+async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await add_sources(bio_engine, ["Moved to Lisbon in February 2021."])
+    llm.reply_with(
+        tool_reply(("search", {"query": "Lisbon"})),
+        "Three sources mention the move [#1, #25], and we spoke of it [chat 2021-02-25].",
+        "Sure.",
+    )
+    result = await bio_engine.ask("When did I move?")
+    assert result.report.startswith(
+        "Three sources mention the move [#1, #25?], and we spoke of it [chat 2021-02-25?]."
+    )
+    assert result.report.endswith(
+        "(biomd: #25, chat 2021-02-25 are not among your sources or chat; what rests on it "
+        "is unsupported.)"
+    )
+    await bio_engine.ask("And then?")
+    tail = llm.bodies[-1]["messages"][2]
+    assert tail["role"] == "assistant" and "[#1, #25?]" in tail["content"]
+
+
+async def test_a_claim_of_edits_that_did_not_happen_is_corrected(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    llm.reply_with("I updated bio.md with your new job.")
+    result = await bio_engine.ask("I have a new job.")
+    assert result.report == (
+        "I updated bio.md with your new job.\n\n(biomd: no change was made to bio.md in this turn.)"
+    )
+
+
+# -- bounded replies -------------------------------------------------------------------------
+
+
+async def test_a_reply_cut_off_at_its_limit_is_continued_or_marked_as_cut_off(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    llm.reply_with(text_reply("You moved to Lis", "length"), "bon in 2021.")
+    whole = await bio_engine.ask("When did I move?")
+    assert whole.report == "You moved to Lisbon in 2021." and not whole.cut_off
+    assert llm.bodies[1]["messages"][-1]["content"].startswith("Your reply was cut off")
+    assert all(b["max_tokens"] == 2048 for b in llm.bodies)
+
+    llm.reply_with(*[text_reply("\n\n\n", "length")] * 3)
+    cut = await bio_engine.ask("Tell me everything.")
+    assert cut.cut_off
+    assert cut.report.endswith(
+        "(cut off: the reply reached its length limit, BIOMD_LLM_MAX_TOKENS.)"
+    )
+
+
+async def test_the_same_call_three_times_is_not_run_a_third_time(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    same = tool_reply(("search", {"query": "kiln"}))
+    llm.reply_with(same, same, same, "Nothing found.")
+    await bio_engine.ask("Where is the kiln?")
+    outputs = [b["messages"][-1]["content"] for b in llm.bodies[1:4]]
+    assert outputs[0] == outputs[1] == "No passages found."
+    assert outputs[2].startswith("Error: you have made exactly this search call 3 times")
+
+
+async def test_a_turn_that_outgrows_the_context_window_drops_old_results_first(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    settings = llm_settings(
+        tmp_path, minilm_path, llm, llm_context_tokens=3000, llm_max_tokens=256, chat_tail=4
+    )
+    big = "".join(f"Line {i}: the shed, the kiln and the glazes, again.\n" for i in range(400))
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        await add_sources(engine, [big])
+        llm.reply_with("One.", "Two.")
+        await engine.ask("first")
+        await engine.ask("second")
+        reads = [
+            tool_reply(("read_source", {"document_id": 1, "offset": o, "length": 2500}))
+            for o in range(0, 10000, 2500)
+        ]
+        llm.reply_with(*reads, "Read it all.")
+        await engine.ask("read the notes")
+    budget_chars = (3000 - 256 - 256) * 3.2
+    bodies = llm.bodies[2:]
+    for body in bodies:
+        chars = sum(len(str(m.get("content") or "")) + 16 for m in body["messages"])
+        chars += sum(len(json.dumps(m.get("tool_calls", ""))) for m in body["messages"])
+        assert chars <= budget_chars + 100
+    last = bodies[-1]["messages"]
+    assert any(m.get("content") == ELIDED for m in last), "the oldest results went first"
+    assert last[-1]["role"] == "tool" and last[-1]["content"].startswith("#1 'note-0.txt'")
+
+
+async def test_the_context_window_is_asked_of_ollama_and_llama_cpp(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    from core.models.context_window import context_tokens
+
+    root = llm.base_url.removesuffix("/v1")
+    settings = llm_settings(tmp_path, minilm_path, llm, llm_base_url=f"{root}/v1")
+    assert await context_tokens(settings) == 8192, "a local server that says nothing"
+    llm.routes["/props"] = {"default_generation_settings": {"n_ctx": 16384}}
+    assert await context_tokens(settings) == 16384, "llama.cpp's /props"
+    llm.routes["/api/version"] = {"version": "0.12.0"}
+    assert await context_tokens(settings) == 4096, "Ollama without num_ctx: its default"
+    llm.routes["/api/show"] = {"parameters": "stop <|im_end|>\nnum_ctx 32768"}
+    assert await context_tokens(settings) == 32768, "the model's num_ctx"
+    override = llm_settings(tmp_path, minilm_path, llm, llm_context_tokens=12000)
+    assert await context_tokens(override) == 12000
