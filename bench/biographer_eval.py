@@ -427,6 +427,11 @@ async def main(argv: Sequence[str] | None = None) -> tuple[Score, Run]:
         )
         (args.keep / "answers.md").write_text(qa, encoding="utf-8")
         (args.keep / "turns.md").write_text(turns_table(r), encoding="utf-8")
+        steps = "\n\n".join(
+            f"## turn {x.id} ({x.mode}, source {x.document_id})\n" + "\n".join(x.tools)
+            for x in r.turns
+        )
+        (args.keep / "steps.md").write_text(steps, encoding="utf-8")
     if not args.no_append:
         append_row(args.results, cells, machine())
     return s, r
