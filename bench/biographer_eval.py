@@ -197,12 +197,46 @@ class Run:
     problems: list[str]
 
 
-async def run(settings: Settings, key: dict[str, Any], verbose: bool = False) -> Run:
+class Traced:
+    """The biographer's model, with every reply written to a JSON-lines file."""
+
+    def __init__(self, model: Any, path: Path) -> None:
+        self._model = model
+        self._path = path
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._model, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._model, name, value)
+
+    async def complete(self, messages: Any, tools: Any, mode: str, max_tokens: Any = None) -> Any:
+        reply = await self._model.complete(messages, tools, mode, max_tokens)
+        entry = {
+            "mode": mode,
+            "last": messages[-1].get("content") if messages else None,
+            "text": reply.text,
+            "calls": [[c.name, c.arguments] for c in reply.tool_calls],
+            "finish": getattr(reply, "finish_reason", None),
+        }
+        with self._path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+        return reply
+
+
+async def run(
+    settings: Settings, key: dict[str, Any], verbose: bool = False, trace: Path | None = None
+) -> Run:
     """Ingest the sample, read it all, ask the questions; everything the score needs."""
     steps: dict[int, list[str]] = {}
     problems: list[str] = []
     started = time.monotonic()
     async with await Engine.open(settings) as engine:
+        if trace is not None:
+            engine.biography._model = Traced(engine.biography.model(), trace)  # type: ignore[assignment]
 
         async def on_step(kind: str, detail: str) -> None:
             if kind == "tool":  # the turn that is running is the newest one
@@ -402,6 +436,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--no-append", action="store_true")
     p.add_argument("--keep", type=Path, default=None, help="write bio.md and answers here")
     p.add_argument("--verbose", "-v", action="store_true")
+    p.add_argument("--trace", type=Path, default=None, help="write every model reply here")
     return p.parse_args(argv)
 
 
@@ -410,7 +445,7 @@ async def main(argv: Sequence[str] | None = None) -> tuple[Score, Run]:
     key = json.loads(KEY.read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory(prefix="biomd-eval-") as tmp:
         settings = settings_for(args, Path(tmp) / "data")
-        r = await run(settings, key, args.verbose)
+        r = await run(settings, key, args.verbose, args.trace)
     s = score(r.bio, r.answers, key, r.chat_dates)
     cells = row(args.label or "-", args.model, s, r)
     print("\n" + "\n".join(f"{c:>30}: {v}" for c, v in zip(COLUMNS, cells, strict=True)))

@@ -279,6 +279,21 @@ async def test_the_same_call_three_times_is_not_run_a_third_time(
     assert outputs[2].startswith("Error: you have made exactly this search call 3 times")
 
 
+async def test_a_model_going_round_in_circles_is_stopped_and_asked_for_its_report(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    nothing = tool_reply(("edit_profile", {"section": "", "old_text": "", "new_text": ""}))
+    llm.reply_with(*[nothing] * 4, "Nothing new in this one.")
+    result = await bio_engine.ask("Anything new?")
+    assert result.report == "Nothing new in this one." and result.steps == 5
+    assert llm.bodies[1]["messages"][-1]["content"].startswith(
+        "Error: Nothing to do: old_text and new_text are both empty. If nothing in bio.md"
+    )
+    last = llm.bodies[4]
+    assert "tools" not in last, "the report is asked for without tools"
+    assert last["messages"][-1]["content"].startswith("Your last steps all failed")
+
+
 async def test_a_turn_that_outgrows_the_context_window_drops_old_results_first(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
 ) -> None:

@@ -31,6 +31,11 @@ Mode = Literal["chat", "analysis", "ingest"]
 StepFn = Callable[[str, str], Awaitable[None]]
 """Called as (kind, detail) while a turn runs: 'tool', 'edit', 'report'."""
 
+STUCK = 4  # steps in a row whose every call failed: the turn ends with its report
+STUCK_NOTE = (
+    "Your last steps all failed, so tools are closed for this turn. Do not call any tools. "
+    "Write your report now: what you learned, what you changed in bio.md, and what is left."
+)
 CONTINUATIONS = 2  # a reply cut off at max_tokens is continued at most this many times
 CONTINUE = (
     "Your reply was cut off at the length limit. Continue exactly where it stopped, without "
@@ -228,7 +233,11 @@ class Biographer:
         opening = len(messages) - 1
         budget = await self._budget()
         parts: list[str] = []  # a reply cut off at its length limit, piece by piece
+        failed_in_row = 0  # steps whose every call was an error: a model going round in circles
         for _ in range(steps):
+            if failed_in_row >= STUCK:
+                messages.append({"role": "user", "content": STUCK_NOTE})
+                break
             reply = await self._complete(fit(messages, budget, opening), TOOLS, mode, result)
             calls, from_text = reply.tool_calls, False
             if not calls:
@@ -257,6 +266,8 @@ class Biographer:
                 if on_step:
                     await on_step("tool", describe_call(call))
                 outputs.append(await tools.run(call.name, call.arguments))
+            failed = all(out.startswith("Error:") for out in outputs)
+            failed_in_row = failed_in_row + 1 if failed else 0
             if from_text:
                 messages.append({"role": "assistant", "content": reply.text})
                 messages.append({"role": "user", "content": _results(calls, outputs)})
@@ -266,19 +277,20 @@ class Biographer:
                     {"role": "tool", "tool_call_id": c.id, "content": out}
                     for c, out in zip(calls, outputs, strict=True)
                 )
-        result.budget_exhausted = True
-        messages.append({"role": "user", "content": BUDGET_SPENT})
+        else:
+            result.budget_exhausted = True
+            messages.append({"role": "user", "content": BUDGET_SPENT})
         reply = await self._complete(fit(messages, budget, opening), None, mode, result)
         text = visible(reply.text)
         result.cut_off = reply.finish_reason == "length"
-        return (
-            self._final(text, result)
-            if text
-            else (
-                f"The research budget ({steps} steps) ran out before a report was written; "
-                f"{tools.edits} edit(s) were made to bio.md."
-            )
+        if text:
+            return self._final(text, result)
+        why = (
+            f"The research budget ({steps} steps) ran out"
+            if result.budget_exhausted
+            else "The turn was ended after repeated failed tool calls"
         )
+        return f"{why} before a report was written; {tools.edits} edit(s) were made to bio.md."
 
     async def _budget(self) -> int:
         """Tokens the messages may use: the window less the reply and a margin."""

@@ -71,7 +71,10 @@ def find_section(content: str, name: str) -> Section:
 def apply_edit(content: str, old: str, new: str, section: str | None = None) -> str:
     """bio.md with `old` replaced by `new` (see the module docstring for the rules)."""
     if not old.strip() and not new.strip():
-        raise ProfileEditError("Nothing to do: old_text and new_text are both empty.")
+        raise ProfileEditError(
+            "Nothing to do: old_text and new_text are both empty. If nothing in bio.md needs "
+            "to change, don't call edit_profile: write your report."
+        )
     if not old.strip():
         return _append(content, new, section)
     region = find_section(content, section) if section else None

@@ -173,7 +173,7 @@ class Toolbox:
         try:
             result: str = await getattr(self, f"_{name}")(args)
         except BiomdError as exc:
-            if name == "edit_profile":
+            if name == "edit_profile" and not exc.user_message.startswith("Nothing to do"):
                 first = exc.user_message.split(". ")[0].removeprefix("refused: ")
                 self.refused.append(first.removeprefix("Refused: ").rstrip(".")[:200])
             return f"Error: {exc.user_message}"
