@@ -249,7 +249,8 @@ def check_scheduler(s: Settings) -> Iterator[Finding]:
 
 async def check_llm(s: Settings) -> list[Finding]:
     from core.models.endpoint import is_local
-    from core.models.probe import try_language_model
+    from core.models.local_servers import WANTED_CONTEXT, ollama_context
+    from core.models.probe import tool_advice, try_language_model, try_tool_call
 
     if not s.llm_api_key and not is_local(s.llm_base_url):
         return [
@@ -271,7 +272,23 @@ async def check_llm(s: Settings) -> list[Finding]:
                 "check BIOMD_LLM_API_KEY, BIOMD_LLM_BASE_URL and BIOMD_LLM_MODEL",
             )
         ]
-    return [Finding(OK, "llm", f"{s.llm_model} at {s.llm_base_url} answers")]
+    found = [Finding(OK, "llm", f"{s.llm_model} at {s.llm_base_url} answers")]
+    support = await try_tool_call(s.llm_base_url, s.llm_api_key or "", s.llm_model)
+    status = {"native": OK, "text": WARN}.get(support.how, FAIL)
+    fix = "" if status == OK else "a model trained for tool use (README: Local and private)"
+    found.append(Finding(status, "llm", f"tool-call round trip: {tool_advice(support)}", fix))
+    context = await ollama_context(s.llm_base_url, s.llm_model)
+    if context is not None and context < WANTED_CONTEXT and not s.llm_context_tokens:
+        found.append(
+            Finding(
+                WARN,
+                "llm",
+                f"Ollama runs {s.llm_model} with a {context:,}-token context; turns are "
+                f"trimmed to fit, but reading a source wants about {WANTED_CONTEXT:,}",
+                "`biomd setup` makes a copy of the model with a larger num_ctx",
+            )
+        )
+    return found
 
 
 def unreachable(topic: str, exc: PlatformUnavailable) -> Finding:

@@ -13,13 +13,13 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core.envfile import update_env_file
 from core.errors import PlatformUnavailable
+from core.models import local_servers
 from core.models.endpoint import is_local
-from core.models.probe import try_language_model
+from core.models.probe import tool_advice, try_language_model, try_tool_call
 from core.settings import Settings
 
 OPENROUTER = "https://openrouter.ai/api/v1"
-OLLAMA = "http://localhost:11434/v1"
-DEFAULT_MODELS = {"openrouter": "openai/gpt-4o-mini", "ollama": "llama3.1"}
+DEFAULT_MODELS = {"openrouter": "openai/gpt-4o-mini"}
 OWNER_WAIT_S = 120.0
 
 
@@ -37,6 +37,7 @@ class Wizard:
     io: Prompter
     owner_wait_s: float = OWNER_WAIT_S
     values: dict[str, str] = field(default_factory=dict)
+    local_candidates: tuple[tuple[str, str], ...] = local_servers.KNOWN
 
     async def run(self, env_path: Path, template: Path | None = None) -> dict[str, str]:
         """All the steps, then .env written with what was chosen."""
@@ -66,37 +67,99 @@ class Wizard:
         self.io.say(
             "1. The language model (the biographer's brain). Your sources stay here; the "
             "biographer sends the LLM only what it needs for each turn.\n"
-            "   [1] OpenRouter (one key, many models)  [2] Ollama on this computer  "
-            "[3] another OpenAI-compatible URL"
+            "   [1] OpenRouter (one key, many models)  [2] a model server on this computer "
+            "(Ollama, llama.cpp, LM Studio, vLLM)  [3] another OpenAI-compatible URL"
         )
         if self.settings.llm_api_key or is_local(self.settings.llm_base_url):
             self.io.say(f"   Now: {self.settings.llm_model} at {self.settings.llm_base_url}.")
         choice = self.io.ask("   Which one? (1/2/3, Enter to skip)").strip()
         if choice not in ("1", "2", "3"):
             return
+        key, model = "", ""
         if choice == "1":
-            url, kind = OPENROUTER, "openrouter"
+            url = OPENROUTER
             key = self.io.ask("   OpenRouter key (https://openrouter.ai/keys)", secret=True)
+            if not key:
+                self.io.say("   Skipped.")
+                return
         elif choice == "2":
-            url, kind = self.io.ask("   Ollama URL", OLLAMA), "ollama"
-            key = ""
+            picked = await self._local_server()
+            if picked is None:
+                return
+            url, model = picked
         else:
-            url, kind = self.io.ask("   Base URL (ending in /v1)"), "other"
+            url = self.io.ask("   Base URL (ending in /v1)")
             key = self.io.ask("   API key (Enter if none)", secret=True)
-        if not url or (kind == "openrouter" and not key):
-            self.io.say("   Skipped.")
-            return
-        model = self.io.ask("   Model", DEFAULT_MODELS.get(kind, self.settings.llm_model))
+            if not url:
+                self.io.say("   Skipped.")
+                return
+        model = model or self.io.ask("   Model", DEFAULT_MODELS["openrouter"] if key else "")
         problem = await try_language_model(url, key, model)
         if problem:
             self.io.say(f"   The test call failed: {problem}")
             if self.io.ask("   Keep these settings anyway? (y/N)").lower() != "y":
                 return
         else:
-            self.io.say(f"   {model} answered. Good.")
+            self.io.say(f"   {model} answered. Checking how it makes tool calls…")
+            support = await try_tool_call(url, key, model)
+            self.io.say(f"   {tool_advice(support)[0].upper()}{tool_advice(support)[1:]}")
+            if support.how == "none" and self.io.ask("   Use it anyway? (y/N)").lower() != "y":
+                return
+            model = await self._ollama_context(url, model)
         self.values |= {"BIOMD_LLM_BASE_URL": url, "BIOMD_LLM_MODEL": model}
         if key:
             self.values["BIOMD_LLM_API_KEY"] = key
+
+    async def _local_server(self) -> tuple[str, str] | None:
+        """A model server on this computer and one of its models, as (base URL, model)."""
+        servers = await local_servers.find(self.local_candidates)
+        if not servers:
+            ports = ", ".join(f"{k} {u.rsplit(':', 1)[-1]}" for k, u in self.local_candidates)
+            self.io.say(f"   No model server answered at the usual ports ({ports}).")
+            url = self.io.ask("   Its URL, if it runs elsewhere (Enter to skip)")
+            if not url:
+                self.io.say(
+                    "   Skipped. Start one (for example `ollama serve`) and run setup again."
+                )
+                return None
+            return url, self.io.ask("   Model")
+        for i, s in enumerate(servers, 1):
+            shown = ", ".join(s.models[:8]) or "no model loaded"
+            self.io.say(f"   [{i}] {s.kind} at {s.base_url}: {shown}")
+        which = self.io.ask("   Which server?", "1").strip()
+        server = (
+            servers[int(which) - 1] if which.isdigit() and 0 < int(which) <= len(servers) else None
+        )
+        if server is None:
+            self.io.say("   Skipped.")
+            return None
+        if not server.models:
+            return server.base_url, self.io.ask("   Model (as the server names it)")
+        for i, m in enumerate(server.models, 1):
+            self.io.say(f"     ({i}) {m}")
+        answer = self.io.ask("   Model (number or name)", "1").strip()
+        if answer.isdigit() and 0 < int(answer) <= len(server.models):
+            return server.base_url, server.models[int(answer) - 1]
+        return server.base_url, answer
+
+    async def _ollama_context(self, url: str, model: str) -> str:
+        """On Ollama, offer a copy of the model with a context window a reading turn fits in."""
+        context = await local_servers.ollama_context(url, model)
+        if context is None or context >= local_servers.WANTED_CONTEXT:
+            return model
+        self.io.say(
+            f"   Ollama runs {model} with a {context:,}-token context, and silently cuts longer "
+            f"prompts. Reading a source wants about {local_servers.WANTED_CONTEXT:,}."
+        )
+        if self.io.ask("   Make a copy of the model with that context? (Y/n)", "y").lower() != "y":
+            return model
+        try:
+            made = await local_servers.make_ollama_variant(url, model)
+        except Exception as exc:
+            self.io.say(f"   Ollama could not make it ({exc}); keeping {model}.")
+            return model
+        self.io.say(f"   Made {made}; biomd will use it.")
+        return made
 
     # -- Telegram ---------------------------------------------------------------------------
 

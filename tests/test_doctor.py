@@ -101,3 +101,31 @@ async def test_an_unreachable_platform_is_a_warning_not_a_bad_token(tmp_path: Pa
     )
     (finding,) = await check_telegram(settings)
     assert finding.status == WARN and "could not reach Telegram" in finding.detail
+
+
+async def test_doctor_runs_one_tool_call_round_trip_and_checks_ollamas_context(
+    tmp_path: Path, minilm_path: Path
+) -> None:
+    from bot.doctor import WARN, check_llm
+    from tests.fake_llm import tool_reply
+
+    with fake_llm() as llm:
+        settings = make_settings(
+            tmp_path / "data", minilm_path, llm_base_url=llm.base_url, llm_model="qwen2.5:1.5b"
+        )
+        llm.reply_with("OK", tool_reply(("lookup", {"word": "lighthouse"})), "PELICAN-42")
+        native = await check_llm(settings)
+        llm.routes |= {"/api/version": {"version": "0.12.0"}, "/api/show": {"parameters": ""}}
+        llm.reply_with(
+            "OK", '<tool_call>{"name": "lookup", "arguments": {"word": "x"}}</tool_call>', "ok"
+        )
+        text = await check_llm(settings)
+        llm.reply_with("OK", "I cannot use tools.")
+        none = await check_llm(settings)
+    assert [(f.status, f.detail) for f in native][1] == (
+        OK,
+        "tool-call round trip: tool calls come back native: the biographer can research and edit.",
+    )
+    assert text[1].status == WARN and "come back as text, which biomd reads" in text[1].detail
+    assert text[2].status == WARN and "with a 4,096-token context" in text[2].detail
+    assert none[1].status == FAIL and "no tool calls came back" in none[1].detail

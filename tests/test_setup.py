@@ -13,7 +13,7 @@ from bot.setup import Wizard, daily_cron
 from core.envfile import with_values
 from core.settings import Settings
 from tests.fake_discord import fake_discord
-from tests.fake_llm import Status, fake_llm
+from tests.fake_llm import Status, fake_llm, tool_reply
 from tests.fake_telegram import fake_telegram
 
 TEMPLATE = """# biomd settings
@@ -50,7 +50,9 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
     template.write_text(TEMPLATE)
     with fake_llm() as llm:
         async with fake_telegram() as tg, fake_discord() as dc:
-            llm.reply_with("OK")
+            llm.reply_with(
+                "OK", tool_reply(("lookup", {"word": "lighthouse"})), "It says PELICAN-42."
+            )
             pushes: list[Any] = []
             script = Script(
                 [
@@ -87,6 +89,13 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
     assert stat.S_IMODE(env.stat().st_mode) == 0o600
     said = "\n".join(script.said)
     assert "That is not a time like 19:00." in said and "Not a time zone name" in said
+    assert "Tool calls come back native: the biographer can research and edit." in said
+    assert llm.bodies[1]["tools"][0]["function"]["name"] == "lookup"
+    assert llm.bodies[2]["messages"][-1] == {
+        "role": "tool",
+        "tool_call_id": "call_0_lookup",
+        "content": "lighthouse: the code word is PELICAN-42.",
+    }
     for secret in ("sk-or-secret-123", "TELEGRAM-SECRET", "discord-secret-token"):
         assert secret not in said, "secrets are never echoed"
 
@@ -131,3 +140,47 @@ def test_env_values_are_quoted_when_needed_and_times_become_cron() -> None:
     assert text == 'A=1\nB="say \\"hi\\" # now"\nC=plain-value\n'
     assert daily_cron("7:05") == "5 7 * * *"
     assert daily_cron("24:00") is None and daily_cron("noon") is None
+
+
+async def test_setup_finds_a_local_server_lists_its_models_and_warns_about_text_tool_calls(
+    tmp_path: Path,
+) -> None:
+    env = tmp_path / ".env"
+    with fake_llm() as ollama, fake_llm() as nothing:
+        root = ollama.base_url.removesuffix("/v1")
+        ollama.routes |= {
+            "/api/tags": {"models": [{"name": "qwen2.5:1.5b"}, {"name": "llama3.1:8b"}]},
+            "/api/version": {"version": "0.12.0"},
+            "/api/show": {"parameters": "stop <|im_end|>"},
+            "/api/create": {"status": "success"},
+        }
+        ollama.reply_with(
+            "OK",
+            '```json\n{"name": "lookup", "arguments": {"word": "lighthouse"}}\n```',
+            "PELICAN-42.",
+        )
+        script = Script(["2", "1", "1", "y"] + [""] * 12)
+        wizard = Wizard(
+            Settings(_env_file=None),  # type: ignore[call-arg]
+            script,
+            local_candidates=(
+                ("Ollama", root),
+                (
+                    "llama.cpp",
+                    nothing.base_url.removesuffix("/v1").replace("127.0.0.1", "localhost"),
+                ),
+                ("LM Studio", "http://127.0.0.1:9"),
+            ),
+        )
+        values = await wizard.run(env)
+    said = "\n".join(script.said)
+    assert f"[1] Ollama at {root}/v1: qwen2.5:1.5b, llama3.1:8b" in said
+    assert "[2] llama.cpp at" not in said, "servers that don't answer aren't listed"
+    assert "(1) qwen2.5:1.5b" in said and "(2) llama3.1:8b" in said
+    assert "Tool calls come back as text, which biomd reads" in said
+    assert "Ollama runs qwen2.5:1.5b with a 4,096-token context" in said
+    assert "Made qwen2.5-biomd16k:1.5b; biomd will use it." in said
+    assert "POST /api/create" in ollama.other
+    assert values["BIOMD_LLM_BASE_URL"] == f"{root}/v1"
+    assert values["BIOMD_LLM_MODEL"] == "qwen2.5-biomd16k:1.5b"
+    assert "BIOMD_LLM_API_KEY" not in values
