@@ -65,6 +65,9 @@ class Settings(BaseSettings):
         default=None, ge=0, le=20, description="Retries per call (default 4; 1 local)."
     )
     llm_max_tokens: int = Field(default=2048, ge=64, description="The longest reply, in tokens.")
+    llm_stream: bool | None = Field(
+        default=None, description="Stream replies (default: for a local server)."
+    )
     llm_context_tokens: int | None = Field(
         default=None, ge=1024, description="The model's context window (default: asked of it)."
     )
@@ -141,6 +144,12 @@ class Settings(BaseSettings):
     @property
     def turn_timeout(self) -> float:
         return self.llm_turn_timeout or (3600.0 if self.llm_is_local else 900.0)
+
+    @property
+    def stream(self) -> bool:
+        """Streaming lets a reply be cut short once a tool call written as text is complete,
+        which a local model on a CPU would otherwise spend minutes running on from."""
+        return self.llm_stream if self.llm_stream is not None else self.llm_is_local
 
     @property
     def max_retries(self) -> int:

@@ -72,6 +72,44 @@ def tool_reply(*calls: tuple[str, dict[str, Any] | str], text: str = "") -> dict
     }
 
 
+def stream_chunks(reply: dict[str, Any], usage: bool) -> list[dict[str, Any]]:
+    """A chat completion cut into the chunks a streaming server sends: the content a few
+    characters at a time, each tool call in two pieces, then the finish and the usage."""
+    choice = reply["choices"][0] if reply.get("choices") else {}
+    message = choice.get("message") or {}
+    base = {k: reply.get(k) for k in ("id", "created", "model")} | {
+        "object": "chat.completion.chunk"
+    }
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return base | {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    content = message.get("content") or ""
+    out += [chunk({"content": content[i : i + 24]}) for i in range(0, len(content), 24)]
+    for i, call in enumerate(message.get("tool_calls") or []):
+        fn = call["function"]
+        half = len(fn["arguments"]) // 2
+        head = {"index": i, "id": call["id"], "type": "function"}
+        out.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        head
+                        | {"function": {"name": fn["name"], "arguments": fn["arguments"][:half]}}
+                    ]
+                }
+            )
+        )
+        out.append(
+            chunk({"tool_calls": [{"index": i, "function": {"arguments": fn["arguments"][half:]}}]})
+        )
+    out.append(chunk({}, choice.get("finish_reason") or "stop"))
+    if usage and reply.get("usage"):
+        out.append(base | {"choices": [], "usage": reply["usage"]})
+    return out
+
+
 def text_reply(text: str, finish: str = "stop") -> dict[str, Any]:
     """A plain answer; finish="length" is one cut off at max_tokens."""
     return {
@@ -99,6 +137,9 @@ class FakeLLM:
     default_reply: str | dict[str, Any] = "OK"
     down: bool = False  # drop every connection without an answer, like a dead endpoint
     routes: dict[str, Any] = field(default_factory=dict)  # other paths (GET or POST): JSON
+    stream_delay: float = 0.0  # seconds between streamed chunks
+    streams_finished: int = 0
+    streams_abandoned: int = 0  # streams the client hung up on before the end
     other: list[str] = field(default_factory=list)  # "GET /props" and the like, as asked
 
     def reply_with(self, *items: Scripted) -> None:
@@ -153,6 +194,22 @@ def fake_llm() -> Iterator[FakeLLM]:
             self.end_headers()
             self.wfile.write(payload)
 
+        def _stream(self, reply: dict[str, Any], usage: bool) -> None:
+            """The reply as server-sent events, the way llama-server and OpenAI stream it."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            try:
+                for chunk in stream_chunks(reply, usage):
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    if state.stream_delay:
+                        time.sleep(state.stream_delay)
+                self.wfile.write(b"data: [DONE]\n\n")
+                state.streams_finished += 1
+            except (BrokenPipeError, ConnectionResetError):
+                state.streams_abandoned += 1
+
         def do_GET(self) -> None:
             self._route()
 
@@ -187,6 +244,9 @@ def fake_llm() -> Iterator[FakeLLM]:
                 self.wfile.write(payload)
                 return
             state.sent.append(reply)
+            if body.get("stream"):
+                self._stream(reply, bool((body.get("stream_options") or {}).get("include_usage")))
+                return
             payload = json.dumps(reply).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")

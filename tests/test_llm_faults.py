@@ -46,20 +46,26 @@ BAD_BODIES = {
 }
 
 
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "whole"])
 @pytest.mark.parametrize("kind", list(BAD_BODIES))
 async def test_a_broken_response_body_is_a_clear_error(
-    engine_llm: tuple[Engine, FakeLLM], kind: str
+    tmp_path: Path, minilm_path: Path, embedder: object, kind: str, stream: bool
 ) -> None:
-    engine, llm = engine_llm
-    llm.reply_with(BAD_BODIES[kind])
-    with pytest.raises(LLMError) as caught:
-        await engine.ask("Where did I grow up?")
-    message = caught.value.user_message
-    assert "LLM endpoint" in message and ("JSON" in message or "no answer" in message), message
-    row = await engine.store.fetchone("SELECT status, error FROM turns ORDER BY id DESC LIMIT 1")
-    assert row is not None and row[0] == "failed" and row[1]
-    llm.reply_with("Galway, by your journal [#1].")
-    assert (await engine.ask("Where did I grow up?")).report.startswith("Galway")
+    with fake_llm() as llm:
+        settings = fault_settings(tmp_path, minilm_path, llm, llm_stream=stream)
+        async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+            llm.reply_with(BAD_BODIES[kind])
+            with pytest.raises(LLMError) as caught:
+                await engine.ask("Where did I grow up?")
+            message = caught.value.user_message
+            assert "LLM endpoint" in message, message
+            assert "JSON" in message or "no answer" in message, message
+            row = await engine.store.fetchone(
+                "SELECT status, error FROM turns ORDER BY id DESC LIMIT 1"
+            )
+            assert row is not None and row[0] == "failed" and row[1]
+            llm.reply_with("Galway, by your journal.")
+            assert (await engine.ask("Where did I grow up?")).report.startswith("Galway")
 
 
 async def test_a_timeout_is_retried_and_a_persistent_one_is_a_clear_error(

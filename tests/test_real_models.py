@@ -108,6 +108,22 @@ async def test_thinking_and_tool_result_echoes_are_not_shown_to_the_owner(
     assert result.report == "I could not find it."
 
 
+async def test_a_text_call_ends_the_streamed_reply_before_the_model_imagines_the_result(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await add_sources(bio_engine, ["The kiln in the shed reached 1,200 degrees."])
+    call = '```json\n{"name": "read_source", "arguments": {"document_id": 1}}\n```'
+    imagined = "\n\n# note-0.txt\n\nNina (owner): I have a friend in New York who" * 60
+    llm.stream_delay = 0.002
+    llm.reply_with(text_reply(call + imagined, "length"), "The kiln reached 1,200 degrees [#1].")
+    result = await bio_engine.ask("How hot did the kiln get?")
+    assert llm.streams_abandoned == 1, "biomd hung up once the call was complete"
+    assert result.report == "The kiln reached 1,200 degrees [#1]." and not result.cut_off
+    echoed = llm.bodies[1]["messages"][-2]
+    assert echoed == {"role": "assistant", "content": call}, "the imagined result is not kept"
+    assert "New York" not in json.dumps(llm.bodies[1])
+
+
 # -- reading is done only when it was done --------------------------------------------------
 
 

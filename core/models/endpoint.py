@@ -62,6 +62,17 @@ def usage_of(usage: Any, settings: Settings) -> Usage:
     return Usage(prompt, completion, price, "price" if price else "none")
 
 
+def estimated(messages: Any, text: str, settings: Settings) -> Usage:
+    """Tokens guessed from characters (about 3.5 each) where the endpoint gave no count."""
+    prompt = int(len(json.dumps(messages, ensure_ascii=False)) / 3.5)
+    completion = int(len(text) / 3.5)
+    s = settings
+    price = (
+        prompt * s.llm_price_prompt_per_mtok + completion * s.llm_price_completion_per_mtok
+    ) / 1e6
+    return Usage(prompt, completion, price, "estimate")
+
+
 @asynccontextmanager
 async def plain_errors(
     settings: Settings, model: str, setting: str = "BIOMD_LLM_MODEL"

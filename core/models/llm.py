@@ -11,6 +11,7 @@ from core.errors import LLMError
 from core.models import endpoint
 from core.models.context_window import context_tokens
 from core.models.ledger import Ledger, Usage
+from core.models.streaming import assemble, tool_params
 from core.settings import Settings
 
 
@@ -81,11 +82,41 @@ class OpenAIChat:
             kwargs["tools"] = list(tools)
         if extra := endpoint.extra_body(self.settings):
             kwargs["extra_body"] = extra
-        async with endpoint.plain_errors(self.settings, self.model):
-            response = await self._client.chat.completions.create(**kwargs)
-        reply = self._reply(response)
+        if self.settings.stream:
+            reply = await self._streamed(kwargs, tools)
+        else:
+            async with endpoint.plain_errors(self.settings, self.model):
+                response = await self._client.chat.completions.create(**kwargs)
+            reply = self._reply(response)
         await self.ledger.record(self.model, mode, reply.usage, self.turn_id)
         return reply
+
+    async def _streamed(
+        self, kwargs: dict[str, Any], tools: Sequence[dict[str, Any]] | None
+    ) -> Reply:
+        """The reply streamed (see core.models.streaming), which lets a text tool call end
+        the reply as soon as it is complete."""
+        kwargs = kwargs | {"stream": True, "stream_options": {"include_usage": True}}
+        async with endpoint.plain_errors(self.settings, self.model):
+            stream = await self._client.chat.completions.create(**kwargs)
+            try:
+                got = await assemble(stream, tool_params(tools))
+            finally:
+                await stream.close()
+        if not got.chunks:
+            raise LLMError(
+                f"The LLM endpoint {self.settings.llm_base_url} returned no answer (no "
+                "choices, or a body that is not a stream of JSON events)."
+            )
+        calls = [
+            ToolCall(c["id"] or f"call_{i}", c["name"], c["arguments"])
+            for i, c in sorted(got.calls.items())
+            if c["name"]
+        ]
+        usage = endpoint.usage_of(got.usage, self.settings)
+        if got.usage is None:  # cut short, or a server that does not count
+            usage = endpoint.estimated(kwargs["messages"], got.text, self.settings)
+        return Reply(got.text, calls, usage, got.finish_reason or "stop")
 
     def _reply(self, response: Any) -> Reply:
         endpoint.check_json(response, self.settings)
