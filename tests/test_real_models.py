@@ -232,6 +232,25 @@ async def test_an_edit_citing_a_source_it_never_saw_or_that_does_not_exist_is_re
     assert result.edits == 1 and len(result.refused) == 3
 
 
+async def test_loosely_written_source_ids_are_citations_and_are_checked_as_such(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await add_sources(bio_engine, ["Handed in my notice today."])
+    add = lambda text: ("edit_profile", {"new_text": text, "section": "Timeline"})  # noqa: E731
+    llm.reply_with(
+        tool_reply(("read_source", {"document_id": 1})),
+        tool_reply(add("- 2020-12-18: Handed in her notice. #10")),  # as the model wrote it
+        tool_reply(add("- 2020-12-18: Handed in her notice (#1).")),
+        "<tools>",  # the model's way of ending its turn
+    )
+    result = await bio_engine.ask("When did I resign?")
+    refused = llm.bodies[2]["messages"][-1]["content"]
+    assert refused.startswith("Error: Refused: this edit cites #10")
+    assert "- 2020-12-18: Handed in her notice [#1]." in await bio_engine.bio()
+    assert result.steps == 4
+    assert result.report.startswith("(The biographer ended the turn without a word.)")
+
+
 async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:

@@ -9,8 +9,20 @@ from collections.abc import Callable
 _GROUP = re.compile(r"\[((?:[^\[\]\n]*?)#\d+[^\[\]\n]*)\]")
 _ID = re.compile(r"#(\d+)(\??)")
 _CHAT = re.compile(r"\[chat (\d{4}-\d{2}-\d{2})\]")
+_PAREN = re.compile(r"[(\[]\s*(?:sources?\s+)?(#\d+(?:\s*(?:,|and|&)\s*#\d+)*)\s*[)\]]", re.I)
+_LINE_END = re.compile(r"(?<=[ \t])#(\d+)(?=[ \t]*[.;]?[ \t]*$)", re.M)
 FLAG = "?"
 """What follows an id that is not a real source, e.g. [#3, #25?]: shown, never linked."""
+
+
+def bracket_bare(text: str) -> str:
+    """Source ids written the loose ways models write them, "(#3)", "(sources #3 and #8)",
+    "[source #3]" or a bare "#3" ending a line, as citations: [#3], [#3, #8]."""
+
+    def group(m: re.Match[str]) -> str:
+        return "[" + ", ".join(f"#{n}" for n in re.findall(r"#(\d+)", m.group(1))) + "]"
+
+    return _LINE_END.sub(lambda m: f"[#{m.group(1)}]", _PAREN.sub(group, text))
 
 
 def source_ids(text: str) -> set[int]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from core.biographer.citations import chat_days, source_ids
+from core.biographer.citations import bracket_bare, chat_days, source_ids
 from core.biographer.edits import apply_edit, removed_share
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
@@ -227,12 +227,13 @@ class Toolbox:
         before = await self.profile.load()
         if self._start_size is None:
             self._start_size = len(before)
-        candidate = apply_edit(before, args.old_text, args.new_text, args.section or None)
-        await self._check_citations(args.old_text, args.new_text)
+        new_text = bracket_bare(args.new_text)
+        candidate = apply_edit(before, args.old_text, new_text, args.section or None)
+        await self._check_citations(args.old_text, new_text)
         self._check_removal(before, candidate)
         after = await self.profile.edit(
             args.old_text,
-            args.new_text,
+            new_text,
             section=args.section or None,
             turn_id=self.turn_id,
             mode=self.mode,

@@ -104,7 +104,9 @@ def parse(text: str, tools: Mapping[str, Sequence[str]]) -> Parsed:
         if not taken(m.start(), m.end()):
             add(m.start(), m.end(), *_function_xml(m.group(1), m.group(0)))
     for m in _TAGGED.finditer(body):
-        if not taken(m.start(), m.end()):
+        if not m.group(2).strip():  # a lone "<tools>": the model ending its turn, not a call
+            spans.append((m.start(), m.end()))
+        elif not taken(m.start(), m.end()):
             add(m.start(), m.end(), *_json_calls(m.group(2), tools, m.group(0), strict=True))
     for m in _FENCE.finditer(body):
         if taken(m.start(), m.end()):
