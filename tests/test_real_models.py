@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
+from core.biographer.agent import CUT_OFF_NOTE
 from core.biographer.context import ELIDED, RESULTS_HEAD
 from core.engine import Engine
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, text_reply, tool_reply
 from tests.samples import add_sources
+from tests.waiting import wait_until
 
 
 def results_message(body: dict[str, Any]) -> str:
@@ -22,6 +24,11 @@ def results_message(body: dict[str, Any]) -> str:
         m for m in body["messages"] if str(m.get("content") or "").startswith(RESULTS_HEAD)
     ]
     return str(message["content"])
+
+
+async def hung_up(llm: FakeLLM) -> None:
+    """Wait for the fake server to notice that biomd closed the stream early."""
+    await wait_until(lambda: llm.streams_abandoned == 1, lambda: [str(llm.streams_finished)], 5)
 
 
 SEARCH = '{"name": "search", "arguments": {"query": "kiln"}}'
@@ -117,7 +124,7 @@ async def test_a_text_call_ends_the_streamed_reply_before_the_model_imagines_the
     llm.stream_delay = 0.002
     llm.reply_with(text_reply(call + imagined, "length"), "The kiln reached 1,200 degrees [#1].")
     result = await bio_engine.ask("How hot did the kiln get?")
-    assert llm.streams_abandoned == 1, "biomd hung up once the call was complete"
+    await hung_up(llm)  # once the call was complete
     assert result.report == "The kiln reached 1,200 degrees [#1]." and not result.cut_off
     echoed = llm.bodies[1]["messages"][-2]
     assert echoed == {"role": "assistant", "content": call}, "the imagined result is not kept"
@@ -298,9 +305,24 @@ async def test_a_reply_cut_off_at_its_limit_is_continued_or_marked_as_cut_off(
     llm.reply_with(*[text_reply("\n\n\n", "length")] * 3)
     cut = await bio_engine.ask("Tell me everything.")
     assert cut.cut_off
-    assert cut.report.endswith(
-        "(cut off: the reply reached its length limit, BIOMD_LLM_MAX_TOKENS.)"
-    )
+    assert cut.report.endswith(f"({CUT_OFF_NOTE})")
+
+
+@pytest.mark.parametrize(
+    "loop",
+    ["\n" * 6000, '"new_text": "- 2024-06-02: Mum posted the old cycling maps" - #26", ' * 60],
+    ids=["newlines", "the same line"],
+)
+async def test_a_reply_that_repeats_itself_is_cut_short(
+    bio_engine: Engine, llm: FakeLLM, loop: str
+) -> None:
+    llm.stream_delay = 0.002
+    llm.reply_with(text_reply("Here is what I found." + loop, "length"))
+    result = await bio_engine.ask("Tell me everything.")
+    await hung_up(llm)
+    assert result.steps == 1 and result.cut_off
+    assert result.report.startswith("Here is what I found.")
+    assert len(result.report) < 1200
 
 
 async def test_the_same_call_three_times_is_not_run_a_third_time(

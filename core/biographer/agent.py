@@ -36,6 +36,9 @@ STUCK_NOTE = (
     "Your last steps all failed, so tools are closed for this turn. Do not call any tools. "
     "Write your report now: what you learned, what you changed in bio.md, and what is left."
 )
+CUT_OFF_NOTE = (
+    "cut off: the reply reached its length limit, BIOMD_LLM_MAX_TOKENS, or began to repeat itself."
+)
 CONTINUATIONS = 2  # a reply cut off at max_tokens is continued at most this many times
 CONTINUE = (
     "Your reply was cut off at the length limit. Continue exactly where it stopped, without "
@@ -258,7 +261,7 @@ class Biographer:
                     messages.append({"role": "assistant", "content": reply.text})
                     messages.append({"role": "user", "content": CONTINUE})
                     continue
-                result.cut_off = reply.finish_reason == "length"
+                result.cut_off = reply.finish_reason in ("length", "repetition")
                 return self._final("".join(parts), result)
             parts.clear()
             outputs = []
@@ -282,7 +285,7 @@ class Biographer:
             messages.append({"role": "user", "content": BUDGET_SPENT})
         reply = await self._complete(fit(messages, budget, opening), None, mode, result)
         text = visible(reply.text)
-        result.cut_off = reply.finish_reason == "length"
+        result.cut_off = reply.finish_reason in ("length", "repetition")
         if text:
             return self._final(text, result)
         why = (
@@ -315,7 +318,7 @@ class Biographer:
     def _final(text: str, result: TurnResult) -> str:
         shown = visible(text)
         if result.cut_off:
-            shown += "\n\n(cut off: the reply reached its length limit, BIOMD_LLM_MAX_TOKENS.)"
+            shown += f"\n\n({CUT_OFF_NOTE})"
         return shown.strip() or "(The biographer ended the turn without a word.)"
 
     async def _start(self, mode: str, message: str, document_id: int | None) -> int:

@@ -1,6 +1,8 @@
 """A streamed chat completion, put back together, and cut short when a model that writes
 its tool calls as text goes on to imagine the results: the call is complete, so the rest
-is never generated (on a CPU that saves minutes per step) and never read back to it."""
+is never generated (on a CPU that saves minutes per step) and never read back to it. A
+reply that has begun to repeat itself is cut short the same way (finish_reason
+"repetition")."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from core.models.text_calls import parse
 PARSE_EVERY = 48  # characters of new text between looks for a finished text call
 _CLOSER = re.compile(r"[ \t]*\n?[ \t]*(?:```|</[A-Za-z_]+>)")
 RUN_ON = 160  # characters past a finished text call that show the model is imagining on
+REPEAT_TAIL = 120  # a stretch this long, seen three times, means the model is looping
 
 
 @dataclass
@@ -62,6 +65,9 @@ async def assemble(stream: AsyncIterator[Any], tools: Mapping[str, Sequence[str]
                     slot["arguments"] += tc.function.arguments or ""
             if choice.finish_reason:
                 out.finish_reason = choice.finish_reason
+        if length - parsed_at >= PARSE_EVERY and _repeating("".join(parts[-64:])):
+            out.cut_short, out.finish_reason = True, "repetition"
+            break
         if tools and not out.calls and length - parsed_at >= PARSE_EVERY:
             parsed_at = length
             found = len(parse("".join(parts), tools).calls)
@@ -74,10 +80,20 @@ async def assemble(stream: AsyncIterator[Any], tools: Mapping[str, Sequence[str]
                 out.cut_short = True
                 break
     out.text = "".join(parts)
+    if out.finish_reason == "repetition":
+        return out
     if out.cut_short and done_at is not None:
         out.text = out.text[: _calls_end(out.text, tools, before, done_at, seen)]
         out.finish_reason = "stop"
     return out
+
+
+def _repeating(recent: str) -> bool:
+    """True when the newest text is a loop: its last stretch already came twice before it
+    (a small model writing the same line, or newlines, until its limit)."""
+    if len(recent) < REPEAT_TAIL * 3:
+        return False
+    return recent.count(recent[-REPEAT_TAIL:]) >= 3
 
 
 def _calls_end(text: str, tools: Mapping[str, Sequence[str]], lo: int, hi: int, n: int) -> int:
