@@ -18,6 +18,7 @@ from core.biographer.profile_text import Question, open_questions, timeline
 from core.errors import ModelMismatch, NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, rank
+from core.ingest.message_counts import count_earlier_sources
 from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
 from core.ingest.timestamps import strip_line_stamps
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
@@ -91,6 +92,7 @@ class Engine:
         ensure_private_dir(settings.data_dir)
         store = await Store.open(settings.db_path)
         engine = cls(settings, store, embedder)
+        await count_earlier_sources(store)
         if check_model:
             try:
                 await engine.check_model()

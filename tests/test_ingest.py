@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,6 +15,7 @@ from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from core.storage.migrations import MIGRATIONS
 from core.storage.store import ChunkRow
+from tests.conftest import make_settings
 from tests.samples import SOURDOUGH, zip_bytes
 
 
@@ -251,3 +253,36 @@ def test_a_date_in_the_file_name_dates_an_undated_source() -> None:
     assert date_in_name("2020_02_30 then 2020_03_01.txt") == "2020-03-01"
     assert date_in_name("x-2019-13-01.txt") is None
     assert date_in_name("order 12345678.txt") is None
+
+
+async def test_dated_messages_are_counted_once_per_month_and_speaker_even_across_chunks(
+    tmp_path: Path, minilm_path: Path, embedder: Any
+) -> None:
+    from core.ingest.message_counts import DONE
+
+    lines = []
+    for i in range(600):
+        month = 1 + i // 200  # 200 messages in each of January, February, March
+        who = "Grace (owner)" if i % 3 else "Bo"
+        lines.append(f"[2021-{month:02d}-{1 + i % 28:02d} 10:{i % 60:02d}] {who}: message {i}")
+    chat = tmp_path / "chat.txt"
+    chat.write_text("Chat: Bo\n" + "\n".join(lines) + "\n")
+    settings = make_settings(tmp_path / "data", minilm_path)
+    query = (
+        "SELECT month, speaker, SUM(messages) FROM message_counts GROUP BY month, speaker"
+        " ORDER BY month, speaker"
+    )
+    counts: dict[tuple[str, str], int] = {}
+    for i in range(600):
+        key = (f"2021-{1 + i // 200:02d}", "Grace" if i % 3 else "Bo")
+        counts[key] = counts.get(key, 0) + 1
+    expected = [(m, who, n) for (m, who), n in sorted(counts.items())]
+    async with await Engine.open(settings, embedder) as engine:
+        [result] = [r async for r in engine.ingest([chat])]
+        assert result.chunks > 10, "the lines span many overlapping chunks"
+        assert [tuple(r) for r in await engine.store.fetchall(query)] == expected
+        async with engine.store.transaction() as db:  # as if ingested before counting existed
+            await db.execute("DELETE FROM message_counts")
+            await db.execute("DELETE FROM meta WHERE key = ?", (DONE,))
+    async with await Engine.open(settings, embedder) as engine:
+        assert [tuple(r) for r in await engine.store.fetchall(query)] == expected

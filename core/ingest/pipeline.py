@@ -40,7 +40,7 @@ from core.ingest.convert import (
     detect,
 )
 from core.ingest.convert.archive import is_junk
-from core.ingest.timestamps import date_in_name, line_speakers, line_stamps
+from core.ingest.timestamps import date_in_name, line_months, line_speakers, line_stamps
 from core.settings import Settings
 from core.storage.rawfiles import RawFiles, Staged
 from core.storage.store import ChunkRow, Document, Store
@@ -79,6 +79,8 @@ class ChunkStream:
     first_stamp: str | None = None
     last_stamp: str | None = None
     names: Counter[str] = field(default_factory=Counter)
+    months: Counter[tuple[str, str]] = field(default_factory=Counter)
+    _counted_to: int = 0  # where the chunks already counted end (chunks overlap)
     _done: bool = False
 
     def next_batch(self) -> list[ChunkRow] | None:
@@ -101,6 +103,8 @@ class ChunkStream:
         for c in chunks:
             stamps = line_stamps(c.text)
             self.names.update(line_speakers(c.text))
+            self.months.update(line_months(c.text, max(0, self._counted_to - c.start)))
+            self._counted_to = max(self._counted_to, c.end)
             if stamps:
                 lo, hi = min(stamps), max(stamps)
                 self.first_stamp = lo if self.first_stamp is None else min(self.first_stamp, lo)
@@ -278,6 +282,7 @@ class Ingestor:
             content_start=stream.first_stamp or date_in_name(probe.name),
             content_end=stream.last_stamp or date_in_name(probe.name),
             names=stream.names,
+            months=stream.months,
         )
         await self.store.enqueue_reading(doc_id)
         return IngestResult(

@@ -47,3 +47,16 @@ def date_in_name(name: str) -> str | None:
         except ValueError:
             continue
     return None
+
+
+_MESSAGE = re.compile(
+    r"^\[(\d{4}-\d{2})-\d{2}(?: \d{2}:\d{2})?\] ?"
+    r"(?:(?!\(system\))([^:\n]{1,80}?)(?: \(owner\))?: )?",
+    re.MULTILINE,
+)
+
+
+def line_months(text: str, start: int = 0) -> list[tuple[str, str]]:
+    """(YYYY-MM, speaker) for each dated line of `text` that begins at or after `start`
+    (so that lines in the overlap of two chunks are counted once)."""
+    return [(m.group(1), m.group(2) or "") for m in _MESSAGE.finditer(text) if m.start() >= start]

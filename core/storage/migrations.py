@@ -230,4 +230,20 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE reading_queue ADD COLUMN gave_up_at TEXT;
         """,
     ),
+    Migration(
+        "message_counts",
+        """
+        -- Dated chat messages per month and speaker ('' for lines with no speaker), for the
+        -- timeline's picture and each person's appearances by year. Filled at ingest;
+        -- sources ingested before this are counted once at start-up.
+        CREATE TABLE message_counts (
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            month       TEXT NOT NULL,
+            speaker     TEXT NOT NULL,
+            messages    INTEGER NOT NULL,
+            PRIMARY KEY (document_id, month, speaker)
+        );
+        CREATE INDEX message_counts_month ON message_counts(month);
+        """,
+    ),
 )

@@ -269,6 +269,7 @@ class Store:
         content_start: str | None,
         content_end: str | None,
         names: dict[str, int] | None = None,
+        months: dict[tuple[str, str], int] | None = None,
     ) -> None:
         """Mark a document ready: from now on it is searchable."""
         async with self.transaction() as db:
@@ -282,6 +283,11 @@ class Store:
                 "INSERT INTO document_names(document_id, name, mentions) VALUES (?, ?, ?)",
                 [(doc_id, name, count) for name, count in (names or {}).items()],
             )
+            await _set_months(db, doc_id, months or {})
+
+    async def set_message_counts(self, doc_id: int, months: dict[tuple[str, str], int]) -> None:
+        async with self.transaction() as db:
+            await _set_months(db, doc_id, months)
 
     async def enqueue_reading(self, doc_id: int) -> None:
         """Put a source on the biographer's reading list (once)."""
@@ -485,6 +491,16 @@ async def _connect(path: Path) -> aiosqlite.Connection:
     await conn.execute("PRAGMA synchronous=NORMAL")
     await conn.execute("PRAGMA busy_timeout=60000")
     return conn
+
+
+async def _set_months(
+    db: aiosqlite.Connection, doc_id: int, months: dict[tuple[str, str], int]
+) -> None:
+    await db.execute("DELETE FROM message_counts WHERE document_id = ?", (doc_id,))
+    await db.executemany(
+        "INSERT INTO message_counts(document_id, month, speaker, messages) VALUES (?, ?, ?, ?)",
+        [(doc_id, month, speaker, n) for (month, speaker), n in months.items()],
+    )
 
 
 async def _scalar(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> Any:
