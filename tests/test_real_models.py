@@ -336,15 +336,41 @@ async def test_the_same_call_three_times_is_not_run_a_third_time(
     assert outputs[2].startswith("Error: you have made exactly this search call 3 times")
 
 
+@pytest.mark.parametrize(
+    ("reply", "report"),
+    [
+        (
+            '```json\n{"name": "report", "arguments": {"text": "Read the race entry; '
+            'nothing new."}}\n```',
+            "Read the race entry; nothing new.",
+        ),
+        (
+            '{"name": "edit_profile", "arguments": {"section": "", "old_text": "", '
+            '"new_text": "", "reason": "No changes needed."}}',
+            "No changes needed.",
+        ),
+    ],
+    ids=["a made-up report tool", "an edit that changes nothing"],
+)
+async def test_the_ways_a_small_model_ends_its_turn_are_taken_as_its_report(
+    bio_engine: Engine, llm: FakeLLM, reply: str, report: str
+) -> None:
+    llm.reply_with(reply)
+    result = await bio_engine.ask("Anything new?")
+    assert result.report == report and result.steps == 1
+
+
 async def test_a_model_going_round_in_circles_is_stopped_and_asked_for_its_report(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
-    nothing = tool_reply(("edit_profile", {"section": "", "old_text": "", "new_text": ""}))
-    llm.reply_with(*[nothing] * 4, "Nothing new in this one.")
+    missing = [
+        tool_reply(("edit_profile", {"old_text": f"line {i}", "new_text": "x"})) for i in range(4)
+    ]
+    llm.reply_with(*missing, "Nothing new in this one.")
     result = await bio_engine.ask("Anything new?")
-    assert result.report == "Nothing new in this one." and result.steps == 5
+    assert result.report.startswith("Nothing new in this one.") and result.steps == 5
     assert llm.bodies[1]["messages"][-1]["content"].startswith(
-        "Error: Nothing to do: old_text and new_text are both empty. If nothing in bio.md"
+        "Error: old_text was not found in bio.md"
     )
     last = llm.bodies[4]
     assert "tools" not in last, "the report is asked for without tools"

@@ -244,7 +244,7 @@ class Biographer:
             reply = await self._complete(fit(messages, budget, opening), TOOLS, mode, result)
             calls, from_text = reply.tool_calls, False
             if not calls:
-                parsed = parse(reply.text, PARAMS)
+                parsed = parse(reply.text, PARAMS | {n: ["text"] for n in _REPORT_TOOLS})
                 if parsed.problems and not parsed.calls:
                     messages.append({"role": "assistant", "content": reply.text})
                     messages.append({"role": "user", "content": _broken(parsed.problems)})
@@ -255,6 +255,8 @@ class Biographer:
                 ]
                 from_text = bool(calls)
                 result.text_calls += len(calls)
+            if calls and (closing := _closing(calls)) is not None:
+                return self._final(closing, result)
             if not calls:
                 parts.append(reply.text)
                 if reply.finish_reason == "length" and len(parts) <= CONTINUATIONS:
@@ -339,6 +341,31 @@ class Biographer:
                 " WHERE id = ?",
                 (utc_now(), result.report, result.steps, status, error, turn_id),
             )
+
+
+_REPORT_TOOLS = {"report", "final_answer", "answer", "respond", "reply", "finish", "done"}
+
+
+def _closing(calls: Sequence[ToolCall]) -> str | None:
+    """The report, when a reply's only "calls" are a small model's ways of ending its turn:
+    a made-up report tool (report, final_answer…), or an edit that changes nothing."""
+    texts = []
+    for call in calls:
+        try:
+            args = json.loads(call.arguments or "{}")
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(args, dict):
+            return None
+        if call.name in _REPORT_TOOLS:
+            texts += [v for v in args.values() if isinstance(v, str) and len(v) > 20]
+        elif call.name == "edit_profile" and not any(
+            str(v or "").strip() for k, v in args.items() if k not in ("section", "reason")
+        ):
+            texts.append(str(args.get("reason") or ""))
+        else:
+            return None
+    return "\n\n".join(t for t in texts if t.strip())
 
 
 def _results(calls: Sequence[ToolCall], outputs: Sequence[str]) -> str:
