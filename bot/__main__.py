@@ -16,9 +16,13 @@ from core.errors import BiomdError
 
 
 @app.command(name="run")
-def run_bot() -> None:
-    """Start the Telegram and/or Discord bot; with neither configured, a terminal session
-    over a sample life."""
+def run_bot(
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the web view in the browser.")
+    ] = False,
+) -> None:
+    """Start the Telegram and/or Discord bot and the web view; with no bot configured, a
+    terminal session (and the web view) over a sample life."""
     from bot.runner import configured_platforms, run
 
     settings = _state["settings"]
@@ -27,9 +31,23 @@ def run_bot() -> None:
             from bot.terminal import open_sample_session
 
             out.print(NO_BOT_YET, markup=False)
-            open_sample_session(settings)
+            open_sample_session(settings, open_browser=open_browser)
             return
-        run(settings)
+        run(settings, open_browser=open_browser)
+    except BiomdError as exc:
+        err.print(f"[red]error:[/red] {exc.user_message}")
+        raise typer.Exit(1) from None
+
+
+@app.command()
+def web(
+    open_browser: Annotated[bool, typer.Option("--open", help="Open it in the browser.")] = False,
+) -> None:
+    """Serve the web view alone (with the job worker), over your own data."""
+    from bot.runner import run
+
+    try:
+        run(_state["settings"], web_only=True, open_browser=open_browser)
     except BiomdError as exc:
         err.print(f"[red]error:[/red] {exc.user_message}")
         raise typer.Exit(1) from None

@@ -66,11 +66,21 @@ NOTHING_CONFIGURED = (
 class BotApp:
     """The running bot: engine, job worker, platforms and scheduler."""
 
-    def __init__(self, settings: Settings, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: Embedder | None = None,
+        *,
+        web_only: bool = False,
+        open_browser: bool = False,
+    ) -> None:
         self.settings = settings
-        self.names = configured_platforms(settings)
+        self.names = [] if web_only else configured_platforms(settings)
+        if settings.web or web_only:
+            self.names.append("web")
         if not self.names:
             raise ConfigError(NOTHING_CONFIGURED)
+        self.open_browser = open_browser
         self._embedder = embedder
         self.channels: dict[str, Channel] = {}
         self.platforms: list[Platform] = []
@@ -99,6 +109,14 @@ class BotApp:
             from bot.discord_bot import DiscordBot
 
             self.platforms.append(DiscordBot(settings, self.assistant))
+        if "web" in self.names:
+            from bot.web.server import WebView
+
+            self.platforms.append(
+                WebView(
+                    settings, self.engine, self.assistant, self.jobs, open_browser=self.open_browser
+                )
+            )
         for platform in self.platforms:
             await platform.start()
             self.channels[platform.channel.platform] = platform.channel
@@ -156,9 +174,9 @@ class BotApp:
         await self.engine.close()
 
 
-async def serve(settings: Settings, stop: asyncio.Event) -> None:
+async def serve(settings: Settings, stop: asyncio.Event, **options: Any) -> None:
     """Run until `stop` is set."""
-    app = BotApp(settings)
+    app = BotApp(settings, **options)
     try:
         await app.start()
         await stop.wait()
@@ -167,8 +185,9 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
             await app.stop()
 
 
-def run(settings: Settings) -> None:
-    """Blocking entry point with signal handling."""
+def run(settings: Settings, **options: Any) -> None:
+    """Blocking entry point with signal handling; `options` go to BotApp (web_only,
+    open_browser)."""
 
     async def main() -> None:
         stop = asyncio.Event()
@@ -176,6 +195,6 @@ def run(settings: Settings) -> None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
-        await serve(settings, stop)
+        await serve(settings, stop, **options)
 
     asyncio.run(main())

@@ -10,7 +10,7 @@ import itertools
 import queue
 import shutil
 import threading
-from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -209,7 +209,7 @@ def open_session(settings: Settings) -> None:
     _until_ctrl_c(main)
 
 
-def open_sample_session(settings: Settings) -> None:
+def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
     """`make run` with no bot configured: a terminal session over the bundled sample life,
     in a data dir of its own beside the owner's."""
     own = settings.data_dir
@@ -237,10 +237,42 @@ def open_sample_session(settings: Settings) -> None:
             else:
                 greeting = NO_LLM
             greeting = "\n\n".join(x for x in (greeting, TERMINAL_HELP, sample.TRY) if x)
-            await session.run(greeting)
+            async with web_view(settings, session, console, open_browser):
+                await session.run(greeting)
         console.print(f"The sample life is kept in {settings.data_dir}. {SET_UP_OWN}", markup=False)
 
     _until_ctrl_c(main)
+
+
+@contextlib.asynccontextmanager
+async def web_view(
+    settings: Settings, session: TerminalSession, console: Console, open_browser: bool
+) -> AsyncIterator[None]:
+    """The web view beside the terminal session, when BIOMD_WEB is on; a port that is taken
+    is said, and the session goes on without it."""
+    if not settings.web:
+        yield
+        return
+    from bot.web.server import WebView
+
+    view = WebView(
+        settings,
+        session.engine,
+        session.assistant,
+        session.jobs,
+        announce=lambda line: console.print(line, markup=False, highlight=False),
+        open_browser=open_browser,
+    )
+    try:
+        await view.start()
+    except BiomdError as exc:
+        console.print(exc.user_message, markup=False)
+        yield
+        return
+    try:
+        yield
+    finally:
+        await view.stop()
 
 
 def _until_ctrl_c(main: Callable[[], Coroutine[Any, Any, None]]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from core.biographer.agent import StepFn
 from core.biographer.profile_text import section
 from core.biographer.questions import question_text
 from core.channels import Channel
@@ -84,15 +85,21 @@ class Assistant:
     # -- messages -------------------------------------------------------------------------
 
     async def on_text(
-        self, channel: Channel, chat: str, text: str, reply_to: str | None = None
+        self,
+        channel: Channel,
+        chat: str,
+        text: str,
+        reply_to: str | None = None,
+        on_step: StepFn | None = None,
     ) -> None:
-        """A question for the biographer, or, as a reply to a question, its answer."""
+        """A question for the biographer, or, as a reply to a question, its answer.
+        `on_step` hears each research step as it happens."""
         qid = await self._question(channel, chat, reply_to)
         if qid:
             await self.answer(channel, chat, qid, text)
             return
         try:
-            result = await self.engine.ask(text)
+            result = await self.engine.ask(text, on_step=on_step)
         except LLMNotConfigured:
             await self._say(channel, chat, await self._search_instead(text))
             return

@@ -14,7 +14,7 @@ from core import redact
 from core.biographer.agent import StepFn, TurnResult
 from core.biographer.biography import Biography, Reading
 from core.biographer.profile import Profile, Revision
-from core.biographer.profile_text import Question, open_questions, timeline
+from core.biographer.profile_text import Question, open_questions, section, timeline
 from core.errors import ModelMismatch, NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, rank
@@ -426,6 +426,16 @@ class Engine:
         return doc_id
 
     # -- questions for the bot ------------------------------------------------------------
+
+    async def dismiss_question(self, qid: str) -> None:
+        """Take an open question out of bio.md at the owner's word (a revision like any)."""
+        bio = await self.bio()
+        line = next(
+            (q for q in section(bio, "Open questions").splitlines() if f"[{qid}]" in q), None
+        )
+        if line is None:
+            raise NotFound(f"There is no open question {qid}.")
+        await self.profile.edit(line, "", turn_id=None, mode="owner", reason=f"dismissed {qid}")
 
     async def next_questions(self, count: int, cooldown_days: float) -> list[Question]:
         """The open questions to push now (none asked within the cool-down)."""

@@ -75,6 +75,11 @@ class Settings(BaseSettings):
     llm_price_completion_per_mtok: float = Field(default=0.0, ge=0)
     daily_spend_limit_usd: float | None = Field(default=5.0, ge=0)
 
+    web: bool = Field(default=True, description="Serve the local web view.")
+    web_host: str = Field(default="127.0.0.1", description="Where the web view listens.")
+    web_port: int = Field(default=8765, ge=0, le=65535, description="0: any free port.")
+    web_max_upload_mb: int = Field(default=2048, ge=1, description="The largest upload.")
+
     telegram_token: str | None = Field(default=None)
     telegram_allowed_users: str = Field(default="", description="Comma-separated user ids.")
     telegram_api_url: str = Field(default="https://api.telegram.org")

@@ -13,10 +13,17 @@ import contextlib
 import time
 import zlib
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 from core.biographer.edits import apply_edit
-from core.biographer.profile_text import SKELETON, number_questions, open_questions
+from core.biographer.profile_text import (
+    SKELETON,
+    number_questions,
+    open_questions,
+    section,
+    section_titles,
+)
 from core.errors import NotFound
 from core.storage.atomic import write_atomically
 from core.storage.store import Store, utc_now
@@ -141,6 +148,26 @@ class Profile:
             (limit,),
         )
         return [Revision(*r) for r in rows]
+
+    async def section_changes(self, depth: int = 500) -> dict[str, Revision]:
+        """For each section of the current bio.md, the revision that last changed it
+        (looking back at most `depth` revisions)."""
+        rows = await self.store.fetchall(
+            "SELECT id, turn_id, mode, reason, at, old_text, new_text, undoes_turn, content"
+            " FROM profile_revisions ORDER BY id DESC LIMIT ?",
+            (depth,),
+        )
+        if not rows:
+            return {}
+        versions = [(Revision(*r[:8]), _unpack(bytes(r[8]))) for r in rows]
+        titles = section_titles(versions[0][1])
+        found: dict[str, Revision] = {}
+        for (newer, text), (_, before) in pairwise(versions):
+            for title in titles:
+                if title not in found and section(text, title) != section(before, title):
+                    found[title] = newer
+        oldest = versions[-1][0]
+        return {title: found.get(title, oldest) for title in titles}
 
     async def version(self, revision_id: int) -> str:
         row = await self.store.fetchone(

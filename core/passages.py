@@ -1,0 +1,118 @@
+"""The passage of a source that supports a claim in bio.md: the source is searched for the
+claim's words, and the stretch that holds most of them is returned with those words
+marked, so a citation opens on the evidence rather than on the top of the file."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from core.retrieval.fts_query import content_tokens, keyword_query
+from core.storage.store import Store
+
+WIDTH = 700  # characters of context shown around the evidence
+_CITES = re.compile(r"\[[^\]]*(?:#\d+|chat \d{4}-\d{2}-\d{2})[^\]]*\]")
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    document_id: int
+    name: str
+    content_start: str | None
+    start: int  # character offsets in the source's text
+    end: int
+    text: str
+    marks: list[tuple[int, int]]  # spans of `text` that hold the claim's words
+    matched: list[str]  # the claim's words that were found
+
+
+def claim_words(claim: str) -> list[str]:
+    """The words of a claim worth looking for: no citations, dates, numbers or common words."""
+    text = _CITES.sub(" ", claim)
+    return [w for w in content_tokens(text) if not w.isdigit() and len(w) > 2]
+
+
+async def passage(store: Store, document_id: int, claim: str) -> Passage | None:
+    """Where source `document_id` best supports `claim`; None if there is no such source."""
+    doc = await store.document(document_id)
+    if doc is None or doc.status != "ready":
+        return None
+    words = claim_words(claim)
+    rows: list[tuple[int, str]] = []
+    query = keyword_query(" ".join(words)) if words else None
+    if query:
+        found = await store.fetchall(
+            "SELECT c.start_char, c.text FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
+            " WHERE chunks_fts MATCH ? AND c.document_id = ? ORDER BY bm25(chunks_fts) LIMIT 8",
+            (query, document_id),
+        )
+        rows = [(int(s), str(t)) for s, t in found]
+    if not rows:
+        first = await store.fetchall(
+            "SELECT start_char, text FROM chunks WHERE document_id = ? ORDER BY seq LIMIT 1",
+            (document_id,),
+        )
+        rows = [(int(s), str(t)) for s, t in first]
+    if not rows:
+        return None
+    best = max(rows, key=lambda r: (len(_found(r[1], words)), -r[0]))
+    start, text = best
+    lo, hi = window(text, words)
+    excerpt = text[lo:hi]
+    marks = _marks(excerpt, words)
+    matched = sorted({w for w in words if _found(excerpt, [w])})
+    return Passage(
+        document_id, doc.name, doc.content_start, start + lo, start + hi, excerpt, marks, matched
+    )
+
+
+def window(text: str, words: list[str], width: int = WIDTH) -> tuple[int, int]:
+    """The stretch of `text`, about `width` long and cut at line or word breaks, that holds
+    the most of `words`."""
+    if len(text) <= width:
+        return 0, len(text)
+    hits = [s for s, _ in _marks(text, words)]
+    if not hits:
+        return 0, _cut_back(text, width)
+    best_lo, best_n = 0, -1
+    for h in hits:
+        lo = max(0, h - width // 4)
+        n = sum(1 for x in hits if lo <= x < lo + width)
+        if n > best_n:
+            best_lo, best_n = lo, n
+    lo = text.rfind("\n", 0, best_lo) + 1 if "\n" in text[:best_lo] else best_lo
+    if best_lo - lo > width // 3:
+        lo = text.rfind(" ", 0, best_lo) + 1
+    return lo, lo + _cut_back(text[lo:], width)
+
+
+def _cut_back(text: str, width: int) -> int:
+    if len(text) <= width:
+        return len(text)
+    cut = text.rfind("\n", 0, width)
+    if cut < width // 2:
+        cut = text.rfind(" ", 0, width)
+    return cut if cut > 0 else width
+
+
+def _marks(text: str, words: list[str]) -> list[tuple[int, int]]:
+    """Spans of the words of `text` that start like one of `words` (case and accents
+    ignored; the first five letters, so "smoking" marks "smoke")."""
+    keys = {_fold(w)[:5] for w in words}
+    return [
+        (m.start(), m.end())
+        for m in _WORD.finditer(text)
+        if len(m.group(0)) > 2 and _fold(m.group(0))[:5] in keys
+    ]
+
+
+def _found(text: str, words: list[str]) -> set[str]:
+    folded = {_fold(m.group(0))[:5] for m in _WORD.finditer(text)}
+    return {w for w in words if _fold(w)[:5] in folded}
+
+
+def _fold(word: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", word.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
