@@ -72,6 +72,23 @@ async def test_a_tool_call_written_as_text_is_run_in_every_shape_the_model_used(
     assert llm.bodies[1]["messages"][-2] == {"role": "assistant", "content": SHAPES[shape]}
 
 
+async def test_a_tool_definition_echoed_back_is_not_taken_for_a_call(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await add_sources(bio_engine, ["The kiln in the shed reached 1,200 degrees."])
+    echo = (  # as the model sent it: the schema, then the call
+        '<tools>\n  {"type": "function", "function": {"name": "read_source", "description": '
+        '"Read an exact slice.", "parameters": {"additionalProperties": false, "properties": '
+        '{"document_id": {"type": "integer"}}, "required": ["document_id"], "type": "object"}}}'
+        '\n</tools>\n\n```\n{\n  "name": "read_source",\n  "arguments": {\n    '
+        '"document_id": 1,\n    "offset": 0\n  }\n}\n```'
+    )
+    llm.reply_with(echo, "1,200 degrees [#1].")
+    result = await bio_engine.ask("How hot?")
+    assert result.text_calls == 1
+    assert "#1 'note-0.txt'" in results_message(llm.bodies[1])
+
+
 async def test_several_text_calls_in_one_reply_all_run_in_order(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:

@@ -125,6 +125,10 @@ def parse(text: str, tools: Mapping[str, Sequence[str]]) -> Parsed:
         found = _call_from(value, tools, bare=only_json)
         if found:
             add(start, end, found, None)
+        elif _is_schema(value) or _is_schema(
+            value.get("function") if isinstance(value, dict) else None
+        ):
+            spans.append((start, end))
         elif isinstance(value, dict) and _named(value):
             add(start, end, [], _problem(body[start:end], "it names no tool biomd has"))
     out.calls = [c for _, _, c in sorted(calls, key=lambda x: (x[0], x[1]))]
@@ -174,9 +178,17 @@ def _json_calls(
 ) -> tuple[list[TextCall], str | None]:
     """One or more calls as JSON (an object, a list, or objects one after another)."""
     values = [v for _, _, v in _objects(inner)]
+    echoed = [
+        v
+        for v in values
+        if _is_schema(v) or (isinstance(v, dict) and _is_schema(v.get("function")))
+    ]
+    values = [v for v in values if not any(v is e for e in echoed)]
     calls = [c for v in values for c in _call_from(v, tools, bare=bare or len(values) == 1)]
     if calls:
         return calls, None
+    if echoed and not values:
+        return [], None  # a tool's definition repeated back: nothing to run, nothing wrong
     if strict:
         why = "it could not be read as JSON" if not values else "it names no tool biomd has"
         return [], _problem(raw, why)
@@ -199,7 +211,10 @@ def _call_from(value: Any, tools: Mapping[str, Sequence[str]], *, bare: bool) ->
 
 
 def _named(value: dict[str, Any]) -> TextCall | None:
-    """{"name": .., "arguments": ..}, {"type": "function", "function": {..}} and the like."""
+    """{"name": .., "arguments": ..}, {"type": "function", "function": {..}} and the like;
+    not a tool's schema echoed back (its "parameters" are a JSON schema)."""
+    if _is_schema(value) or _is_schema(value.get("function")):
+        return None
     fn = value.get("function")
     if isinstance(fn, dict) and isinstance(fn.get("name"), str):
         return TextCall(fn["name"], json.dumps(_args_of(fn)))
@@ -210,6 +225,14 @@ def _named(value: dict[str, Any]) -> TextCall | None:
         if any(k in value for k in _ARG_KEYS) or set(value) <= {key, "type", "id"}:
             return TextCall(name.removeprefix("functions."), json.dumps(_args_of(value)))
     return None
+
+
+def _is_schema(value: Any) -> bool:
+    """A tool's definition, as a small model sometimes repeats it, rather than a call."""
+    if not isinstance(value, dict):
+        return False
+    params = value.get("parameters")
+    return isinstance(params, dict) and params.get("type") == "object" and "properties" in params
 
 
 def _args_of(value: dict[str, Any]) -> dict[str, Any]:
