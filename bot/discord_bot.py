@@ -75,6 +75,9 @@ class DiscordChannel:
             )
         return str(message.id)
 
+    async def send_image(self, chat: str, name: str, png: bytes, caption: str = "") -> str:
+        return await self.send_file(chat, name, png, caption)  # Discord shows a PNG inline
+
     async def download(self, file_ref: str, dest: Path) -> None:
         with reachable():
             async with aiohttp.ClientSession() as session, session.get(file_ref) as response:

@@ -93,6 +93,13 @@ class TelegramChannel:
             )
         return str(message.message_id)
 
+    async def send_image(self, chat: str, name: str, png: bytes, caption: str = "") -> str:
+        with reachable():
+            message = await self.app.bot.send_photo(
+                int(chat), photo=InputFile(png, filename=name), caption=caption[:1024] or None
+            )
+        return str(message.message_id)
+
     async def download(self, file_ref: str, dest: Path) -> None:
         try:
             with reachable():

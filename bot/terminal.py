@@ -72,6 +72,15 @@ class TerminalChannel:
             self.console.rule()
         return str(next(self._ids))
 
+    async def send_image(self, chat: str, name: str, png: bytes, caption: str = "") -> str:
+        with self._output():
+            self.console.print(
+                f"({caption or name}: the picture is in the web view's {Path(name).stem} page.)",
+                markup=False,
+                style="dim",
+            )
+        return str(next(self._ids))
+
     async def download(self, file_ref: str, dest: Path) -> None:
         """A copy of the local file, so the job never touches the owner's own file."""
         await asyncio.to_thread(shutil.copyfile, file_ref, dest)

@@ -3,9 +3,11 @@ events into these calls and implement `Channel` for the replies."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass
 
+from core import people_picture, timeline_picture
 from core.biographer.agent import StepFn
 from core.biographer.profile_text import section
 from core.biographer.questions import question_text
@@ -21,7 +23,8 @@ COMMANDS: list[tuple[str, str]] = [
     ("start", "What I am and how to use me"),
     ("help", "Everything I can do"),
     ("bio", "Your bio.md, as a file"),
-    ("timeline", "The timeline of your life so far"),
+    ("timeline", "The timeline of your life so far, as a picture"),
+    ("people", "The people in your life, by year"),
     ("questions", "Open questions (reply to one to answer it)"),
     ("search", "Search your sources: /search words"),
     ("source", "Open a source: /source 12"),
@@ -201,7 +204,29 @@ class Assistant:
         text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
         if not items and not self.engine.llm_configured:
             text = await self._sources_by_date()
+        tl = await timeline_picture.gather(self.engine.store, await self.engine.bio())
+        if tl.years:
+            png = await asyncio.to_thread(timeline_picture.render, tl, "png")
+            await self._picture(channel, chat, "timeline.png", png, timeline_picture.caption(tl))
         await self._say(channel, chat, with_source_hint(text))
+
+    async def _cmd_people(self, channel: Channel, chat: str, args: str) -> None:
+        people = await people_picture.gather(
+            self.engine.store, await self.engine.bio(), self.engine.settings.owner_list
+        )
+        if people:
+            png = await asyncio.to_thread(people_picture.render, people, "png")
+            await self._picture(channel, chat, "people.png", png, "People, by year")
+        await self._say(channel, chat, people_picture.caption(people))
+
+    async def _picture(
+        self, channel: Channel, chat: str, name: str, png: bytes, caption: str
+    ) -> None:
+        """A picture, if the platform can take it now; the text follows either way."""
+        try:
+            await channel.send_image(chat, name, png, caption.split("\n")[0])
+        except PlatformUnavailable as exc:
+            log.info("picture not sent: %s", exc.user_message)
 
     async def _sources_by_date(self) -> str:
         """Without a language model, the dates the sources themselves cover."""

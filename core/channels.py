@@ -24,6 +24,10 @@ class Channel(Protocol):
 
     async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str: ...
 
+    async def send_image(self, chat: str, name: str, png: bytes, caption: str = "") -> str:
+        """A picture shown as one (the timeline, the people), with a short caption."""
+        ...
+
     async def download(self, file_ref: str, dest: Path) -> None: ...
 
 

@@ -27,6 +27,7 @@ class FakeTelegram:
     files: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     sent: dict[int, dict[str, Any]] = field(default_factory=dict)  # message id -> message
     documents: list[tuple[str, bytes]] = field(default_factory=list)
+    photos: list[tuple[str, bytes, str | None]] = field(default_factory=list)
     outage: bool = False  # every request answered 502 Bad Gateway, as during an outage
     refused: list[str] = field(default_factory=list)  # methods called during the outage
     revoked: set[str] = field(default_factory=set)  # tokens answered 401 Unauthorized
@@ -203,6 +204,12 @@ class FakeTelegram:
                 "file_name": name,
             },
         )
+
+    async def _m_sendPhoto(self, p: dict[str, Any]) -> Any:
+        name, data = p["photo"]
+        self.photos.append((name, data, p.get("caption")))
+        size = {"file_unique_id": "p", "width": 800, "height": 400}
+        return self._message(p["chat_id"], photo=[size | {"file_id": f"photo{len(self.photos)}"}])
 
     async def _m_getFile(self, p: dict[str, Any]) -> Any:
         file_id = str(p["file_id"])

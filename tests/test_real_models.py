@@ -339,7 +339,7 @@ async def test_a_reply_that_repeats_itself_is_cut_short(
     await hung_up(llm)
     assert result.steps == 1 and result.cut_off
     assert result.report.startswith("Here is what I found.")
-    assert len(result.report) < 1200
+    assert len(result.report) < 3000, "cut well before the 6,000 characters it would run to"
 
 
 async def test_the_same_call_three_times_is_not_run_a_third_time(

@@ -207,7 +207,9 @@ async def test_a_job_queued_before_a_restart_is_finished(
 
 
 async def test_a_long_reply_is_split_within_telegrams_limit(rig: Rig) -> None:
-    paragraphs = [f"Paragraph {i}: " + "lorem ipsum dolor sit amet " * 14 for i in range(27)]
+    paragraphs = [
+        f"Paragraph {i}: " + " ".join(f"w{i:02d}{j:02d}x" for j in range(54)) for i in range(27)
+    ]
     long_text = "\n\n".join(p.strip() for p in paragraphs)
     assert len(long_text) > 10_000
     rig.llm.reply_with(long_text)

@@ -76,6 +76,9 @@ class WebChannel:
     async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
         return await self.send(chat, f"{caption or name} (open it from the Profile page)")
 
+    async def send_image(self, chat: str, name: str, png: bytes, caption: str = "") -> str:
+        return await self.send(chat, f"{caption or name} (see the {Path(name).stem} page)")
+
     async def download(self, file_ref: str, dest: Path) -> None:
         """Uploads are already on disk: move one into the inbox."""
         source = (self.uploads / Path(file_ref).name).resolve()

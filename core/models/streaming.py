@@ -17,6 +17,8 @@ PARSE_EVERY = 48  # characters of new text between looks for a finished text cal
 _CLOSER = re.compile(r"[ \t]*\n?[ \t]*(?:```|</[A-Za-z_]+>)")
 RUN_ON = 160  # characters past a finished text call that show the model is imagining on
 REPEAT_TAIL = 120  # a stretch this long, seen three times, means the model is looping
+LOOP_AFTER = 1200  # characters a reply must have before it can be judged a loop
+LOOP_WINDOW = 3000  # the newest characters looked at
 
 
 @dataclass
@@ -44,7 +46,7 @@ async def assemble(stream: AsyncIterator[Any], tools: Mapping[str, Sequence[str]
     more than RUN_ON characters (then the text ends where the calls did)."""
     out = Assembled()
     parts: list[str] = []
-    length = parsed_at = before = 0
+    length = parsed_at = looked_at = before = 0
     done_at: int | None = None  # text length when the calls seen so far were complete
     seen = 0
     async for chunk in stream:
@@ -65,9 +67,11 @@ async def assemble(stream: AsyncIterator[Any], tools: Mapping[str, Sequence[str]
                     slot["arguments"] += tc.function.arguments or ""
             if choice.finish_reason:
                 out.finish_reason = choice.finish_reason
-        if length - parsed_at >= PARSE_EVERY and _repeating("".join(parts[-64:])):
-            out.cut_short, out.finish_reason = True, "repetition"
-            break
+        if length - looked_at >= PARSE_EVERY:
+            looked_at = length
+            if _repeating("".join(parts)[-LOOP_WINDOW:]):
+                out.cut_short, out.finish_reason = True, "repetition"
+                break
         if tools and not out.calls and length - parsed_at >= PARSE_EVERY:
             parsed_at = length
             found = len(parse("".join(parts), tools).calls)
@@ -90,8 +94,9 @@ async def assemble(stream: AsyncIterator[Any], tools: Mapping[str, Sequence[str]
 
 def _repeating(recent: str) -> bool:
     """True when the newest text is a loop: its last stretch already came twice before it
-    (a small model writing the same line, or newlines, until its limit)."""
-    if len(recent) < REPEAT_TAIL * 3:
+    (a small model writing the same line, or newlines, until its limit). Short replies are
+    never judged: a loop shows itself by running long."""
+    if len(recent) < LOOP_AFTER:
         return False
     return recent.count(recent[-REPEAT_TAIL:]) >= 3
 

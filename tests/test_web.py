@@ -1,0 +1,360 @@
+"""The web view over a real port: every page and action, and every way in that must stay
+shut (no token, a wrong one, a foreign Host, a cross-site POST, XSS in names, text and
+bio.md, a path-traversal upload name, an oversized upload)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import stat
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from bot.web.server import WebView, bind
+from core.assistant import Assistant
+from core.engine import Engine
+from core.errors import ConfigError
+from core.jobs import JobQueue
+from tests.conftest import llm_settings
+from tests.fake_llm import FakeLLM, tool_reply
+from tests.samples import add_sources
+from tests.waiting import wait_until
+
+XSS = "<script>alert('x')</script>"
+
+
+@dataclass
+class Site:
+    engine: Engine
+    view: WebView
+    jobs: JobQueue
+    llm: FakeLLM
+    client: httpx.AsyncClient  # signed in
+    base: str
+
+    @property
+    def csrf(self) -> dict[str, str]:
+        return {"X-CSRF-Token": self.view.keys.csrf, "Origin": self.base}
+
+    async def rows(self, table: str) -> int:
+        row = await self.engine.store.fetchone(f"SELECT COUNT(*) FROM {table}")
+        return int(row[0]) if row else 0
+
+
+@pytest.fixture
+async def site(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> AsyncIterator[Site]:
+    settings = llm_settings(tmp_path, minilm_path, llm, web_port=0, web_max_upload_mb=1)
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        jobs = JobQueue(engine, {})
+        view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
+        await view.start()
+        worker = asyncio.create_task(jobs.run())
+        base = f"http://127.0.0.1:{view.port}"
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            signed = await client.get(f"/?token={view.keys.token}", follow_redirects=True)
+            assert signed.status_code == 200
+            try:
+                yield Site(engine, view, jobs, llm, client, base)
+            finally:
+                worker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await worker
+                await view.stop()
+
+
+# -- getting in ------------------------------------------------------------------------------
+
+
+async def test_the_token_is_exchanged_for_a_strict_cookie_and_leaves_the_address(
+    site: Site,
+) -> None:
+    token_file = site.engine.settings.data_dir / "web-token"
+    assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+    assert token_file.read_text().strip() == site.view.keys.token
+    async with httpx.AsyncClient(base_url=site.base) as fresh:
+        first = await fresh.get(f"/sources?token={site.view.keys.token}&x=1")
+        assert first.status_code == 303 and first.headers["location"] == "/sources?x=1"
+        cookie = first.headers["set-cookie"]
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie
+        assert site.view.keys.token not in cookie, "the cookie is not the token"
+        page = await fresh.get("/sources?x=1")
+        assert page.status_code == 200
+    assert site.view.link.startswith(f"http://127.0.0.1:{site.view.port}/?token=")
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/sources", "/static/app.js", "/pictures/timeline.png", "/api/citation?doc=1"]
+)
+async def test_without_the_token_nothing_is_shown(site: Site, path: str) -> None:
+    await add_sources(site.engine, ["Secret diary: I buried the treasure under the oak."])
+    async with httpx.AsyncClient(base_url=site.base) as stranger:
+        wrong = "token=wrong-token-wrong-token-wrong-token-wrong"
+        for url in (path, path + ("&" if "?" in path else "?") + wrong):
+            r = await stranger.get(url)
+            assert r.status_code == 401, url
+            assert "treasure" not in r.text
+            assert "needs the link biomd printed" in r.text or r.text == "Not signed in."
+
+
+async def test_a_foreign_host_is_refused_even_with_the_cookie(site: Site) -> None:
+    r = await site.client.get("/", headers={"Host": "evil.example:8765"})
+    assert r.status_code == 421
+    r = await site.client.get(f"/?token={site.view.keys.token}", headers={"Host": "attacker.test"})
+    assert r.status_code == 421
+
+
+async def test_a_cross_site_post_changes_nothing(site: Site) -> None:
+    (doc,) = await add_sources(site.engine, ["A note to keep."])
+    before = await site.rows("documents")
+    forged = [
+        {"Origin": "https://evil.example", "X-CSRF-Token": site.view.keys.csrf},
+        {"Origin": site.base},  # no CSRF token
+        {"Origin": site.base, "X-CSRF-Token": "wrong"},
+        {"X-CSRF-Token": site.view.keys.csrf},  # no Origin
+    ]
+    for headers in forged:
+        r = await site.client.post(f"/source/{doc}/forget", headers=headers)
+        assert r.status_code == 403
+        r = await site.client.post("/undo", headers=headers)
+        assert r.status_code == 403
+    assert await site.rows("documents") == before
+    r = await site.client.post(f"/source/{doc}/forget", headers=site.csrf)
+    assert r.status_code == 303 and await site.rows("documents") == before - 1
+
+
+async def test_script_in_a_source_name_its_text_and_bio_md_never_runs(site: Site) -> None:
+    note = site.engine.settings.data_dir.parent / "<img src=x onerror=alert(1)>.txt"
+    note.write_text(f"Hello {XSS} <img src=x onerror=alert(2)> world")
+    _ = [r async for r in site.engine.ingest([note])]
+    await site.engine.profile.edit(
+        "",
+        f"- 2020: {XSS} and [link](javascript:alert(1)) [#1]",
+        section="Timeline",
+        turn_id=None,
+        mode="chat",
+        reason="x",
+    )
+    for path in [
+        "/",
+        "/sources",
+        "/source/1",
+        "/search?q=hello",
+        "/grep?pattern=hello",
+        "/history",
+        "/history/2",
+        "/timeline",
+        "/people",
+        "/edit",
+    ]:
+        r = await site.client.get(path)
+        assert r.status_code == 200, path
+        assert "<script>alert" not in r.text, path
+        assert "<img src=x" not in r.text, path
+        assert 'href="javascript:' not in r.text, path
+        csp = r.headers["content-security-policy"]
+        assert "script-src 'self'" in csp and "default-src 'none'" in csp
+    svg = await site.client.get("/pictures/timeline.svg")
+    assert b"<script" not in svg.content
+    cite = (await site.client.get("/api/citation?doc=1&claim=hello world")).json()
+    assert XSS in cite["text"], "JSON carries the text; the page puts it in as text"
+
+
+# -- uploads ----------------------------------------------------------------------------------
+
+
+async def test_uploads_stream_to_the_data_dir_and_are_ingested_with_live_progress(
+    site: Site,
+) -> None:
+    events: list[dict[str, Any]] = []
+    listener = asyncio.create_task(_listen(site, events))
+    await asyncio.sleep(0.2)
+    r = await site.client.put(
+        "/upload?name=../../../etc/passwd",
+        content=b"Grace moved to Westport in 2020.",
+        headers=site.csrf,
+    )
+    assert r.status_code == 202 and r.json()["name"] == "passwd"
+    await wait_until(
+        lambda: any("done" in str(e.get("text")) for e in events),
+        lambda: [str(e) for e in events],
+        30,
+    )
+    listener.cancel()
+    (doc,) = await site.engine.sources()
+    assert doc.name == "passwd" and doc.status == "ready"
+    statuses = [e["text"] for e in events if e["type"] == "status"]
+    assert any(s.startswith("passwd: indexing") or "converting" in s for s in statuses), statuses
+    assert not list((site.engine.settings.data_dir / "uploads").iterdir()), "moved to the inbox"
+
+
+async def test_an_oversized_upload_is_refused_and_leaves_nothing(site: Site) -> None:
+    big = b"x" * (1024 * 1024 + 10)
+    r = await site.client.put("/upload?name=big.txt", content=big, headers=site.csrf)
+    assert r.status_code == 413 and "1 MB" in r.json()["error"]
+
+    async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: refused while streaming
+        for _ in range(20):
+            yield b"y" * 65536
+
+    r = await site.client.put("/upload?name=big2.txt", content=chunks(), headers=site.csrf)
+    assert r.status_code == 413
+    uploads = site.engine.settings.data_dir / "uploads"
+    assert not uploads.exists() or not list(uploads.iterdir())
+    assert await site.rows("documents") == 0 and await site.rows("jobs") == 0
+
+
+# -- pages and actions ---------------------------------------------------------------------------
+
+
+async def test_every_page_answers(site: Site) -> None:
+    await add_sources(site.engine, ["[2021-02-12 18:40] Mum: Did the boxes arrive?"])
+    for path in [
+        "/",
+        "/history",
+        "/history/1",
+        "/edit",
+        "/timeline",
+        "/people",
+        "/sources",
+        "/source/1",
+        "/source/1?q=boxes",
+        "/source/1/forget",
+        "/questions",
+        "/chat",
+        "/status",
+        "/search?q=boxes",
+        "/grep?pattern=boxes",
+        "/bio.md",
+        "/pictures/timeline.svg",
+        "/pictures/timeline.png",
+        "/pictures/people.svg",
+        "/pictures/people.png",
+        "/static/app.css",
+    ]:
+        r = await site.client.get(path)
+        assert r.status_code == 200, path
+    assert (await site.client.get("/source/99")).text.count("There is no source #99.") == 1
+
+
+async def test_a_citation_opens_on_the_passage_that_supports_the_claim(site: Site) -> None:
+    filler = "".join(
+        f"[2021-0{1 + i % 9}-01 10:00] Mum: line {i} about the weather\n" for i in range(60)
+    )
+    key = (
+        "[2021-05-16 10:12] Nina (owner): I've met someone. Her name is Inês, she teaches pottery\n"
+    )
+    (doc,) = await add_sources(site.engine, [filler + key + filler])
+    await site.engine.profile.edit(
+        "",
+        f"- 2021-05: Met Inês, who teaches pottery [#{doc}]",
+        section="Timeline",
+        turn_id=None,
+        mode="chat",
+        reason="x",
+    )
+    page = (await site.client.get("/")).text
+    assert f'<a class="cite" href="/source/{doc}" data-doc="{doc}">#{doc}</a>' in page
+    found = (
+        await site.client.get(
+            "/api/citation", params={"doc": doc, "claim": "2021-05: Met Inês, who teaches pottery"}
+        )
+    ).json()
+    assert "Her name is Inês" in found["text"]
+    marked = [found["text"][s:e] for s, e in found["marks"]]
+    assert {"met", "Inês", "teaches", "pottery"} <= set(marked)
+    assert found["start"] > 1000, "the passage, not the top of the file"
+
+
+async def test_broken_citations_are_shown_as_broken_and_sections_say_when_they_changed(
+    site: Site,
+) -> None:
+    await site.engine.profile.edit(
+        "",
+        "- Lived by the sea [#77] [chat 1999-01-01]",
+        section="Identity",
+        turn_id=None,
+        mode="chat",
+        reason="x",
+    )
+    page = (await site.client.get("/")).text
+    assert 'class="cite broken" title="No source #77' in page
+    assert 'class="cite broken" title="No chat message that day">chat 1999-01-01' in page
+    assert 'href="/history/2">the change</a>' in page
+
+
+async def test_undo_and_an_edit_typed_in_the_browser_are_revisions(site: Site) -> None:
+    await site.engine.profile.edit(
+        "", "- A line from a turn", section="Timeline", turn_id=5, mode="chat", reason="x"
+    )
+    r = await site.client.post("/undo", headers=site.csrf)
+    assert r.status_code == 303 and "A line from a turn" not in await site.engine.bio()
+    bio = (await site.engine.bio()).replace("## Identity\n", "## Identity\n- Typed by me\n")
+    r = await site.client.post("/edit", data={"bio": bio}, headers=site.csrf)
+    assert r.status_code == 303
+    assert "- Typed by me" in await site.engine.bio()
+    (latest, *_) = await site.engine.history()
+    assert (latest.mode, latest.reason) == ("manual", "edited in the web view")
+
+
+async def test_questions_are_answered_inline_and_dismissed(site: Site) -> None:
+    for q in ("- Where did you grow up?", "- Who taught you pottery? (important)"):
+        await site.engine.profile.edit(
+            "", q, section="Open questions", turn_id=None, mode="chat", reason="q"
+        )
+    page = (await site.client.get("/questions")).text
+    assert page.index('id="Q2"') < page.index('id="Q1"'), "important ones first"
+    site.llm.reply_with("Noted [#1].")
+    r = await site.client.post(
+        "/questions/Q1/answer", data={"answer": "In Galway."}, headers=site.csrf
+    )
+    assert r.status_code == 303
+    await wait_until(lambda: bool(site.llm.requests), lambda: [], 20)
+    await site.jobs.run_until_idle()
+    (doc,) = await site.engine.sources()
+    assert "In Galway." in (await site.engine.read_source(doc.id)).text
+    r = await site.client.post("/questions/Q2/dismiss", headers=site.csrf)
+    assert "Who taught you pottery" not in await site.engine.bio()
+
+
+async def test_the_chat_streams_its_steps_and_the_answer_joins_the_chat_tail(
+    site: Site,
+) -> None:
+    await add_sources(site.engine, ["Moved to Lisbon in February 2021."])
+    site.llm.reply_with(tool_reply(("search", {"query": "Lisbon move"})), "In 2021 [#1].")
+    events: list[dict[str, Any]] = []
+    listener = asyncio.create_task(_listen(site, events))
+    await asyncio.sleep(0.2)
+    r = await site.client.post("/chat", json={"text": "When did I move?"}, headers=site.csrf)
+    assert r.status_code == 202
+    await wait_until(
+        lambda: any(e["type"] == "done" for e in events), lambda: [str(e) for e in events], 30
+    )
+    listener.cancel()
+    steps = [e["text"] for e in events if e["type"] == "step" and e["step"] == "tool"]
+    assert steps == ['search(query="Lisbon move")']
+    answer = next(e["text"] for e in events if e["type"] == "message")
+    assert answer.startswith("In 2021 [#1].")
+    html = (await site.client.post("/api/render", json={"text": answer}, headers=site.csrf)).json()
+    assert '<a class="cite" href="/source/1" data-doc="1">#1</a>' in html["html"]
+    chat = (await site.client.get("/chat")).text
+    assert "When did I move?" in chat and "In 2021" in chat
+
+
+async def test_a_port_that_is_taken_is_a_clear_error(site: Site) -> None:
+    with pytest.raises(ConfigError, match=f"port {site.view.port} is taken"):
+        bind("127.0.0.1", site.view.port)
+
+
+async def _listen(site: Site, into: list[dict[str, Any]]) -> None:
+    async with site.client.stream("GET", "/events") as stream:
+        async for line in stream.aiter_lines():
+            if line.startswith("data: "):
+                into.append(json.loads(line[6:]))
