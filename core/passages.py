@@ -69,23 +69,38 @@ async def passage(store: Store, document_id: int, claim: str) -> Passage | None:
 
 
 def window(text: str, words: list[str], width: int = WIDTH) -> tuple[int, int]:
-    """The stretch of `text`, about `width` long and cut at line or word breaks, that holds
-    the most of `words`."""
+    """The stretch of `text`, about `width` long and cut at line or word breaks, around the
+    line (or sentence) that holds the most different words of the claim."""
     if len(text) <= width:
         return 0, len(text)
-    hits = [s for s, _ in _marks(text, words)]
-    if not hits:
+    marks = _marks(text, words)
+    if not marks:
         return 0, _cut_back(text, width)
-    best_lo, best_n = 0, -1
-    for h in hits:
-        lo = max(0, h - width // 4)
-        n = sum(1 for x in hits if lo <= x < lo + width)
-        if n > best_n:
-            best_lo, best_n = lo, n
-    lo = text.rfind("\n", 0, best_lo) + 1 if "\n" in text[:best_lo] else best_lo
-    if best_lo - lo > width // 3:
-        lo = text.rfind(" ", 0, best_lo) + 1
-    return lo, lo + _cut_back(text[lo:], width)
+    best, best_score = (0, len(text)), (-1, -1)
+    for lo, hi in _segments(text):
+        keys = [_fold(text[s:e])[:5] for s, e in marks if lo <= s < hi]
+        score = (len(set(keys)), len(keys))
+        if score > best_score:
+            best, best_score = (lo, hi), score
+    lo, hi = best
+    start = max(0, lo - width // 3)
+    if start > 0:
+        line = text.rfind("\n", start, lo)
+        start = line + 1 if line >= 0 else text.rfind(" ", 0, start) + 1
+    end = max(hi, start + _cut_back(text[start:], width))
+    return start, min(len(text), end)
+
+
+def _segments(text: str) -> list[tuple[int, int]]:
+    """Lines, and the sentences of lines too long to show whole."""
+    out = []
+    for m in re.finditer(r"[^\n]+", text):
+        if m.end() - m.start() <= WIDTH // 2:
+            out.append((m.start(), m.end()))
+            continue
+        for s in re.finditer(r"[^.!?]+[.!?]*", m.group(0)):
+            out.append((m.start() + s.start(), m.start() + s.end()))
+    return out
 
 
 def _cut_back(text: str, width: int) -> int:

@@ -113,6 +113,11 @@ def caption(people: Sequence[Person]) -> str:
     return "\n".join(lines) or "Nobody yet: bio.md has no People section and no one speaks."
 
 
+def size(people: Sequence[Person]) -> tuple[float, float]:
+    """The picture's width and height, in inches."""
+    return 7.0, 0.5 + 0.32 * max(1, min(len(people), MAX_ROWS))
+
+
 def render(
     people: Sequence[Person], fmt: str = "svg", link: Callable[[str], str] | None = None
 ) -> bytes:
@@ -123,7 +128,7 @@ def render(
     shown = list(people[:MAX_ROWS])
     years = sorted({y for p in shown for y in p.by_year}) or [0]
     span = list(range(years[0], years[-1] + 1))
-    fig = Figure(figsize=(7, 0.5 + 0.32 * max(1, len(shown))), dpi=100)
+    fig = Figure(figsize=size(people), dpi=100)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     ax.set_xlim(-0.5, len(span) - 0.5)

@@ -64,7 +64,7 @@ class Settings(BaseSettings):
     llm_max_retries: int | None = Field(
         default=None, ge=0, le=20, description="Retries per call (default 4; 1 local)."
     )
-    llm_max_tokens: int = Field(default=2048, ge=64, description="The longest reply, in tokens.")
+    llm_max_tokens: int = Field(default=1024, ge=64, description="The longest reply, in tokens.")
     llm_stream: bool | None = Field(
         default=None, description="Stream replies (default: for a local server)."
     )

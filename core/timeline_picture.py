@@ -100,13 +100,19 @@ def caption(tl: Timeline) -> str:
     if tl.years:
         lines.append(f"{tl.years[0]}–{tl.years[-1]}: {len(tl.spans)} dated sources")
     if tl.undated:
-        lines.append(f"{tl.undated} sources have no date")
+        lines.append(f"{tl.undated} source{' has' if tl.undated == 1 else 's have'} no date")
     if tl.gaps:
         lines.append("No sources at all for " + _ranges(tl.gaps))
     for e in tl.events[-12:]:
         cites = ", ".join(f"#{i}" for i in e.cites)
         lines.append(f"{e.when.isoformat()[:10]} {e.label[:80]}" + (f" [{cites}]" if cites else ""))
     return "\n".join(lines) or "Nothing dated yet."
+
+
+def size(tl: Timeline) -> tuple[float, float]:
+    """The picture's width and height, in inches."""
+    bars = len(tl.spans) if len(tl.spans) <= MAX_BARS else 0
+    return 10.0, 3.2 + 0.16 * bars
 
 
 def render(tl: Timeline, fmt: str = "svg", link: Callable[[int], str] | None = None) -> bytes:
@@ -119,7 +125,7 @@ def render(tl: Timeline, fmt: str = "svg", link: Callable[[int], str] | None = N
     years = tl.years or [date.today().year]
     lo, hi = date(years[0], 1, 1), date(years[-1], 12, 31)
     bars = tl.spans if len(tl.spans) <= MAX_BARS else []
-    fig = Figure(figsize=(10, 3.2 + 0.16 * len(bars)), dpi=100)
+    fig = Figure(figsize=size(tl), dpi=100)
     FigureCanvasAgg(fig)
     grid = fig.add_gridspec(3, 1, height_ratios=[1.2, 1 + 0.12 * len(bars), 1], hspace=0.08)
     axes = [fig.add_subplot(grid[i]) for i in range(3)]

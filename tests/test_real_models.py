@@ -317,7 +317,7 @@ async def test_a_reply_cut_off_at_its_limit_is_continued_or_marked_as_cut_off(
     whole = await bio_engine.ask("When did I move?")
     assert whole.report == "You moved to Lisbon in 2021." and not whole.cut_off
     assert llm.bodies[1]["messages"][-1]["content"].startswith("Your reply was cut off")
-    assert all(b["max_tokens"] == 2048 for b in llm.bodies)
+    assert all(b["max_tokens"] == 1024 for b in llm.bodies)
 
     llm.reply_with(*[text_reply("\n\n\n", "length")] * 3)
     cut = await bio_engine.ask("Tell me everything.")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import difflib
+import re
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -38,9 +39,11 @@ from core.passages import passage
 from core.people_picture import caption as people_caption
 from core.people_picture import gather as gather_people
 from core.people_picture import render as render_people
+from core.people_picture import size as people_size
 from core.timeline_picture import caption as timeline_caption
 from core.timeline_picture import gather as gather_timeline
 from core.timeline_picture import render as render_timeline
+from core.timeline_picture import size as timeline_size
 
 HERE = Path(__file__).resolve().parent
 PAGE = 4000  # characters of a source per page
@@ -194,7 +197,13 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def timeline_page(request: Request) -> Response:
         tl = await gather_timeline(web.engine.store, await web.engine.bio())
-        return page(request, "timeline.html", caption=timeline_caption(tl), tl=tl)
+        return page(
+            request,
+            "timeline.html",
+            caption=timeline_caption(tl),
+            tl=tl,
+            height=_height(timeline_size(tl)),
+        )
 
     async def timeline_picture(request: Request) -> Response:
         fmt = request.path_params["fmt"]
@@ -206,7 +215,13 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         people = await gather_people(
             web.engine.store, await web.engine.bio(), web.engine.settings.owner_list
         )
-        return page(request, "people.html", people=people, caption=people_caption(people))
+        return page(
+            request,
+            "people.html",
+            people=people,
+            caption=people_caption(people),
+            height=_height(people_size(people)),
+        )
 
     async def people_picture(request: Request) -> Response:
         fmt = request.path_params["fmt"]
@@ -501,8 +516,15 @@ def _picture(data: bytes, fmt: str) -> Response:
 
 
 def _top_links(svg: bytes) -> bytes:
-    """Links in the picture open in the page, not inside the picture's frame."""
-    return svg.replace(b"<a xlink:href=", b'<a target="_top" xlink:href=')
+    """Links in the picture open in the page, not inside the picture's frame; and the
+    picture fills its frame (its fixed size goes, its viewBox stays)."""
+    svg = re.sub(rb'(<a xlink:href="[^"]*") target="[^"]*"', rb'\1 target="_top"', svg)
+    return re.sub(rb'(<svg[^>]*?) width="[^"]*" height="[^"]*"', rb"\1", svg, count=1)
+
+
+def _height(inches: tuple[float, float], width_px: int = 960) -> int:
+    """The frame's height for a picture of this shape shown `width_px` wide."""
+    return round(width_px * inches[1] / inches[0])
 
 
 async def _not_found(request: Request, exc: Exception) -> Response:

@@ -177,7 +177,7 @@ def _security_headers(path: str) -> list[tuple[bytes, bytes]]:
     return [
         (b"content-security-policy", csp.encode()),
         (b"x-content-type-options", b"nosniff"),
-        (b"referrer-policy", b"no-referrer"),
+        (b"referrer-policy", b"same-origin"),  # no-referrer makes form posts say Origin: null
         (b"cache-control", b"no-store"),
         (b"cross-origin-opener-policy", b"same-origin"),
         (b"cross-origin-resource-policy", b"same-origin"),

@@ -1,0 +1,176 @@
+"""The web view in a real browser: Debian's headless Chromium, driven by Playwright. A
+newcomer's path through it: open the link, click a citation and see its passage, upload a
+file and watch it arrive, answer a question, undo an edit, see the timeline. Screenshots go
+to .cache/screenshots/ (git-ignored)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.web.server import WebView
+from core import sample
+from core.assistant import Assistant
+from core.engine import Engine
+from core.jobs import JobQueue
+from tests.conftest import llm_settings
+from tests.fake_llm import FakeLLM
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SHOTS = Path(__file__).resolve().parent.parent / ".cache" / "screenshots"
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run does"
+)
+
+
+@pytest.fixture
+async def served(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> AsyncIterator[tuple[Engine, WebView]]:
+    settings = llm_settings(
+        tmp_path,
+        minilm_path,
+        llm,
+        web_port=0,
+        owner_names=sample.OWNER_NAMES,
+        timezone=sample.TIMEZONE,
+    )
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        _ = [r async for r in engine.ingest(sample.files()[:-1])]  # all but the voice note
+        bio = (
+            (await engine.bio())
+            .replace(
+                "## Timeline\n",
+                "## Timeline\n- 2019-04-07: Ran the Bath half marathon in 2:04:51 [#1]\n"
+                "- 2021-02: Moved into a flat in Graça, Lisbon [#3]\n"
+                "- 2021-05-16: Told Mum she had met Inês, who teaches the pottery class [#7]\n",
+            )
+            .replace("## Open questions\n", "## Open questions\n- Did you take the job in Porto?\n")
+        )
+        await engine.profile.replace(bio, turn_id=1, mode="ingest", reason="read the sample")
+        jobs = JobQueue(engine, {})
+        view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
+        await view.start()
+        worker = asyncio.create_task(jobs.run())
+        try:
+            yield engine, view
+        finally:
+            worker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await worker
+            await view.stop()
+
+
+@pytest.fixture
+async def page(served: tuple[Engine, WebView]) -> AsyncIterator[Any]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = await browser.new_context(viewport={"width": 1200, "height": 900})
+        tab = await context.new_page()
+        errors: list[str] = []
+        tab.on("pageerror", lambda e: errors.append(str(e)))
+        tab.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        try:
+            yield tab
+        finally:
+            await browser.close()
+        assert not [e for e in errors if "Content Security Policy" in e], errors
+
+
+async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeline(
+    served: tuple[Engine, WebView], page: Any, llm: FakeLLM, tmp_path: Path
+) -> None:
+    engine, view = served
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await page.goto(view.link)
+    assert "token=" not in page.url, "the token leaves the address bar"
+    await page.wait_for_selector("text=Ran the Bath half marathon")
+
+    # A citation opens the passage that supports the claim, its words marked.
+    await page.click("section#timeline li:has-text('Inês') a.cite")
+    panel = page.locator("#panel")
+    await panel.wait_for(state="visible")
+    await page.wait_for_selector("#panel mark")
+    text = await panel.inner_text()
+    assert "WhatsApp Chat with Mum.txt" in text and "Her name is Inês" in text
+    marks = await page.locator("#panel mark").all_inner_texts()
+    assert {"met", "Inês", "pottery"} <= set(marks)
+    await page.screenshot(path=str(SHOTS / "profile-citation.png"))
+
+    # Upload a file: it is queued, indexed, and shows in the table.
+    note = tmp_path / "postcard.txt"
+    note.write_text("A postcard from Porto, June 2024: the river, the bridges, the tiles.")
+    await page.goto(view.link.split("?")[0] + "sources")
+    await page.set_input_files("#files", str(note))
+    await page.wait_for_selector("#uploads li:has-text('queued')")
+    await page.wait_for_selector("table.sources td a:has-text('postcard.txt')", timeout=30_000)
+
+    # Answer a question inline.
+    await page.goto(view.link.split("?")[0] + "questions")
+    await page.fill("#Q1 textarea", "Not yet: I decide on Friday.")
+    async with page.expect_response("**/questions/Q1/answer*") as answered:
+        await page.click("#Q1 button:has-text('Answer')")
+    assert (await answered.value).status == 303, await (await answered.value).text()
+    for _ in range(600):
+        if any(d.name.startswith("answer to Q1") for d in await engine.sources()):
+            break
+        await asyncio.sleep(0.1)
+    jobs = await engine.store.fetchall("SELECT kind, status, error, payload FROM jobs")
+    answers = [d for d in await engine.sources() if d.name not in {p.name for p in sample.files()}]
+    assert len(answers) == 2, jobs
+    assert any("postcard" in d.name for d in answers) and len(answers) == 2
+
+    # The timeline picture.
+    await page.goto(view.link.split("?")[0] + "timeline")
+    picture = page.locator("object.picture")
+    await picture.wait_for(state="visible")
+    box = await picture.bounding_box()
+    assert box is not None and box["height"] > 200
+    frame = page.frames[-1]
+    await frame.wait_for_selector("svg")
+    assert await frame.locator("parsererror").count() == 0, "the SVG is well-formed"
+    links = await frame.locator("a").evaluate_all("els => els.map(e => e.getAttribute('target'))")
+    assert links and set(links) == {"_top"}, "events and sources link out of the picture"
+    await page.screenshot(path=str(SHOTS / "timeline.png"), full_page=True)
+
+    # Undo the last turn's edits.
+    await page.goto(view.link.split("?")[0] + "history")
+    async with page.expect_navigation():
+        await page.click("button:has-text('Undo')")
+    assert "Ran the Bath half marathon" not in await engine.bio()
+
+
+async def test_on_a_phone_the_profile_fits_the_screen(served: tuple[Engine, WebView]) -> None:
+    from playwright.async_api import async_playwright
+
+    _, view = served
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        phone = await browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+        )
+        tab = await phone.new_page()
+        await tab.goto(view.link)
+        await tab.wait_for_selector("text=Ran the Bath half marathon")
+        width = await tab.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, "no sideways scrolling"
+        await tab.screenshot(path=str(SHOTS / "phone.png"))
+        await browser.close()
