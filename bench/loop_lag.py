@@ -1,5 +1,7 @@
 """Responsiveness while the bot works: event-loop lag and `/status` latency while a 50 MB
-WhatsApp export is converted, indexed and embedded by the job worker.
+WhatsApp export is converted, indexed and embedded by the job worker, with the web view
+served in the same loop under load: 20 page loads at once, again and again (--no-web to
+leave it out, as before).
 
     .venv/bin/python -m bench.loop_lag --mb 50 --embed-seconds 30
 """
@@ -41,8 +43,25 @@ class LocalChannel:
     async def send_file(self, chat: str, name: str, data: bytes, caption: str = "") -> str:
         return await self.send(chat, caption)
 
+    async def send_image(self, chat: str, name: str, png: bytes, caption: str = "") -> str:
+        return await self.send(chat, caption)
+
     async def download(self, file_ref: str, dest: Path) -> None:
         await asyncio.to_thread(shutil.copyfile, file_ref, dest)
+
+
+PAGES = [
+    "/",
+    "/sources",
+    "/timeline",
+    "/people",
+    "/status",
+    "/history",
+    "/questions",
+    "/pictures/timeline.svg",
+    "/search?q=coffee%20tomorrow",
+    "/chat",
+]
 
 
 def whatsapp_export(path: Path, mb: int) -> None:
@@ -68,7 +87,7 @@ def whatsapp_export(path: Path, mb: int) -> None:
             written += f.write("\n".join(lines) + "\n")
 
 
-async def main(mb: int, embed_seconds: float, model_path: Path) -> None:
+async def main(mb: int, embed_seconds: float, model_path: Path, web: bool = True) -> None:
     work = Path(tempfile.mkdtemp(prefix="biomd-lag-"))
     export = work / "WhatsApp Chat with Everyone.txt"
     whatsapp_export(export, mb)
@@ -77,6 +96,7 @@ async def main(mb: int, embed_seconds: float, model_path: Path) -> None:
         data_dir=work / "data",
         embed_model="sentence-transformers/all-MiniLM-L6-v2",
         embed_model_path=model_path,
+        web_port=0,
     )
     channel = LocalChannel()
     async with await Engine.open(settings) as engine:
@@ -93,8 +113,15 @@ async def main(mb: int, embed_seconds: float, model_path: Path) -> None:
                 "media": "document",
             },
         )
+        view = None
+        if web:
+            from bot.web.server import WebView
+
+            view = WebView(settings, engine, assistant, jobs, announce=lambda _: None)
+            await view.start()
         worker = asyncio.create_task(jobs.run())
         lags: dict[str, list[float]] = {}
+        page_ms: dict[str, list[float]] = {}
         status_ms: dict[str, list[float]] = {}
         embedding_since: float | None = None
         started = time.perf_counter()
@@ -120,7 +147,27 @@ async def main(mb: int, embed_seconds: float, model_path: Path) -> None:
                 await assistant.on_command(channel, "1", "status", "")
                 status_ms.setdefault(phase(), []).append((time.perf_counter() - t0) * 1000)
 
+        async def browse() -> None:
+            """20 page loads at once, as fast as they come back, over a real socket."""
+            import httpx
+
+            assert view is not None
+            base = f"http://127.0.0.1:{view.port}"
+            async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+                await client.get(f"/?token={view.keys.token}", follow_redirects=True)
+
+                async def one(path: str) -> None:
+                    t0 = time.perf_counter()
+                    r = await client.get(path)
+                    assert r.status_code == 200, (path, r.status_code)
+                    page_ms.setdefault(phase(), []).append((time.perf_counter() - t0) * 1000)
+
+                while True:
+                    await asyncio.gather(*(one(PAGES[i % len(PAGES)]) for i in range(20)))
+
         tasks = [asyncio.create_task(probe()), asyncio.create_task(status())]
+        if web:
+            tasks.append(asyncio.create_task(browse()))
         while not worker.done():
             await asyncio.sleep(0.5)
             if phase() == "embedding":
@@ -130,21 +177,28 @@ async def main(mb: int, embed_seconds: float, model_path: Path) -> None:
         for task in [*tasks, worker]:
             task.cancel()
         await asyncio.gather(*tasks, worker, return_exceptions=True)
+        if view is not None:
+            await view.stop()
         elapsed = time.perf_counter() - started
-    print(f"\n{mb} MB WhatsApp export, {elapsed:.0f} s observed\n")
+    load = " with the web view under load (20 page loads at a time)" if web else ""
+    print(f"\n{mb} MB WhatsApp export{load}, {elapsed:.0f} s observed\n")
     print(
         "| phase | loop samples | lag p50 ms | lag p99 ms | lag max ms | /status p50 ms |"
-        " /status max ms |"
+        " /status max ms |" + (" pages loaded | page p50 ms | page p95 ms |" if web else "")
     )
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if web else ""))
     for name in ("converting + indexing", "embedding"):
         lag = np.array(lags.get(name, [0.0]))
         st = np.array(status_ms.get(name, [0.0]))
-        print(
+        row = (
             f"| {name} | {len(lag)} | {np.percentile(lag, 50):.1f} | "
             f"{np.percentile(lag, 99):.1f} | {lag.max():.1f} | {np.percentile(st, 50):.1f} | "
             f"{st.max():.1f} |"
         )
+        if web:
+            pg = np.array(page_ms.get(name, [0.0]))
+            row += f" {len(pg)} | {np.percentile(pg, 50):.0f} | {np.percentile(pg, 95):.0f} |"
+        print(row)
     shutil.rmtree(work, ignore_errors=True)
 
 
@@ -153,10 +207,11 @@ if __name__ == "__main__":
     ap.add_argument("--mb", type=int, default=50)
     ap.add_argument("--embed-seconds", type=float, default=30.0)
     ap.add_argument("--model-path", type=Path)
+    ap.add_argument("--no-web", action="store_true", help="without the web view")
     args = ap.parse_args()
     path = args.model_path
     if path is None:
         from tests.models import minilm_dir
 
         path = minilm_dir()
-    asyncio.run(main(args.mb, args.embed_seconds, path))
+    asyncio.run(main(args.mb, args.embed_seconds, path, web=not args.no_web))
