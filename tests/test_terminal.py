@@ -34,6 +34,7 @@ def biomd_env(tmp_path: Path, minilm_path: Path) -> dict[str, str]:
         "BIOMD_EMBED_MODEL": MINILM_NAME,
         "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
         "BIOMD_WHISPER_MODEL": str(whisper_dir()),
+        "BIOMD_WEB_PORT": "0",  # any free port
     }
 
 
@@ -73,6 +74,7 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     out = biomd(tmp_path, minilm_path, "\n".join(lines) + "\n", "run")
 
     assert "No Telegram or Discord bot is configured yet" in out
+    assert "Web view: http://127.0.0.1:" in out and "/?token=" in out, "the sample is served"
     assert sample.PERSON in out
     assert "No language model is configured" in out
     # the question is answered with cited search hits, the smoking entries among them
