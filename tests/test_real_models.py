@@ -439,3 +439,22 @@ async def test_the_context_window_is_asked_of_ollama_and_llama_cpp(
     assert await context_tokens(settings) == 32768, "the model's num_ctx"
     override = llm_settings(tmp_path, minilm_path, llm, llm_context_tokens=12000)
     assert await context_tokens(override) == 12000
+
+
+async def test_a_bio_md_too_big_for_the_context_window_is_consolidated_first(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    settings = llm_settings(tmp_path, minilm_path, llm, llm_context_tokens=2048, llm_max_tokens=256)
+    lines = "".join(f"- 20{10 + i % 10}: an event, number {i} [#1]\n" for i in range(120))
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        await add_sources(engine, ["A note."])
+        big = (await engine.bio()).replace("## Timeline\n", "## Timeline\n" + lines)
+        await engine.profile.replace(big, turn_id=None, mode="manual", reason="setup")
+        tighter = big.replace(lines, "- 2010–2019: a hundred and twenty events [#1]\n")
+        llm.reply_with(tighter, "Hello.")
+        result = await engine.ask("hi")
+    first, second = llm.bodies
+    assert first["messages"][0]["content"].startswith("You are the biographer of one person")
+    assert "tidying their biography" in first["messages"][0]["content"], "consolidation first"
+    assert result.report == "Hello."
+    assert "a hundred and twenty events" in second["messages"][0]["content"]
