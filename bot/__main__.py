@@ -54,6 +54,26 @@ def web(
 
 
 @app.command()
+def mcp(
+    allow_notes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-notes", help="Add the remember(note) tool, which keeps a note as a source."
+        ),
+    ] = False,
+) -> None:
+    """Serve your memory to other assistants (Claude, Codex, Cursor…) over MCP on stdio.
+    Read-only unless --allow-notes."""
+    from bot.mcp_server import run_stdio
+
+    try:
+        run_stdio(_state["settings"], allow_notes)
+    except BiomdError as exc:
+        err.print(f"[red]error:[/red] {exc.user_message}")
+        raise typer.Exit(1) from None
+
+
+@app.command()
 def chat(
     sample: Annotated[
         bool, typer.Option("--sample", help="Over the bundled sample life, not your data.")

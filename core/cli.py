@@ -502,7 +502,7 @@ def import_backup(
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    for noisy in ("httpx", "httpcore", "apscheduler", "discord", "telegram"):
+    for noisy in ("httpx", "httpcore", "apscheduler", "discord", "telegram", "mcp"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken PDFs get our own clear message
     app()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import sqlite3
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -405,17 +406,7 @@ class Engine:
             f"Answer to the biographer's open question [{qid}]: {question}\n\n"
             f"[{now:%Y-%m-%d %H:%M}] {owner} (owner): {' '.join(text.split())}\n"
         )
-        ingestor = self._ingestor(None)  # takes the lock (and clears tmp) first
-        staging = self.raw.tmp / f"answer-{qid}-{now:%Y%m%d%H%M%S%f}.txt"
-        await asyncio.to_thread(staging.write_text, body, "utf-8")
-        try:
-            name = f"answer to {qid} ({now:%Y-%m-%d %H:%M}).txt"
-            results = [r async for r in ingestor.ingest_file(staging, name)]
-        finally:
-            staging.unlink(missing_ok=True)
-        doc_id = results[0].document_id if results else None
-        if doc_id is None:
-            raise NotFound(f"The answer could not be stored: {results[0].error if results else ''}")
+        doc_id = await self._keep_text(body, f"answer to {qid} ({now:%Y-%m-%d %H:%M}).txt")
         async with self.store.transaction() as db:
             await db.execute(
                 "INSERT INTO questions(id, text, created_at, answered_at, answer_document_id)"
@@ -423,6 +414,28 @@ class Engine:
                 " excluded.answered_at, answer_document_id = excluded.answer_document_id",
                 (qid, question, now.isoformat(timespec="seconds"), now.isoformat(), doc_id),
             )
+        return doc_id
+
+    async def store_note(self, text: str, client: str, at: str) -> int:
+        """A note another assistant asked biomd to remember, as a source; its id."""
+        from datetime import datetime
+
+        when = datetime.fromisoformat(at).astimezone(self.settings.zone)
+        body = f"Note from {client}\n\n[{when:%Y-%m-%d %H:%M}] {client}: {' '.join(text.split())}\n"
+        return await self._keep_text(body, f"note from {client} ({when:%Y-%m-%d %H:%M}).txt")
+
+    async def _keep_text(self, body: str, name: str) -> int:
+        """Text biomd itself was given (an answer, a note), ingested as a source; its id."""
+        ingestor = self._ingestor(None)  # takes the lock (and clears tmp) first
+        staging = self.raw.tmp / f"kept-{secrets.token_hex(8)}.txt"
+        await asyncio.to_thread(staging.write_text, body, "utf-8")
+        try:
+            results = [r async for r in ingestor.ingest_file(staging, name)]
+        finally:
+            staging.unlink(missing_ok=True)
+        doc_id = results[0].document_id if results else None
+        if doc_id is None:
+            raise NotFound(f"{name} could not be stored: {results[0].error if results else ''}")
         return doc_id
 
     # -- questions for the bot ------------------------------------------------------------

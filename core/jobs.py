@@ -297,6 +297,15 @@ class JobQueue:
         if channel is not None:
             await self.engine.outbox.deliver(channel, chat, with_source_hint(reply))
 
+    async def _do_note(self, job: Job) -> None:
+        """A note another assistant asked biomd to remember (over MCP): kept as a source,
+        then read like any."""
+        p = job.payload
+        doc = await self.engine.store_note(str(p["text"]), str(p["client"]), str(p["at"]))
+        if self.engine.llm_configured:
+            with contextlib.suppress(LLMError):  # read later, as after any outage
+                await self.engine.read_pending(only={doc})
+
     async def _do_consolidate(self, job: Job) -> None:
         channel, chat = self._target(job)
         status = self._status(job)

@@ -14,6 +14,7 @@ from typing import Any
 
 import uvicorn
 
+from bot.mcp_server import http_app
 from bot.web.app import Web, create_app
 from bot.web.hub import Hub, WebChannel
 from bot.web.security import Keys, allowed_hosts, load_token
@@ -68,7 +69,9 @@ class WebView:
         )
         self.announce = announce
         self.open_browser = open_browser
-        self.mcp = mcp
+        mounted: tuple[Any, Any] = mcp if mcp is not None else http_app(engine, settings.web_host)
+        self._mcp_app, self._mcp = mounted
+        self._stack = contextlib.AsyncExitStack()
         self._server: _Server | None = None
         self._task: asyncio.Task[Any] | None = None
         self.port = settings.web_port
@@ -89,7 +92,8 @@ class WebView:
         sock = bind(host, self.settings.web_port)
         self.port = sock.getsockname()[1]
         hosts = None if host in ("0.0.0.0", "::") else allowed_hosts(host, self.port)
-        app = create_app(self.web, hosts, self.mcp)
+        app = create_app(self.web, hosts, self._mcp_app)
+        await self._stack.enter_async_context(self._mcp.session_manager.run())
         config = uvicorn.Config(
             app, log_level="warning", lifespan="off", access_log=False, timeout_graceful_shutdown=2
         )
@@ -115,6 +119,8 @@ class WebView:
         if self._task is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(self._task, 5)
+        with contextlib.suppress(Exception):
+            await self._stack.aclose()
 
     async def owner_chats(self) -> list[str]:
         return []  # open questions have their own page; nothing is pushed to the browser
