@@ -23,7 +23,7 @@ from typing import Any, Literal, Protocol
 from core.biographer.context import RESULTS_HEAD, fit
 from core.biographer.prompts import BUDGET_SPENT, system_prompt
 from core.biographer.tools import PARAMS, TOOLS, Toolbox
-from core.models.llm import Reply, ToolCall
+from core.models.llm import ChatModel, Reply, ToolCall
 from core.models.text_calls import parse, visible
 from core.storage.store import Store, utc_now
 
@@ -60,20 +60,12 @@ def claims_edits(report: str) -> bool:
     )
 
 
-class TurnModel(Protocol):
+class TurnModel(ChatModel, Protocol):
+    """A model a turn can run on: one that also knows its turn and the spend limit."""
+
     turn_id: int | None
 
-    async def complete(
-        self,
-        messages: Sequence[dict[str, Any]],
-        tools: Sequence[dict[str, Any]] | None,
-        mode: str,
-        max_tokens: int | None = None,
-    ) -> Reply: ...
-
     async def check_budget(self) -> None: ...
-
-    async def context_tokens(self) -> int: ...
 
 
 @dataclass
