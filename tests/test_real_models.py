@@ -381,9 +381,10 @@ async def test_a_model_going_round_in_circles_is_stopped_and_asked_for_its_repor
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
     missing = [
-        tool_reply(("edit_profile", {"old_text": f"line {i}", "new_text": "x"})) for i in range(4)
+        tool_reply(("edit_profile", {"old_text": f"line {i}", "new_text": "x"})) for i in range(3)
     ]
-    llm.reply_with(*missing, "Nothing new in this one.")
+    broken = '<tool_call>{"name": "search", "arguments": {"query": "a"</tool_call>'
+    llm.reply_with(*missing, broken, "Nothing new in this one.")
     result = await bio_engine.ask("Anything new?")
     assert result.report.startswith("Nothing new in this one.") and result.steps == 5
     assert llm.bodies[1]["messages"][-1]["content"].startswith(

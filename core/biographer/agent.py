@@ -240,6 +240,7 @@ class Biographer:
                 if parsed.problems and not parsed.calls:
                     messages.append({"role": "assistant", "content": reply.text})
                     messages.append({"role": "user", "content": _broken(parsed.problems)})
+                    failed_in_row += 1  # a call that can't be read is a failed step too
                     continue
                 calls = [
                     ToolCall(f"text_{result.steps}_{i}", c.name, c.arguments)
