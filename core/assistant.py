@@ -348,11 +348,20 @@ class Assistant:
         )
 
     async def _cmd_cost(self, channel: Channel, chat: str, args: str) -> None:
-        rows = await self.engine.biography.ledger.summary()
+        ledger = self.engine.biography.ledger
+        rows = await ledger.summary()
         lines = [
             f"{label}: {calls} calls, {p + c:,} tokens, ${usd:.4f}"
             for label, calls, p, c, usd in rows
         ]
+        backends = await ledger.by_backend()
+        if any(b == "codex" for b, *_ in backends):
+            lines.append("By backend, all time:")
+            lines += [
+                f"{'Codex (your ChatGPT plan)' if b == 'codex' else 'API'}: {n} calls, "
+                f"{p + c:,} tokens, ${usd:.4f}"
+                for b, n, p, c, usd in backends
+            ]
         await self._say(channel, chat, "\n".join(lines))
 
 

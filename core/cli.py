@@ -314,11 +314,18 @@ def undo() -> None:
 @app.command()
 def cost() -> None:
     """LLM calls, tokens and spend: today, the last 30 days, all time."""
-    rows = _run(lambda e: e.biography.ledger.summary(), check_model=False)
+
+    async def work(engine: Engine) -> tuple[list[Any], list[Any]]:
+        return await engine.biography.ledger.summary(), await engine.biography.ledger.by_backend()
+
+    rows, backends = _run(work, check_model=False)
     table = Table("period", "calls", "prompt tokens", "completion tokens", "USD")
     for label, calls, p, c, usd in rows:
         table.add_row(label, f"{calls:,}", f"{p:,}", f"{c:,}", f"{usd:.4f}")
     out.print(table)
+    for backend, calls, p, c, usd in backends:
+        what = "Codex CLI (ChatGPT plan, no per-token cost)" if backend == "codex" else "API"
+        out.print(f"{what}: {calls:,} calls, {p + c:,} tokens, ${usd:.4f} in all", markup=False)
     limit = _state["settings"].daily_spend_limit_usd
     if limit is not None:
         out.print(f"Daily limit: ${limit:.2f} (BIOMD_DAILY_SPEND_LIMIT_USD).")

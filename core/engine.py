@@ -23,9 +23,10 @@ from core.ingest.message_counts import count_earlier_sources
 from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
 from core.ingest.timestamps import strip_line_stamps
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
+from core.models.codex import binary as codex_binary
 from core.models.endpoint import is_local
 from core.models.ledger import Ledger
-from core.models.vision import VisionDescriber
+from core.models.vision import CodexDescriber, VisionDescriber
 from core.outbox import Outbox
 from core.retrieval.embedding import Embedder, FastEmbedder, to_blob
 from core.retrieval.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
@@ -77,7 +78,7 @@ class Engine:
         self.raw = RawFiles(settings.data_dir)
         self._embedder = embedder
         self._transcriber: WhisperTranscriber | None = None
-        self._describer: VisionDescriber | None = None
+        self._describer: VisionDescriber | CodexDescriber | None = None
         self._lock = ProcessLock(settings.data_dir / "ingest.lock")
         self.index = VectorIndex(settings.data_dir / "cache")
         self.searcher = Searcher(store, self.embedder, self.index, FusionConfig())
@@ -210,11 +211,14 @@ class Engine:
             )
         return self._transcriber
 
-    def describer(self) -> VisionDescriber | None:
-        """The vision model for photos, if one is configured."""
+    def describer(self) -> VisionDescriber | CodexDescriber | None:
+        """The vision model for photos, if one is configured; on the Codex backend without
+        one, Codex itself."""
         s = self.settings
         if self._describer is None and s.vision_model:
             self._describer = VisionDescriber(s, self.ledger, s.vision_model)
+        elif self._describer is None and s.llm_backend == "codex" and codex_binary(s):
+            self._describer = CodexDescriber(self.biography.codex())
         return self._describer
 
     def speech_hints(self) -> str:
@@ -332,6 +336,8 @@ class Engine:
     @property
     def llm_configured(self) -> bool:
         s = self.settings
+        if s.llm_backend == "codex":
+            return codex_binary(s) is not None
         return bool(s.llm_api_key) or is_local(s.llm_base_url)
 
     async def bio(self) -> str:

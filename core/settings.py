@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, tzinfo
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -50,6 +51,17 @@ class Settings(BaseSettings):
     whisper_model: str = Field(default="base", description="faster-whisper model name or folder.")
     whisper_device: str = Field(default="auto")
     whisper_compute_type: str = Field(default="auto")
+
+    llm_backend: Literal["openai", "codex"] = Field(
+        default="openai",
+        description="openai: any OpenAI-compatible endpoint; codex: the Codex CLI.",
+    )
+    codex_bin: str = Field(default="codex", description="The Codex CLI (a name on PATH or a path).")
+    codex_model: str | None = Field(default=None, description="Codex's model (default: its own).")
+    codex_home: Path | None = Field(default=None, description="CODEX_HOME for the runs.")
+    codex_config: list[str] = Field(
+        default_factory=list, description="More `-c key=value` overrides for codex exec."
+    )
 
     llm_base_url: str = Field(default="https://openrouter.ai/api/v1")
     llm_api_key: str | None = Field(default=None)

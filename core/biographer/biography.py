@@ -7,15 +7,18 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from core.biographer.agent import Biographer, StepFn, TurnResult
+from core.biographer.agent import Biographer, StepFn, TurnModel, TurnResult
 from core.biographer.citations import flag_invented, source_ids
+from core.biographer.codex_turn import CodexBiographer, CodexChat
 from core.biographer.consolidate import rewrite
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections, citations
 from core.biographer.tools import Toolbox
 from core.errors import BiomdError
+from core.models.codex import CodexCLI
 from core.models.ledger import Ledger
 from core.models.llm import OpenAIChat
 from core.retrieval.search import Searcher
@@ -52,12 +55,22 @@ class Biography:
         self.searcher = searcher
         self.profile = profile
         self.ledger = ledger
-        self._model: OpenAIChat | None = None
+        self._model: TurnModel | None = None
+        self._codex: CodexCLI | None = None
 
-    def model(self) -> OpenAIChat:
+    def codex(self) -> CodexCLI:
+        """The Codex CLI, when BIOMD_LLM_BACKEND is codex."""
+        if self._codex is None:
+            self._codex = CodexCLI(self.settings, self.ledger)
+        return self._codex
+
+    def model(self) -> TurnModel:
         """The configured model; LLMNotConfigured says what to set when there is none."""
         if self._model is None:
-            self._model = OpenAIChat(self.settings, self.ledger)
+            if self.settings.llm_backend == "codex":
+                self._model = CodexChat(self.codex())
+            else:
+                self._model = OpenAIChat(self.settings, self.ledger)
         return self._model
 
     def biographer(self, chat_dates: frozenset[str] = frozenset()) -> Biographer:
@@ -73,16 +86,19 @@ class Biography:
                 chat_dates=chat_dates,
             )
 
-        return Biographer(
-            self.model(),
-            toolbox,
-            self.profile.load,
-            self.store,
-            s.bio_max_chars,
-            owner_names=s.owner_list,
-            max_tokens=s.llm_max_tokens,
-            turn_timeout=s.turn_timeout,
-        )
+        common: dict[str, Any] = {
+            "model": self.model(),
+            "toolbox": toolbox,
+            "load_bio": self.profile.load,
+            "store": self.store,
+            "bio_budget": s.bio_max_chars,
+            "owner_names": s.owner_list,
+            "max_tokens": s.llm_max_tokens,
+            "turn_timeout": s.turn_timeout,
+        }
+        if s.llm_backend == "codex":
+            return CodexBiographer(self.codex(), s, chat_dates, **common)
+        return Biographer(**common)
 
     async def chat_dates(self, today: bool = False) -> frozenset[str]:
         """The days the owner wrote in the chat, in their time zone (what [chat YYYY-MM-DD]

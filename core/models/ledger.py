@@ -45,11 +45,14 @@ class Ledger:
                 "or raise the limit."
             )
 
-    async def record(self, model: str, mode: str, usage: Usage, turn_id: int | None) -> None:
+    async def record(
+        self, model: str, mode: str, usage: Usage, turn_id: int | None, backend: str = "openai"
+    ) -> None:
         async with self.store.transaction() as db:
             await db.execute(
                 "INSERT INTO llm_usage(at, turn_id, model, mode, prompt_tokens,"
-                " completion_tokens, cost_usd, cost_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " completion_tokens, cost_usd, cost_source, backend)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     utc_now(),
                     turn_id,
@@ -59,8 +62,17 @@ class Ledger:
                     usage.completion_tokens,
                     usage.cost_usd,
                     usage.cost_source,
+                    backend,
                 ),
             )
+
+    async def by_backend(self) -> list[tuple[str, int, int, int, float]]:
+        """(backend, calls, prompt tokens, completion tokens, USD) over all time."""
+        rows = await self.store.fetchall(
+            "SELECT backend, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd)"
+            " FROM llm_usage GROUP BY backend ORDER BY backend"
+        )
+        return [(str(b), int(n), int(p or 0), int(c or 0), float(u or 0)) for b, n, p, c, u in rows]
 
     async def spent_since(self, since_utc: str) -> float:
         row = await self.store.fetchone(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+from typing import Any
 
 from core.errors import ConversionError, LLMError, LLMNotConfigured, SpendLimitReached
 from core.models import endpoint
@@ -84,3 +85,33 @@ class VisionDescriber:
         if not content:
             raise ConversionError("the vision model returned no description.")
         return str(content).strip()
+
+
+class CodexDescriber:
+    """Photos described through `codex exec` with the image attached, when the backend is
+    Codex and no vision model is set; metered like every Codex run (tokens, $0)."""
+
+    def __init__(self, codex: Any) -> None:
+        self.codex = codex
+        self._loop = asyncio.get_running_loop()
+
+    def describe(self, image: bytes, mime: str, facts: str) -> str:
+        call = self.describe_async(image, mime, facts)
+        return asyncio.run_coroutine_threadsafe(call, self._loop).result()
+
+    async def describe_async(self, image: bytes, mime: str, facts: str) -> str:
+        import tempfile
+        from pathlib import Path
+
+        suffix = {"image/png": ".png", "image/webp": ".webp", "image/gif": ".gif"}.get(mime, ".jpg")
+        text = PROMPT + (f"\n\nKnown from the file: {facts}" if facts else "")
+        with tempfile.TemporaryDirectory(prefix="biomd-photo-") as tmp:
+            path = Path(tmp) / f"photo{suffix}"
+            await asyncio.to_thread(path.write_bytes, image)
+            try:
+                run = await self.codex.run(text, "vision", None, images=[path])
+            except SpendLimitReached as exc:
+                raise ConversionError(exc.user_message) from exc
+        if run.failure or not run.text.strip():
+            raise ConversionError(f"Codex could not describe it ({run.failure or 'no answer'}).")
+        return str(run.text).strip()

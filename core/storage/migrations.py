@@ -246,4 +246,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX message_counts_month ON message_counts(month);
         """,
     ),
+    Migration(
+        "usage_backend",
+        """
+        -- Which backend made each model call: 'openai' (any OpenAI-compatible endpoint) or
+        -- 'codex' (the Codex CLI on a ChatGPT subscription, metered in tokens at $0).
+        ALTER TABLE llm_usage ADD COLUMN backend TEXT NOT NULL DEFAULT 'openai';
+        """,
+    ),
 )
