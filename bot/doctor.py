@@ -247,10 +247,61 @@ def check_scheduler(s: Settings) -> Iterator[Finding]:
 # -- network ---------------------------------------------------------------------------------------
 
 
+async def check_codex(s: Settings) -> list[Finding]:
+    """The Codex backend: the binary, its version, and a login."""
+    from core.models.codex import TESTED, CodexCLI, binary
+
+    if binary(s) is None:
+        return [
+            Finding(
+                FAIL,
+                "llm",
+                f"BIOMD_LLM_BACKEND is codex but {s.codex_bin} is not found",
+                "`npm i -g @openai/codex`, then `codex login`",
+            )
+        ]
+    cli = CodexCLI(s)
+    found = []
+    version = await cli.version()
+    tested = ".".join(map(str, TESTED))
+    if version is None:
+        found.append(
+            Finding(FAIL, "llm", f"{cli.path} --version failed", "reinstall the Codex CLI")
+        )
+    elif version[:2] < TESTED[:2]:
+        found.append(
+            Finding(
+                FAIL,
+                "llm",
+                f"Codex CLI {'.'.join(map(str, version))} is older "
+                f"than {tested}, the version biomd is tested with",
+                "`npm i -g @openai/codex`",
+            )
+        )
+    else:
+        found.append(
+            Finding(
+                OK,
+                "llm",
+                f"Codex CLI {'.'.join(map(str, version))} at {cli.path} (tested with {tested})",
+            )
+        )
+    logged, said = await cli.logged_in()
+    found.append(
+        Finding(OK, "llm", f"Codex login: {said}")
+        if logged
+        else Finding(FAIL, "llm", f"Codex is not logged in ({said})", "`codex login`")
+    )
+    return found
+
+
 async def check_llm(s: Settings) -> list[Finding]:
     from core.models.endpoint import is_local
     from core.models.local_servers import WANTED_CONTEXT, ollama_context
     from core.models.probe import tool_advice, try_language_model, try_tool_call
+
+    if s.llm_backend == "codex":
+        return await check_codex(s)
 
     if not s.llm_api_key and not is_local(s.llm_base_url):
         return [

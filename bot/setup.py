@@ -70,11 +70,20 @@ class Wizard:
             "   [1] OpenRouter (one key, many models)  [2] a model server on this computer "
             "(Ollama, llama.cpp, LM Studio, vLLM)  [3] another OpenAI-compatible URL"
         )
+        codex = await self._codex()
+        if codex:
+            self.io.say(f"   [4] your ChatGPT subscription, through the Codex CLI ({codex})")
         if self.settings.llm_api_key or is_local(self.settings.llm_base_url):
             self.io.say(f"   Now: {self.settings.llm_model} at {self.settings.llm_base_url}.")
-        choice = self.io.ask("   Which one? (1/2/3, Enter to skip)").strip()
+        choice = self.io.ask(f"   Which one? (1/2/3{'/4' if codex else ''}, Enter to skip)").strip()
+        if choice == "4" and codex:
+            self.values["BIOMD_LLM_BACKEND"] = "codex"
+            self.io.say("   The biographer will run on Codex; no per-token cost beyond your plan.")
+            return
         if choice not in ("1", "2", "3"):
             return
+        if self.settings.llm_backend == "codex":
+            self.values["BIOMD_LLM_BACKEND"] = "openai"
         key, model = "", ""
         if choice == "1":
             url = OPENROUTER
@@ -109,6 +118,16 @@ class Wizard:
         self.values |= {"BIOMD_LLM_BASE_URL": url, "BIOMD_LLM_MODEL": model}
         if key:
             self.values["BIOMD_LLM_API_KEY"] = key
+
+    async def _codex(self) -> str | None:
+        """The Codex CLI's login, if it is installed and logged in."""
+        from core.models.codex import CodexCLI, binary
+
+        if binary(self.settings) is None:
+            return None
+        cli = CodexCLI(self.settings)
+        logged, said = await cli.logged_in()
+        return said if logged else None
 
     async def _local_server(self) -> tuple[str, str] | None:
         """A model server on this computer and one of its models, as (base URL, model)."""

@@ -267,3 +267,46 @@ async def test_consolidation_is_a_codex_run_with_no_tools_metered_in_tokens(
     assert "Her first pot" not in await engine.bio()
     assert not [t for t in offered(fake) if t.startswith("mcp__")], "no tools to consolidate"
     assert await engine.biography.ledger.by_backend() == [("codex", 1, 1000, 50, 0.0)]
+
+
+async def test_doctor_checks_the_binary_its_version_and_the_login(
+    tmp_path: Path, minilm_path: Path, fake: FakeResponses
+) -> None:
+    from bot.doctor import FAIL, OK, check_llm
+
+    settings = codex_settings(tmp_path, minilm_path, fake)
+    found = await check_llm(settings)
+    assert found[0].status == OK and "Codex CLI 0.171.0" in found[0].detail
+    assert found[1].status == FAIL and "not logged in" in found[1].detail
+    assert found[1].fix == "`codex login`"
+    missing = await check_llm(codex_settings(tmp_path, minilm_path, fake, codex_bin="/no/codex"))
+    assert missing[0].status == FAIL and "npm i -g @openai/codex" in missing[0].fix
+
+
+async def test_setup_offers_codex_once_it_is_logged_in(tmp_path: Path, fake: FakeResponses) -> None:
+    import asyncio
+
+    from bot.setup import Wizard
+    from tests.test_setup import Script
+
+    home = tmp_path / "codex-home"
+    home.mkdir()
+    settings = Settings(_env_file=None, codex_bin=str(CODEX), codex_home=home)  # type: ignore[call-arg]
+    quiet = Script(["", *[""] * 12])
+    await Wizard(settings, quiet).run(tmp_path / ".env")
+    assert not any("[4]" in s for s in quiet.said), "not offered before a login"
+    login = await asyncio.create_subprocess_exec(
+        str(CODEX),
+        "login",
+        "--with-api-key",
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+        env={"CODEX_HOME": str(home), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    await asyncio.wait_for(login.communicate(b"sk-test-not-real"), 60)
+    assert login.returncode == 0
+    script = Script(["4", *[""] * 12])
+    values = await Wizard(settings, script).run(tmp_path / ".env")
+    assert any("[4] your ChatGPT subscription, through the Codex CLI" in s for s in script.said)
+    assert values["BIOMD_LLM_BACKEND"] == "codex"

@@ -127,7 +127,8 @@ class CodexChat:
         self.turn_id: int | None = None
 
     async def check_budget(self) -> None:
-        await self.codex.ledger.check_limit()
+        if self.codex.ledger is not None:
+            await self.codex.ledger.check_limit()
 
     async def context_tokens(self) -> int:
         return self.codex.settings.llm_context_tokens or 200_000

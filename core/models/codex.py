@@ -75,7 +75,8 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
 class CodexCLI:
     """Runs `codex exec` and reads its events."""
 
-    def __init__(self, settings: Settings, ledger: Ledger) -> None:
+    def __init__(self, settings: Settings, ledger: Ledger | None = None) -> None:
+        """`ledger` meters runs; checks of the version and login (doctor, setup) need none."""
         self.settings = settings
         self.ledger = ledger
         path = binary(settings)
@@ -165,6 +166,7 @@ class CodexCLI:
         limit_s: float | None = None,
     ) -> Run:
         """One run, metered. It never raises for what Codex does: `Run.failure` says."""
+        assert self.ledger is not None, "runs are metered"
         await self.ledger.check_limit()
         with tempfile.TemporaryDirectory(prefix="biomd-codex-") as tmp:
             workdir = Path(tmp) / "empty"
