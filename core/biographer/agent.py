@@ -29,7 +29,8 @@ from core.storage.store import Store, utc_now
 
 Mode = Literal["chat", "analysis", "ingest"]
 StepFn = Callable[[str, str], Awaitable[None]]
-"""Called as (kind, detail) while a turn runs: 'tool', 'edit', 'report'."""
+"""Called as (kind, detail) while a turn runs: 'tool', 'edit', 'message' (what the model
+says between steps, on Codex), 'report'."""
 
 STUCK = 4  # steps in a row whose every call failed: the turn ends with its report
 STUCK_NOTE = (

@@ -56,12 +56,16 @@ class CodexBiographer(Biographer):
                 bio = await self._load_bio()
 
                 async def on_event(event: dict[str, Any]) -> None:
+                    """Codex's steps, told as the other backend tells them."""
                     item = event.get("item")
-                    if not (on_step and event.get("type") == "item.started"):
+                    if on_step is None or not isinstance(item, dict):
                         return
-                    if isinstance(item, dict) and item.get("type") == "mcp_tool_call":
+                    kind = (event.get("type"), item.get("type"))
+                    if kind == ("item.started", "mcp_tool_call"):
                         args = json.dumps(item.get("arguments") or {})
                         await on_step("tool", describe_call(ToolCall("", str(item["tool"]), args)))
+                    elif kind == ("item.completed", "agent_message"):
+                        await on_step("message", visible(str(item.get("text") or ""))[:300])
 
                 run = await self.codex.run(
                     prompt(chat_tail, message),

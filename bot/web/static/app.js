@@ -90,7 +90,7 @@
     });
     events.addEventListener("step", (e) => {
       const ev = JSON.parse(e.data);
-      if (!steps || ev.step === "report") return;
+      if (!steps || ev.step === "report") return;  // the answer arrives as a message
       const li = document.createElement("li");
       li.textContent = ev.text;
       steps.append(li);
