@@ -82,3 +82,13 @@ def test_edits_that_do_nothing_and_section_lookups() -> None:
     assert find_section(BIO, "Open Questions").title == "Open questions"
     assert find_section(BIO, "## Inferences").title == "Inferences"
     assert removed_share("abcd", "ab") == 0.5 and removed_share("ab", "abcd") == 0.0
+
+
+def test_an_append_of_what_is_already_there_is_refused() -> None:
+    once = apply_edit(BIO, "", "- 2024-01-03: Running again [#6]", "Timeline")
+    with pytest.raises(ProfileEditError, match="already in Timeline: nothing was added"):
+        apply_edit(once, "", "- 2024-01-03:  Running again [#6]\n", "Timeline")
+    twice = apply_edit(
+        once, "", "- 2024-01-03: Running again [#6]\n- 2024-02: Faster [#7]", "Timeline"
+    )
+    assert twice.count("Running again") == 1 and "- 2024-02: Faster [#7]" in twice, "only the new"

@@ -105,6 +105,15 @@ def _append(content: str, new: str, section: str | None) -> str:
         )
     target = find_section(content, section)
     body = content[target.body_start : target.end]
+    present = {_normalise(line)[0] for line in body.splitlines() if line.strip()}
+    fresh = [
+        line for line in new.split("\n") if _normalise(line)[0] not in present or not line.strip()
+    ]
+    if not any(line.strip() for line in fresh):
+        raise ProfileEditError(
+            f"That is already in {target.title}: nothing was added. Add only what is new."
+        )
+    new = "\n".join(fresh)  # lines already in the section are not added twice
     kept = body.rstrip("\n")
     if kept.strip() == PLACEHOLDER:
         kept = ""
