@@ -459,3 +459,36 @@ async def test_a_bio_md_too_big_for_the_context_window_is_consolidated_first(
     assert "tidying their biography" in first["messages"][0]["content"], "consolidation first"
     assert result.report == "Hello."
     assert "a hundred and twenty events" in second["messages"][0]["content"]
+
+
+async def test_while_reading_a_source_every_added_line_must_cite_it(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> None:
+    settings = llm_settings(tmp_path, minilm_path, llm)
+    note = tmp_path / "2019-04-07.md"
+    note.write_text(
+        "Ran the Bath half marathon this morning. 2:04:51.\n\nTwo years without a cigarette."
+    )
+    pasted = "- 2019-04-07: " + note.read_text()  # the source, copied
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        [r async for r in engine.ingest([note])]
+        llm.reply_with(
+            tool_reply(("read_source", {"document_id": 1})),
+            tool_reply(("edit_profile", {"section": "Timeline", "new_text": pasted})),
+            tool_reply(
+                (
+                    "edit_profile",
+                    {
+                        "section": "Timeline",
+                        "new_text": "- 2019-04-07: Ran the Bath half in 2:04:51 [#1]",
+                    },
+                )
+            ),
+            "Read it.",
+        )
+        (result,) = await engine.read_pending()
+        bio = await engine.bio()
+    refusal = llm.bodies[2]["messages"][-1]["content"]
+    assert refusal.startswith("Error: Refused: 2 line(s) cite no source")
+    assert "- 2019-04-07: Ran the Bath half in 2:04:51 [#1]" in bio and "cigarette" not in bio
+    assert result.edits == 1 and len(result.refused) == 1

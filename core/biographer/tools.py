@@ -229,6 +229,7 @@ class Toolbox:
             self._start_size = len(before)
         new_text = bracket_bare(args.new_text)
         candidate = apply_edit(before, args.old_text, new_text, args.section or None)
+        self._check_cited(args.section, new_text)
         await self._check_citations(args.old_text, new_text)
         self._check_removal(before, candidate)
         after = await self.profile.edit(
@@ -248,6 +249,27 @@ class Toolbox:
             await self.on_edit(args.reason, changed)
         where = ", ".join(changed) or "no section"
         return f"Done: bio.md changed ({where}); it is now {len(after):,} characters."
+
+    def _check_cited(self, section: str, new: str) -> None:
+        """While reading a source, every line added to bio.md says where it comes from (open
+        questions aside); a block of copied source text is not a line of bio.md."""
+        if self.mode != "ingest" or section.strip().lower().startswith("open question"):
+            return
+        uncited = [
+            line
+            for line in new.splitlines()
+            if line.strip()
+            and not line.lstrip().startswith("#")
+            and not source_ids(line)
+            and not chat_days(line)
+        ]
+        if uncited:
+            raise BiomdError(
+                f"Refused: {len(uncited)} line(s) cite no source, e.g. {uncited[0][:80]!r}. "
+                "While reading a source, write each fact as one short line in your own words "
+                'ending with its source id, e.g. "- 2019-04-07: Ran a half marathon [#1]"; '
+                "don't copy the source's text."
+            )
 
     async def _check_citations(self, old: str, new: str) -> None:
         """New citations must name sources that exist and that this turn has seen; a chat
