@@ -47,6 +47,7 @@ async def serve(folder: Path) -> None:
         int(turn["turn_id"]),
         str(turn["mode"]),
         chat_dates=frozenset(turn.get("chat_dates") or []),
+        document_id=turn.get("document_id"),
     )
     steps = {"used": 0}
     budget = int(turn["steps"])

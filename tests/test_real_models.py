@@ -461,18 +461,17 @@ async def test_a_bio_md_too_big_for_the_context_window_is_consolidated_first(
     assert "a hundred and twenty events" in second["messages"][0]["content"]
 
 
-async def test_while_reading_a_source_every_added_line_must_cite_it(
+async def test_while_reading_a_source_every_added_line_cites_it(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
 ) -> None:
     settings = llm_settings(tmp_path, minilm_path, llm)
     note = tmp_path / "2019-04-07.md"
-    note.write_text(
-        "Ran the Bath half marathon this morning. 2:04:51.\n\nTwo years without a cigarette."
-    )
-    pasted = "- 2019-04-07: " + note.read_text()  # the source, copied
+    note.write_text("Ran the Bath half marathon this morning. 2:04:51.\n\nTwo years, no cigarette.")
+    pasted = "- 2019-04-07: " + note.read_text()  # the source, copied as the model did
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         [r async for r in engine.ingest([note])]
         llm.reply_with(
+            tool_reply(("edit_profile", {"section": "Timeline", "new_text": "- Ran a race"})),
             tool_reply(("read_source", {"document_id": 1})),
             tool_reply(("edit_profile", {"section": "Timeline", "new_text": pasted})),
             tool_reply(
@@ -480,7 +479,16 @@ async def test_while_reading_a_source_every_added_line_must_cite_it(
                     "edit_profile",
                     {
                         "section": "Timeline",
-                        "new_text": "- 2019-04-07: Ran the Bath half in 2:04:51 [#1]",
+                        "new_text": "- 2019-04-07: Ran the Bath half in 2:04:51",
+                    },
+                )
+            ),
+            tool_reply(
+                (
+                    "edit_profile",
+                    {
+                        "section": "Identity",
+                        "new_text": "- Stopped smoking around 2017 (as per [1])",
                     },
                 )
             ),
@@ -488,7 +496,10 @@ async def test_while_reading_a_source_every_added_line_must_cite_it(
         )
         (result,) = await engine.read_pending()
         bio = await engine.bio()
-    refusal = llm.bodies[2]["messages"][-1]["content"]
-    assert refusal.startswith("Error: Refused: 2 line(s) cite no source")
-    assert "- 2019-04-07: Ran the Bath half in 2:04:51 [#1]" in bio and "cigarette" not in bio
-    assert result.edits == 1 and len(result.refused) == 1
+    unread = llm.bodies[1]["messages"][-1]["content"]
+    assert unread.startswith("Error: Refused: '- Ran a race' cites no source"), "not read yet"
+    copied = llm.bodies[3]["messages"][-1]["content"]
+    assert copied.startswith("Error: Refused: that looks like the source's text copied")
+    assert "- 2019-04-07: Ran the Bath half in 2:04:51 [#1]" in bio, "cited to what it read"
+    assert "- Stopped smoking around 2017 (as per [#1])" in bio
+    assert result.edits == 2 and len(result.refused) == 2

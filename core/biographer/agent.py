@@ -176,6 +176,7 @@ class Biographer:
         turn_id = await self._start(mode, message, document_id)
         self.model.turn_id = turn_id
         tools = self._toolbox(turn_id, mode)
+        tools.document_id = document_id
         result = TurnResult(turn_id, mode, "", 0, 0, document_id=document_id)
         try:
             bio = await self._load_bio()

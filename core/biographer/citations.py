@@ -11,6 +11,7 @@ _ID = re.compile(r"#(\d+)(\??)")
 _CHAT = re.compile(r"\[chat (\d{4}-\d{2}-\d{2})\]")
 _PAREN = re.compile(r"[(\[]\s*(?:sources?\s+)?(#\d+(?:\s*(?:,|and|&)\s*#\d+)*)\s*[)\]]", re.I)
 _LINE_END = re.compile(r"(?<=[ \t])#(\d+)(?=[ \t]*[.;]?[ \t]*$)", re.M)
+_NUMBERED = re.compile(r"\[(?:source\s+|sources?:\s*)?(\d{1,6})\]", re.I)  # "[9]"
 _BEFORE_GROUP = re.compile(r"(?<=[ \t])#(\d+)[ \t]*(?=\[#)")  # "#27 [#4]"
 FLAG = "?"
 """What follows an id that is not a real source, e.g. [#3, #25?]: shown, never linked."""
@@ -24,6 +25,7 @@ def bracket_bare(text: str) -> str:
         return "[" + ", ".join(f"#{n}" for n in re.findall(r"#(\d+)", m.group(1))) + "]"
 
     text = _BEFORE_GROUP.sub(lambda m: f"[#{m.group(1)}] ", text)
+    text = _NUMBERED.sub(lambda m: f"[#{m.group(1)}]", text)
     return _LINE_END.sub(lambda m: f"[#{m.group(1)}]", _PAREN.sub(group, text))
 
 

@@ -52,7 +52,7 @@ class CodexBiographer(Biographer):
         try:
             with tempfile.TemporaryDirectory(prefix="biomd-turn-") as tmp:
                 folder = Path(tmp)  # made private (0700) by tempfile
-                self._write_turn(folder, turn_id, mode, steps)
+                self._write_turn(folder, turn_id, mode, steps, document_id)
                 bio = await self._load_bio()
 
                 async def on_event(event: dict[str, Any]) -> None:
@@ -109,7 +109,9 @@ class CodexBiographer(Biographer):
             await on_step("report", report)
         return result
 
-    def _write_turn(self, folder: Path, turn_id: int, mode: str, steps: int) -> None:
+    def _write_turn(
+        self, folder: Path, turn_id: int, mode: str, steps: int, document_id: int | None
+    ) -> None:
         settings = self.settings.model_dump(mode="json", exclude=SECRETS)
         turn = {
             "settings": settings,
@@ -117,6 +119,7 @@ class CodexBiographer(Biographer):
             "mode": mode,
             "steps": steps,
             "chat_dates": sorted(self.chat_dates),
+            "document_id": document_id,
         }
         path = folder / "turn.json"
         path.write_text(json.dumps(turn), encoding="utf-8")

@@ -25,6 +25,7 @@ from core.retrieval.search import Searcher
 
 SEARCH_MAX = 20
 GREP_PAGE = 30
+LONGEST_LINE = 600  # characters: a longer "line" is a paragraph pasted from a source
 SMALL_REMOVAL = 400  # characters an edit may always remove, however small bio.md is
 REPEATS = 3  # the same call with the same arguments this many times is not run again
 
@@ -135,6 +136,7 @@ class Toolbox:
     on_edit: Callable[[str, list[str]], Awaitable[None]] | None = None
     max_delete_share: float = 0.2
     chat_dates: frozenset[str] = frozenset()
+    document_id: int | None = None  # the source an ingest turn is reading
     edits: int = 0
     sections_changed: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
@@ -228,8 +230,9 @@ class Toolbox:
         if self._start_size is None:
             self._start_size = len(before)
         new_text = bracket_bare(args.new_text)
+        if not args.old_text.strip():
+            new_text = self._cite(args.section, new_text)
         candidate = apply_edit(before, args.old_text, new_text, args.section or None)
-        self._check_cited(args.section, new_text)
         await self._check_citations(args.old_text, new_text)
         self._check_removal(before, candidate)
         after = await self.profile.edit(
@@ -250,26 +253,35 @@ class Toolbox:
         where = ", ".join(changed) or "no section"
         return f"Done: bio.md changed ({where}); it is now {len(after):,} characters."
 
-    def _check_cited(self, section: str, new: str) -> None:
+    def _cite(self, section: str, new: str) -> str:
         """While reading a source, every line added to bio.md says where it comes from (open
-        questions aside); a block of copied source text is not a line of bio.md."""
+        questions aside): a line with no citation is cited to the source being read, once the
+        turn has read it. A block of copied source text is refused: bio.md holds facts, one
+        short line each."""
         if self.mode != "ingest" or section.strip().lower().startswith("open question"):
-            return
-        uncited = [
-            line
-            for line in new.splitlines()
-            if line.strip()
-            and not line.lstrip().startswith("#")
-            and not source_ids(line)
-            and not chat_days(line)
-        ]
-        if uncited:
+            return new
+        lines = new.strip("\n").split("\n")
+        if any(not line.strip() for line in lines) or any(
+            len(line) > LONGEST_LINE for line in lines
+        ):
             raise BiomdError(
-                f"Refused: {len(uncited)} line(s) cite no source, e.g. {uncited[0][:80]!r}. "
-                "While reading a source, write each fact as one short line in your own words "
-                'ending with its source id, e.g. "- 2019-04-07: Ran a half marathon [#1]"; '
-                "don't copy the source's text."
+                "Refused: that looks like the source's text copied, not facts. Write each fact "
+                "as one short line in your own words, ending with its source id, e.g. "
+                '"- 2019-04-07: Ran a half marathon in 2:04:51 [#1]".'
             )
+        doc = self.document_id
+        cited = []
+        for line in lines:
+            if line.lstrip().startswith("#") or source_ids(line) or chat_days(line):
+                cited.append(line)
+            elif doc is not None and doc in self.read:
+                cited.append(f"{line.rstrip()} [#{doc}]")
+            else:
+                raise BiomdError(
+                    f"Refused: {line[:80]!r} cites no source. End each line with the id of "
+                    "the source it comes from, e.g. [#3]."
+                )
+        return "\n".join(cited)
 
     async def _check_citations(self, old: str, new: str) -> None:
         """New citations must name sources that exist and that this turn has seen; a chat
