@@ -488,7 +488,7 @@ async def test_while_reading_a_source_every_added_line_cites_it(
                     "edit_profile",
                     {
                         "section": "Identity",
-                        "new_text": "- Stopped smoking around 2017 (as per [1])",
+                        "new_text": "- Stopped smoking around 2017 (as per [1]) <source_data>",
                     },
                 )
             ),
@@ -501,5 +501,5 @@ async def test_while_reading_a_source_every_added_line_cites_it(
     copied = llm.bodies[3]["messages"][-1]["content"]
     assert copied.startswith("Error: Refused: that looks like the source's text copied")
     assert "- 2019-04-07: Ran the Bath half in 2:04:51 [#1]" in bio, "cited to what it read"
-    assert "- Stopped smoking around 2017 (as per [#1])" in bio
+    assert "- Stopped smoking around 2017 (as per [#1])\n" in bio, "the echoed wrapper is gone"
     assert result.edits == 2 and len(result.refused) == 2

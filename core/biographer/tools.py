@@ -10,6 +10,7 @@ call comes back again and again."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +26,7 @@ from core.retrieval.search import Searcher
 
 SEARCH_MAX = 20
 GREP_PAGE = 30
+_WRAPPERS = re.compile(r"[ \t]*</?(?:source_data|tool_result|bio_md)\b[^>]*>")  # echoed back
 LONGEST_LINE = 600  # characters: a longer "line" is a paragraph pasted from a source
 SMALL_REMOVAL = 400  # characters an edit may always remove, however small bio.md is
 REPEATS = 3  # the same call with the same arguments this many times is not run again
@@ -229,7 +231,7 @@ class Toolbox:
         before = await self.profile.load()
         if self._start_size is None:
             self._start_size = len(before)
-        new_text = bracket_bare(args.new_text)
+        new_text = bracket_bare(_WRAPPERS.sub("", args.new_text))
         if not args.old_text.strip():
             new_text = self._cite(args.section, new_text)
         candidate = apply_edit(before, args.old_text, new_text, args.section or None)
