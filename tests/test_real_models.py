@@ -53,6 +53,7 @@ SHAPES = {
     ),
     "function equals": '<function=search>{"query": "kiln"}</function>',
     "function parameters": "<function=search><parameter=query>kiln</parameter></function>",
+    "tag named for the tool": '<search>\n{"query": "kiln"}\n</search>',
     "bare arguments": '{"query": "kiln"}',
 }
 

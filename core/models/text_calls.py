@@ -10,6 +10,7 @@ message text instead of `tool_calls`, in many shapes:
     <function><name>search</name><arguments>{...}</arguments></function>
     <function><name>read_source</name><arguments><document_id>6</document_id></arguments>
     <function name="read_source" arguments='{"document_id": 5}'/>
+    <edit_profile>{"section": "Timeline", "new_text": "…"}</edit_profile>
     {"query": "Lisbon"}                       (bare arguments: the tool is told by its keys)
 
 `parse` finds them all, in order. Something that looks like a call but cannot be read is
@@ -103,6 +104,10 @@ def parse(text: str, tools: Mapping[str, Sequence[str]]) -> Parsed:
     for m in _FUNCTION_XML.finditer(body):
         if not taken(m.start(), m.end()):
             add(m.start(), m.end(), *_function_xml(m.group(1), m.group(0)))
+    names = "|".join(re.escape(n) for n in tools)
+    for m in re.finditer(rf"<({names})>\s*(.*?)\s*(?:</\1>|$)", body, re.S) if names else []:
+        if not taken(m.start(), m.end()):  # <edit_profile>{…}</edit_profile>: named by its tag
+            add(m.start(), m.end(), *_function_eq(m.group(1), m.group(2), m.group(0)))
     for m in _TAGGED.finditer(body):
         if not m.group(2).strip():  # a lone "<tools>": the model ending its turn, not a call
             spans.append((m.start(), m.end()))
