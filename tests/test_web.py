@@ -358,3 +358,34 @@ async def _listen(site: Site, into: list[dict[str, Any]]) -> None:
         async for line in stream.aiter_lines():
             if line.startswith("data: "):
                 into.append(json.loads(line[6:]))
+
+
+async def test_pictures_render_once_per_state_of_their_data() -> None:
+    """Twenty page loads asking for the same picture share one render (bench/loop_lag.py)."""
+    from bot.web.memo import RenderMemo
+
+    memo = RenderMemo(keep=2)
+    calls: list[str] = []
+
+    def renderer(key: str) -> Any:
+        async def render() -> bytes:
+            calls.append(key)
+            await asyncio.sleep(0.01)
+            return key.encode()
+
+        return render
+
+    got = await asyncio.gather(*(memo.get("a", renderer("a")) for _ in range(20)))
+    assert got == [b"a"] * 20 and calls == ["a"]
+    assert await memo.get("a", renderer("a")) == b"a" and calls == ["a"]
+    await memo.get("b", renderer("b"))
+    await memo.get("c", renderer("c"))  # "a" is the oldest of three kept two: it goes
+    await memo.get("a", renderer("a"))
+    assert calls == ["a", "b", "c", "a"]
+
+    async def broken() -> bytes:
+        raise RuntimeError("no picture")
+
+    with pytest.raises(RuntimeError):
+        await memo.get("d", broken)
+    assert await memo.get("d", renderer("d")) == b"d"  # a failure is not kept

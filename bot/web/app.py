@@ -29,6 +29,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from bot.web.hub import CHAT, Hub, WebChannel, sse
+from bot.web.memo import RenderMemo
 from bot.web.render import cite_links, markdown, slug
 from bot.web.security import Guard, Keys
 from core.assistant import Assistant, Incoming
@@ -72,6 +73,7 @@ class Web:
 
 def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     templates = Jinja2Templates(directory=str(HERE / "templates"))
+    pictures = RenderMemo()
 
     def page(request: Request, name: str, **context: Any) -> Response:
         context |= {"csrf": web.keys.csrf, "path": request.url.path}
@@ -208,7 +210,10 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     async def timeline_picture(request: Request) -> Response:
         fmt = request.path_params["fmt"]
         tl = await gather_timeline(web.engine.store, await web.engine.bio())
-        data = await asyncio.to_thread(render_timeline, tl, fmt, lambda i: f"/source/{i}")
+        data = await pictures.get(
+            repr(("timeline", fmt, tl)),
+            lambda: asyncio.to_thread(render_timeline, tl, fmt, lambda i: f"/source/{i}"),
+        )
         return _picture(data, fmt)
 
     async def people_page(request: Request) -> Response:
@@ -228,7 +233,10 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         people = await gather_people(
             web.engine.store, await web.engine.bio(), web.engine.settings.owner_list
         )
-        data = await asyncio.to_thread(render_people, people, fmt, lambda n: f"/grep?pattern={n}")
+        data = await pictures.get(
+            repr(("people", fmt, people)),
+            lambda: asyncio.to_thread(render_people, people, fmt, lambda n: f"/grep?pattern={n}"),
+        )
         return _picture(data, fmt)
 
     # -- sources ----------------------------------------------------------------------------------
