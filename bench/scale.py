@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from bench import hard as hardset
 from bench.synth import COMMON, chat_text, paraphrases, structured_vectors, vocabulary
 from core.engine import Engine
 from core.retrieval.embedding import to_blob
@@ -46,8 +47,8 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def settings_for(data_dir: Path) -> Settings:
-    return Settings(_env_file=None, data_dir=data_dir, embed_model=BENCH_MODEL)  # type: ignore[call-arg]
+def settings_for(data_dir: Path, model: str = BENCH_MODEL) -> Settings:
+    return Settings(_env_file=None, data_dir=data_dir, embed_model=model)  # type: ignore[call-arg]
 
 
 def vectors_for(n: int) -> np.ndarray:
@@ -73,7 +74,7 @@ def write_corpus(folder: Path, chunks: int, files: int = 8) -> int:
 # -- phases ---------------------------------------------------------------------------------
 
 
-async def build(folder: Path) -> dict[str, Any]:
+async def build(folder: Path, hard: bool = False) -> dict[str, Any]:
     sources, data = folder / "sources", folder / "data"
     size = sum(p.stat().st_size for p in sources.iterdir())
     async with await Engine.open(settings_for(data)) as engine:
@@ -83,9 +84,14 @@ async def build(folder: Path) -> dict[str, Any]:
         assert all(r.status == "added" for r in results), results
         chunks = (await engine.stats()).chunks
         ingest_rss = peak_rss_mb()
-        await engine.store.set_meta({"embed_model": BENCH_MODEL, "embed_dim": str(DIM)})
-        vectors = vectors_for(chunks)
-        np.save(folder / "queries.npy", query_vectors(vectors))
+        if hard:
+            await engine.store.set_meta({"embed_model": hardset.MINILM_NAME, "embed_dim": str(DIM)})
+            base = hardset.turn_embeddings(folder.parent / "locomo-turns.npy")
+            vectors = hardset.mixtures(np.random.default_rng(9), base, chunks)
+        else:
+            await engine.store.set_meta({"embed_model": BENCH_MODEL, "embed_dim": str(DIM)})
+            vectors = vectors_for(chunks)
+            np.save(folder / "queries.npy", query_vectors(vectors))
         after, i = 0, 0
         while rows := await engine.store.chunks_needing_vectors(after, 20_000):
             block = vectors[i : i + len(rows)]
@@ -101,13 +107,36 @@ async def build(folder: Path) -> dict[str, Any]:
     }
 
 
-async def exact(folder: Path) -> dict[str, Any]:
-    """The reference: every float32 vector in RAM and a brute-force scan per query."""
-    async with await Engine.open(settings_for(folder / "data")) as engine:
+async def all_vectors(folder: Path, model: str = BENCH_MODEL) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk ids, float32 matrix) of every stored vector."""
+    async with await Engine.open(settings_for(folder / "data", model)) as engine:
         rows = await engine.store.fetchall("SELECT chunk_id, vector FROM vectors ORDER BY chunk_id")
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype="<f4").reshape(-1, DIM)
-    del rows
+    return ids, matrix
+
+
+async def exact_hard(folder: Path) -> dict[str, Any]:
+    """The hard reference: each natural question embedded by the model, exact top 10."""
+    ids, matrix = await all_vectors(folder, hardset.MINILM_NAME)
+    questions = json.loads((folder / "hard-queries.json").read_text())["natural questions"]
+    out = hardset.exact(matrix, ids, questions)
+    times = []
+    for q in matrix[:20]:  # brute force costs the same whatever the query
+        t = time.perf_counter()
+        np.argpartition(-(matrix @ q), 9)[:10]
+        times.append(time.perf_counter() - t)
+    (folder / "hard-exact.json").write_text(json.dumps(out["refs"]))
+    return {
+        "embed_ms": _pct(out["embed_ms"]),
+        "bruteforce_ms": _pct(times),
+        "bruteforce_rss_mb": peak_rss_mb(),
+    }
+
+
+async def exact(folder: Path) -> dict[str, Any]:
+    """The reference: every float32 vector in RAM and a brute-force scan per query."""
+    ids, matrix = await all_vectors(folder)
     queries = np.load(folder / "queries.npy")
     top, times = [], []
     for q in queries:
@@ -233,6 +262,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--work", type=Path, help="keep corpora here and reuse them")
     ap.add_argument("--no-sqlite-vec", action="store_true")
+    ap.add_argument("--sets", default="old,hard", help="old (the first sets), hard, or both")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--dir", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--n", type=int, help=argparse.SUPPRESS)
@@ -241,15 +271,113 @@ def main() -> None:
         if args.phase == "sqlitevec":
             result = sqlitevec(args.dir, args.n)
         else:
-            result = asyncio.run(
-                {"build": build, "exact": exact, "search": search}[args.phase](args.dir)
-            )
+            phases = {
+                "build": build,
+                "build-hard": lambda d: build(d, hard=True),
+                "exact": exact,
+                "exact-hard": exact_hard,
+                "search": search,
+            }
+            result = asyncio.run(phases[args.phase](args.dir))
         print(json.dumps(result))
         return
 
     work = args.work or Path(tempfile.mkdtemp(prefix="biomd-scale-"))
+    sizes = [int(s) for s in args.sizes.split(",")]
+    sets = args.sets.split(",")
+    if "hard" in sets:
+        report_hard([run_hard(work / f"hard-{size}", size) for size in sizes])
+    if "old" in sets:
+        run_old(work, sizes, args.no_sqlite_vec)
+
+
+def run_hard(folder: Path, size: int) -> dict[str, Any]:
+    if not (folder / "built.json").exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        hardset.write_corpus(folder / "sources", size, CHARS_PER_CHUNK)
+        queries = hardset.query_sets(np.random.default_rng(11))
+        (folder / "hard-queries.json").write_text(json.dumps(queries))
+        built, _ = child("--phase", "build-hard", "--dir", str(folder))
+        (folder / "built.json").write_text(json.dumps(built))
+        shutil.rmtree(folder / "sources", ignore_errors=True)
+    built = json.loads((folder / "built.json").read_text())
+    queries = json.loads((folder / "hard-queries.json").read_text())
+    reference, _ = child("--phase", "exact-hard", "--dir", str(folder))
+    data = folder / "data"
+    natural = {"natural questions": queries["natural questions"]}
+    first = hardset.run_mode(data, "vector", {})  # builds the vector cache if it must
+    modes = {
+        "keyword": hardset.run_mode(data, "keyword", queries),
+        "hybrid": hardset.run_mode(data, "hybrid", queries),
+        "vector": hardset.run_mode(data, "vector", natural),
+    }
+    refs = json.loads((folder / "hard-exact.json").read_text())
+    pairs = zip(modes["vector"]["sets"]["natural questions"]["hits"], refs, strict=True)
+    recalls = np.array([hardset.recall(hits, ref) for hits, ref in pairs])
+    print(f"done hard {size}", file=sys.stderr, flush=True)
+    return {
+        "built": built,
+        "reference": reference,
+        "first_ready_s": first["ready_s"],
+        "modes": {
+            m: {k: v for k, v in r.items() if k != "sets"}
+            | {
+                "sets": {n: _pct([t / 1000 for t in x["ms"]]) for n, x in r["sets"].items()},
+                "all": _pct([t / 1000 for x in r["sets"].values() for t in x["ms"]]),
+            }
+            for m, r in modes.items()
+        },
+        "recall_strict": float(recalls[:, 0].mean()),
+        "recall_ties": float(recalls[:, 1].mean()),
+    }
+
+
+def report_hard(rows: list[dict[str, Any]]) -> None:
+    print("\nHard sets, each query timed end to end through `biomd search -`:")
+    print(
+        "\n| chunks | text MB | ingest MB/s | first start s (builds cache) | ready s, hybrid"
+        " (model load included) | query embedding p50 / p95 ms | search peak RSS MB (hybrid) |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        b, h = r["built"], r["modes"]["hybrid"]
+        emb = r["reference"]["embed_ms"]
+        print(
+            f"| {b['chunks']:,} | {b['mb']:.0f} | {b['ingest_mb_s']:.1f} | {r['first_ready_s']:.2f}"
+            f" | {h['ready_s']:.2f} | {emb[0]:.1f} / {emb[1]:.1f} | {h['peak_rss_mb']:.0f} |"
+        )
+    names = list(rows[0]["modes"]["keyword"]["sets"])
+    print(
+        "\n| chunks | mode | all p50 / p95 ms | "
+        + " | ".join(f"{n} p50 / p95" for n in names)
+        + " |"
+    )
+    print("|---:|---|---:|" + "---:|" * len(names))
+    for r in rows:
+        for mode, m in r["modes"].items():
+            cells = " | ".join(
+                f"{m['sets'][n][0]:.1f} / {m['sets'][n][1]:.1f}" if n in m["sets"] else ""
+                for n in names
+            )
+            every = f"{m['all'][0]:.1f} / {m['all'][1]:.1f}"
+            print(f"| {r['built']['chunks']:,} | {mode} | {every} | {cells} |")
+    print(
+        "\n| chunks | recall@10 strict | recall@10 with ties (1e-4) | vector p50 / p95 ms"
+        " (embedding included) | float32 brute force p50 ms (embedding excluded, RSS MB) |"
+    )
+    print("|---:|---:|---:|---:|---:|")
+    for r in rows:
+        v, ref = r["modes"]["vector"]["all"], r["reference"]
+        print(
+            f"| {r['built']['chunks']:,} | {r['recall_strict']:.3f} | {r['recall_ties']:.3f} |"
+            f" {v[0]:.1f} / {v[1]:.1f} | {ref['bruteforce_ms'][0]:.1f}"
+            f" ({ref['bruteforce_rss_mb']:.0f}) |"
+        )
+
+
+def run_old(work: Path, sizes: list[int], no_sqlite_vec: bool) -> None:
     rows = []
-    for size in (int(s) for s in args.sizes.split(",")):
+    for size in sizes:
         folder = work / str(size)
         if not (folder / "built.json").exists():
             shutil.rmtree(folder, ignore_errors=True)
@@ -263,7 +391,7 @@ def main() -> None:
         warm, warm_ready = child("--phase", "search", "--dir", str(folder))  # reuses it
         vec = (
             {}
-            if args.no_sqlite_vec
+            if no_sqlite_vec
             else child("--phase", "sqlitevec", "--dir", str(folder), "--n", str(built["chunks"]))[0]
         )
         rows.append((built, reference, first, first_ready, warm, warm_ready, vec))

@@ -33,11 +33,21 @@ def word_probabilities(vocab_size: int, exponent: float = 1.07) -> np.ndarray:
     return p / p.sum()
 
 
-def chat_text(chars: int, vocab: list[str], seed: int = 1) -> Iterator[str]:
-    """About `chars` characters of chat lines, `[YYYY-MM-DD HH:MM] Name: words.`, in pieces."""
+def stock_lines(vocab: list[str], n: int = 300, seed: int = 3) -> list[str]:
+    """Short lines people send again and again ("ok see you tomorrow love"), from common words."""
+    rng = np.random.default_rng(seed)
+    common = vocab[: len(GLUE) + len(COMMON)]
+    return [" ".join(rng.choice(common, int(rng.integers(2, 7)))) for _ in range(n)]
+
+
+def chat_text(chars: int, vocab: list[str], seed: int = 1, repeats: float = 0.0) -> Iterator[str]:
+    """About `chars` characters of chat lines, `[YYYY-MM-DD HH:MM] Name: words.`, in pieces.
+    A share `repeats` of the lines are near-duplicates: a stock line, sometimes with one
+    word changed, as real chats are full of."""
     rng = np.random.default_rng(seed)
     probs = word_probabilities(len(vocab))
     words = np.array(vocab, dtype=object)
+    stock = stock_lines(vocab) if repeats else []
     produced, minute = 0, 0
     while produced < chars:
         ids = rng.choice(len(vocab), size=20_000, p=probs)
@@ -52,7 +62,13 @@ def chat_text(chars: int, vocab: list[str], seed: int = 1) -> Iterator[str]:
             date = f"{year}-{day // 31 % 12 + 1:02d}-{day % 28 + 1:02d}"
             stamp = f"[{date} {rest // 60:02d}:{rest % 60:02d}]"
             name = NAMES[int(rng.integers(0, len(NAMES)))]
-            lines.append(f"{stamp} {name}: {' '.join(words[ids[pos : pos + n]])}.")
+            if stock and rng.random() < repeats:
+                said = stock[int(rng.integers(0, len(stock)))].split()
+                if rng.random() < 0.5:
+                    said[int(rng.integers(0, len(said)))] = str(words[ids[pos]])
+                lines.append(f"{stamp} {name}: {' '.join(said)}")
+            else:
+                lines.append(f"{stamp} {name}: {' '.join(words[ids[pos : pos + n]])}.")
             pos += n
         piece = "\n".join(lines) + "\n"
         produced += len(piece)
