@@ -254,3 +254,48 @@ async def test_read_source_is_capped_and_paginates(
 async def test_read_source_of_an_unknown_id_is_not_found(engine: Engine) -> None:
     with pytest.raises(NotFound, match="There is no source #999"):
         await engine.read_source(999)
+
+
+def test_a_keyword_plan_keeps_every_rare_word_and_bounds_common_ones() -> None:
+    from core.retrieval.keyword_plan import plan
+
+    df = {"lisbon": 40, "move": 900, "love": 5000, "time": 7000, "home": 6000, "dinner": 3000}
+    assert plan(["move", "lisbon", "love"], df, budget=1000).match == ('"lisbon" OR "move"',)
+    rare = plan(["love", "lisbon"], df, budget=1000)
+    assert rare.match == ('"lisbon"',) and not rare.newest_first
+    common = plan(["time", "love", "home", "dinner"], df, budget=1000)
+    assert common.newest_first
+    assert common.match == (
+        '"dinner" AND "love" AND "home"',
+        '"dinner" AND "love"',
+        '"dinner"',
+    )
+    assert plan(["nowhere"], df).match == ()
+
+
+async def test_a_query_of_only_common_words_finds_the_newest_chunks_holding_them(
+    engine: Engine, tmp_path: Path
+) -> None:
+    """On a corpus where every word is common (a budget of one posting stands in for a
+    million chunks), chunks holding all the words come newest first, then fewer words."""
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    lines = {
+        "f": "dinner party soon",
+        "a": "dinner with mum at home",
+        "b": "dinner at home again",
+        "c": "mum called about dinner",
+        "d": "home early tonight",
+        "e": "the zeppelin flew over the house",
+    }
+    for name, text in lines.items():
+        (notes / f"{name}.txt").write_text(text + "\n")
+        _ = [r async for r in engine.ingest([notes / f"{name}.txt"])]
+    searcher = engine.searcher
+    searcher.keyword_budget = 1
+    docs = {h.document: h for h in await engine.search("home dinner", limit=3, mode="keyword")}
+    assert list(docs) == ["b.txt", "a.txt", "d.txt"]  # both words newest first, then the rarer
+    only = await engine.search("zeppelin dinner", limit=5, mode="keyword")
+    assert [h.document for h in only] == ["e.txt"]  # the rare word's result is never lost
+    hybrid = await engine.search("dinner mum home", limit=5, mode="hybrid")
+    assert hybrid[0].document == "a.txt"

@@ -15,7 +15,7 @@ from core.errors import NotFound
 from core.retrieval.embedding import Embedder, Matrix, from_blobs
 from core.retrieval.fts_query import content_tokens
 from core.retrieval.fusion import RRF_K, rrf, vector_weight
-from core.retrieval.keyword_plan import plan
+from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
 from core.retrieval.vector_index import VectorIndex
 from core.storage.store import Store
 
@@ -94,12 +94,14 @@ class Searcher:
         embedder: Callable[[], Embedder],
         index: VectorIndex,
         fusion: FusionConfig | None = None,
+        keyword_budget: int = POSTINGS_BUDGET,
     ) -> None:
         self.store = store
         self._embedder = embedder
         self.index = index
         self.fusion = fusion or FusionConfig()
-        self._size: tuple[float, int, int] | None = None
+        self.keyword_budget = keyword_budget
+        self._size: tuple[float, int] | None = None
 
     # -- ranked search ------------------------------------------------------------------
 
@@ -121,37 +123,56 @@ class Searcher:
 
     async def keyword_ids(self, query: str, limit: int) -> list[tuple[int, float]]:
         """(chunk id, bm25) best first. bm25 is lower-is-better, as FTS5 gives it. The query is
-        planned (core.retrieval.keyword_plan) so that its cost stays bounded on a large corpus."""
+        planned (core.retrieval.keyword_plan) so that its cost stays bounded on a large corpus;
+        when it has only common words, the newest chunks holding them come first, with a
+        score that falls with age."""
         words = content_tokens(query)
         if not words or limit <= 0:
             return []
-        total, newest = await self._corpus_size()
-        planned = plan(words, await self.store.term_doc_freq(words, total), total, newest)
-        if planned.match is None:
-            return []
-        inner = max(limit * 4, 50)
-        sql = (
-            "SELECT f.rowid, f.rank FROM (SELECT rowid, rank FROM chunks_fts WHERE chunks_fts"
-            " MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?) f JOIN chunks c ON c.id = f.rowid"
-            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
-            " ORDER BY f.rank LIMIT ?"
-        )
-        args = (planned.match, planned.min_rowid)
-        rows = await self.store.fetchall(sql, (*args, inner, limit))
-        if len(rows) < limit:  # pending documents crowded the top: look at every match
-            rows = await self.store.fetchall(sql, (*args, -1, limit))
-        return [(int(r[0]), float(r[1])) for r in rows]
+        total = await self._corpus_size()
+        planned = plan(words, await self.store.term_doc_freq(words, total), self.keyword_budget)
+        found: dict[int, float] = {}
+        for match in planned.match:
+            for cid, score in await self._matching(match, limit, planned.newest_first):
+                if cid not in found:
+                    found[cid] = float(len(found)) if planned.newest_first else score
+            if len(found) >= limit:
+                break
+        return sorted(found.items(), key=lambda x: x[1])[:limit]
 
-    async def _corpus_size(self) -> tuple[int, int]:
-        """(chunks, newest chunk id), re-counted at most every 30 s."""
+    async def _matching(
+        self, match: str, limit: int, newest_first: bool
+    ) -> list[tuple[int, float]]:
+        """Ready chunks matching an FTS5 expression: the best `limit` by bm25, or the newest."""
+        inner_select, inner_order, outer_order = (
+            ("0", "rowid DESC", "f.rowid DESC") if newest_first else ("rank", "rank", "f.score")
+        )
+        sql = (
+            f"SELECT f.rowid, f.score FROM (SELECT rowid, {inner_select} AS score FROM chunks_fts"
+            f" WHERE chunks_fts MATCH ? ORDER BY {inner_order} LIMIT ?) f"
+            " JOIN chunks c ON c.id = f.rowid"
+            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
+            f" ORDER BY {outer_order} LIMIT ?"
+        )
+        inner = max(limit * 4, 50)
+        while True:
+            rows = await self.store.fetchall(sql, (match, inner, limit))
+            if len(rows) >= limit or inner < 0:
+                return [(int(r[0]), float(r[1])) for r in rows]
+            # Pending documents (one being indexed holds the newest chunks) crowded the top:
+            # look further, in steps when the order is by age, which costs nothing to page.
+            inner = inner * 8 if newest_first and inner < 100_000 else -1
+
+    async def _corpus_size(self) -> int:
+        """About how many chunks there are, re-counted at most every 30 s."""
         now = time.monotonic()
         if self._size is None or now - self._size[0] > 30:
             row = await self.store.fetchone(  # the id range: a count of a million rows is slow
-                "SELECT COALESCE(MAX(id) - MIN(id) + 1, 0), COALESCE(MAX(id), 0) FROM chunks"
+                "SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM chunks"
             )
             assert row is not None
-            self._size = (now, int(row[0]), int(row[1]))
-        return self._size[1], self._size[2]
+            self._size = (now, int(row[0]))
+        return self._size[1]
 
     async def vector_ids(
         self, query: str, limit: int, vector: Matrix | None = None
