@@ -2,8 +2,10 @@
 
 - Binary codes: one bit per dimension (its sign), kept as columns of uint64 words. The
   Hamming distance between codes tracks the angle between vectors; a column-wise XOR and
-  popcount scans a million codes in a few milliseconds. With 0.8% of the corpus as candidates
-  it kept the true top 10 every time at a million (bench/RESULTS.md).
+  popcount scans a million codes in a few milliseconds. With 1% of the corpus as candidates,
+  recall@10 at a million is 0.997 on vectors mixed from real MiniLM embeddings (0.5% gave
+  0.96 on a harder set) and 1.000 on the structured set (bench/RESULTS.md). Centring the
+  vectors first was tried: better on the mixtures, far worse (0.93) on the structured set.
 - int8 rows: each dimension scaled to -127..127, for re-scoring the Hamming candidates with
   dot products that are nearly exact, before the final exact float32 pass.
 """

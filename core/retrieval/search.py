@@ -179,11 +179,20 @@ class Searcher:
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine) best first, over whatever vectors exist now: a shortlist from
         the compact index, scored exactly with the store's float32 vectors."""
-        await self.index.refresh(self.store)
-        if len(self.index) == 0 or limit <= 0:
+        if limit <= 0 or (len(self.index) == 0 and (await self.store.vectors_state())[1] == 0):
             return []
-        if vector is None:
-            vector = await asyncio.to_thread(self._embedder().embed_query, query)
+        embedding = None
+        if vector is None:  # the model loads while the index does, on a first search
+            embedding = asyncio.ensure_future(
+                asyncio.to_thread(lambda: self._embedder().embed_query(query))
+            )
+        try:
+            await self.index.refresh(self.store)
+        finally:
+            if embedding is not None:
+                vector = await embedding
+        if len(self.index) == 0:
+            return []
         q = np.asarray(vector, dtype=np.float32)
         ids = await asyncio.to_thread(self.index.shortlist, q, max(limit * 4, EXACT_POOL))
         blobs = await self.store.vectors_of(ids)

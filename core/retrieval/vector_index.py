@@ -28,7 +28,7 @@ _LOAD_BATCH = 20_000
 _VERSION = 3
 _SPOT_CHECKS = 8
 _SCALE_SAMPLE = 1000
-CANDIDATES = 8000  # Hamming candidates re-ranked with int8 (or 0.5% of the corpus, if more)
+CANDIDATES = 10_000  # Hamming candidates re-ranked with int8 (or 1% of the corpus, if more)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="biomd-vectors")
 
 
@@ -148,7 +148,7 @@ class VectorIndex:
         if n == 0 or count <= 0 or self._int8 is None or self._scales is None:
             return []
         q = np.asarray(query, dtype=np.float32)
-        pool = max(self.candidates, n // 200)
+        pool = max(self.candidates, n // 100)
         if n > pool:
             code = pack(q)[0]
             columns = [c.view() for c in self._columns]
