@@ -20,15 +20,23 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from core.retrieval.binary_codes import closest, hamming, int8_scales, pack, to_int8, words_for
+from core.retrieval.binary_codes import (
+    closest,
+    hamming,
+    int8_scales,
+    pack,
+    rotation,
+    to_int8,
+    words_for,
+)
 from core.retrieval.embedding import from_blobs
 from core.storage.store import Store, ensure_private_dir
 
 _LOAD_BATCH = 20_000
-_VERSION = 3
+_VERSION = 4
 _SPOT_CHECKS = 8
 _SCALE_SAMPLE = 1000
-CANDIDATES = 10_000  # Hamming candidates re-ranked with int8 (or 1% of the corpus, if more)
+CANDIDATES = 10_000  # Hamming candidates re-ranked with int8 (or 2% of the corpus, if more)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="biomd-vectors")
 
 
@@ -82,6 +90,7 @@ class VectorIndex:
         self._columns: list[_Column] = []
         self._int8: _Column | None = None
         self._scales: npt.NDArray[np.float32] | None = None
+        self._rotation: npt.NDArray[np.float32] | None = None
         self._epoch: str | None = None
         self._last_row = 0
         self._cache_ok = False
@@ -130,8 +139,9 @@ class VectorIndex:
             self._scales = int8_scales(sample) if full else np.full(self.dim, 127.0, np.float32)
             self._columns = [_Column(np.uint64) for _ in range(words_for(self.dim))]
             self._int8 = _Column(np.int8, self.dim)
-        assert self._int8 is not None
-        codes = pack(vectors)
+            self._rotation = rotation(self.dim)
+        assert self._int8 is not None and self._rotation is not None
+        codes = pack(vectors @ self._rotation)
         for column in (self._ids, *self._columns, self._int8):
             column.reserve(expected)
         self._ids.extend(ids)
@@ -147,10 +157,11 @@ class VectorIndex:
         n = len(self)
         if n == 0 or count <= 0 or self._int8 is None or self._scales is None:
             return []
+        assert self._rotation is not None
         q = np.asarray(query, dtype=np.float32)
-        pool = max(self.candidates, n // 100)
+        pool = max(self.candidates, n // 50)
         if n > pool:
-            code = pack(q)[0]
+            code = pack(q @ self._rotation)[0]
             columns = [c.view() for c in self._columns]
             half = n // 2
             parts = list(_POOL.map(lambda r: hamming(columns, code, *r), [(0, half), (half, n)]))
@@ -190,10 +201,12 @@ class VectorIndex:
             return
         self.dim = int(manifest["dim"])
         scales = np.asarray(manifest["scales"], dtype=np.float32)
-        if not await _spot_check(store, ids, codes, int8, scales):
+        turn = await asyncio.to_thread(rotation, self.dim)
+        if not await _spot_check(store, ids, codes, int8, scales, turn):
             return
         self._clear()
         self._scales = scales
+        self._rotation = turn
         self._ids.adopt(ids)
         self._columns = [_Column(np.uint64) for _ in range(codes.shape[1])]
         for w, column in enumerate(self._columns):
@@ -279,6 +292,7 @@ async def _spot_check(
     codes: npt.NDArray[np.uint64],
     int8: npt.NDArray[np.int8],
     scales: npt.NDArray[np.float32],
+    turn: npt.NDArray[np.float32],
 ) -> bool:
     """A few rows of the cache, recomputed from the store's float32 vectors, must match."""
     if len(ids) == 0:
@@ -291,7 +305,7 @@ async def _spot_check(
         if blob is None:
             return False
         vector = from_blobs([blob], len(blob) // 4)
-        if not np.array_equal(pack(vector)[0], codes[i]):
+        if not np.array_equal(pack(vector @ turn)[0], codes[i]):
             return False
         if not np.array_equal(to_int8(vector, scales)[0], int8[i]):
             return False
