@@ -11,8 +11,15 @@ Each phase runs in a fresh process so that its peak RSS is its own:
   against the exact reference;
 - sqlitevec: the same vectors in a sqlite-vec vec0 table, KNN latency.
 
-    .venv/bin/python -m bench.scale                          # 10k, 100k and 1M
+The hard sets (bench/hard.py, `--sets hard`) are what real use looks like: a 60,000-word
+vocabulary with near-duplicate lines, vectors mixed from real MiniLM embeddings, short
+queries full of common words, each timed end to end through `biomd search -` with the
+query embedded by the model (timed apart), and "ready" as the time to the first answer.
+The first sets (`--sets old`) stay, so that the history stays comparable.
+
+    .venv/bin/python -m bench.scale                          # both sets: 10k, 100k and 1M
     .venv/bin/python -m bench.scale --sizes 10000 --work /tmp/s   # one size, kept for reuse
+    .venv/bin/python -m bench.scale --sets hard --sizes 1000000
 """
 
 from __future__ import annotations
