@@ -168,8 +168,11 @@ class VectorIndex:
             positions = closest(np.concatenate(parts), pool)
         else:
             positions = np.arange(n)
-        rows = self._int8.view()[positions].astype(np.float32)
-        scores = rows @ (q / self._scales)
+        rows, scaled = self._int8.view(), q / self._scales
+        scores = np.empty(len(positions), dtype=np.float32)
+        for at in range(0, len(positions), 4096):  # in blocks: no 30 MB float copy at 1M
+            block = positions[at : at + 4096]
+            scores[at : at + len(block)] = rows[block].astype(np.float32) @ scaled
         keep = min(count, len(positions))
         best = np.argpartition(-scores, keep - 1)[:keep]
         best = best[np.argsort(-scores[best], kind="stable")]
