@@ -127,6 +127,7 @@ class Engine:
                 cache_dir=s.models_dir,
                 threads=s.embed_threads,
                 batch_size=s.embed_batch_size,
+                int8_cache=s.models_dir / "int8" if s.embed_quantise else None,
             )
         return self._embedder
 
