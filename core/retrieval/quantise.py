@@ -14,6 +14,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -25,11 +26,13 @@ _QUANTISED_OPS = {
     "DequantizeLinear",
     "DynamicQuantizeMatMul",
 }
-# Per-channel weights: per-tensor ones moved MiniLM's vectors to cosine 0.947 of fp32 (min
-# 0.87) on chat chunks, per-channel to 0.993 (min 0.988); 7-bit range (reduce_range) cost
-# 0.001 of that and avoids the int8 overflow of CPUs without VNNI. Part of the copy's name,
-# so a changed recipe makes a new copy.
-_RECIPE = "dynamic-qint8-per-channel-reduce-range"
+# Measured on MiniLM over chat chunks (bench/RESULTS.md, "Time to searchable by meaning"):
+# per-tensor weights left the vectors at cosine 0.947 of fp32's, per-channel at 0.993, and
+# per-channel with the feed-forward down-projections (the widest activations, after GELU)
+# kept in fp32 at 0.996, the LoCoMo vector R@5c then within 0.001 of fp32's. A 7-bit range
+# (reduce_range) avoids the int8 overflow of CPUs without VNNI. The recipe is part of the
+# copy's name, so a changed one makes a new copy.
+_RECIPE = "dynamic-qint8-per-channel-reduce-range-fp32-down-projections"
 _STALE_SECONDS = 3600  # a temporary folder this old was left by a crash, not a busy neighbour
 
 
@@ -83,6 +86,7 @@ def int8_copy(name: str, source: Path, model_file: str, cache: Path) -> Path:
 
 def _build(source: Path, model_file: str, work: Path) -> None:
     """Quantise `model_file` into `work`, with the small files it is loaded with beside it."""
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     for f in source.iterdir():
@@ -90,13 +94,34 @@ def _build(source: Path, model_file: str, work: Path) -> None:
             shutil.copyfile(f, work / f.name)
     out = work / model_file
     out.parent.mkdir(parents=True, exist_ok=True)
+    model = onnx.load(str(source / model_file))
     quantize_dynamic(
-        source / model_file, out, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True
+        model,
+        out,
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        reduce_range=True,
+        nodes_to_exclude=down_projections(model),
     )
     for f in work.rglob("*"):
         if f.is_file():
             with f.open("rb") as handle:
                 os.fsync(handle.fileno())
+
+
+def down_projections(model: Any) -> list[str]:
+    """Names of the MatMuls whose weight narrows (more rows than columns): in a BERT, the
+    second feed-forward layer. Nodes without a name are given one, so they can be named."""
+    shapes = {t.name: tuple(t.dims) for t in model.graph.initializer}
+    found = []
+    for i, node in enumerate(model.graph.node):
+        if not node.name:
+            node.name = f"{node.op_type}_{i}"
+        if node.op_type == "MatMul" and len(node.input) == 2:
+            dims = shapes.get(node.input[1], ())
+            if len(dims) == 2 and dims[0] > dims[1]:
+                found.append(node.name)
+    return found
 
 
 def _remove_stale(cache: Path, name: str) -> None:
