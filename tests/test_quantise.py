@@ -72,11 +72,11 @@ def test_the_int8_copy_is_quantised_loadable_and_made_once(fp32: Path, tmp_path:
     assert copy.parent == cache and is_quantised(copy / "model.onnx")
     assert not is_quantised(fp32 / "model.onnx")
     assert (copy / "tokenizer.json").read_bytes() == (fp32 / "tokenizer.json").read_bytes()
-    assert (copy / "model.onnx").stat().st_size < (fp32 / "model.onnx").stat().st_size * 0.6
     graph = onnx.load(str(copy / "model.onnx")).graph
     kinds = {n.op_type for n in graph.node}
     assert "MatMulInteger" in kinds  # the widening MatMul is int8
     assert any(n.op_type == "MatMul" and n.input[1] == "down" for n in graph.node)  # not this
+    assert any(n.op_type == "Gather" and n.input[0] == "table" for n in graph.node)  # nor this
     ids = np.array([[101, 2023, 102]], dtype=np.int64)
     feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": ids * 0}
     out = [ort.InferenceSession(str(f / "model.onnx")).run(None, feed)[0] for f in (fp32, copy)]
