@@ -12,6 +12,7 @@ from pathlib import Path
 from types import TracebackType
 
 from core import redact
+from core.backfill import input_key, pending_rounds, unique_inputs
 from core.biographer.agent import StepFn, TurnResult
 from core.biographer.biography import Biography, Reading
 from core.biographer.profile import Profile, Revision
@@ -127,6 +128,7 @@ class Engine:
                 cache_dir=s.models_dir,
                 threads=s.embed_threads,
                 batch_size=s.embed_batch_size,
+                int8_cache=s.models_dir / "int8" if s.embed_quantise else None,
             )
         return self._embedder
 
@@ -237,7 +239,8 @@ class Engine:
         return fit(names, self.transcriber().count_tokens, PROMPT_TOKENS)
 
     async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
-        """Give every indexed chunk a vector. Resumable: it starts wherever vectors stop."""
+        """Give every indexed chunk a vector: newest sources first, and a chunk whose text
+        already has a vector gets a copy of it. Resumable: it starts wherever vectors stop."""
         embedder = await asyncio.to_thread(self.embedder)  # importing fastembed takes a while
         await self.check_model()
         total = await self._count_missing_vectors()
@@ -249,26 +252,34 @@ class Engine:
             )
         done = 0
         round_size = self.settings.embed_batch_size * _ROUND_BATCHES
-        rows = await self.store.chunks_needing_vectors(0, round_size)
-        while rows:
-            # The model never waits on the database: the next round is read while this one
-            # is embedded (bench/embed_pipeline.py measures the difference).
-            texts = [embed_input(text) for _, text, _ in rows]
-            embedding = asyncio.ensure_future(asyncio.to_thread(embedder.embed_passages, texts))
-            upcoming = asyncio.ensure_future(
-                self.store.chunks_needing_vectors(rows[-1][0], round_size)
-            )
-            try:
-                vectors = await embedding
-            finally:
-                next_rows = await upcoming
-            await self.store.add_vectors(
-                [(cid, to_blob(v)) for (cid, _, _), v in zip(rows, vectors, strict=True)]
-            )
-            done += len(rows)
-            if on_progress:
-                on_progress(done, max(total, done))
-            rows = next_rows
+        rounds = pending_rounds(self.store, round_size, self.settings.owner_list)
+        rows = await anext(rounds, None)
+        try:
+            while rows:
+                inputs = [embed_input(text) for _, text in rows]
+                keys = [input_key(t) for t in inputs]
+                blobs = await self.store.vectors_by_input(list(set(keys)))
+                todo = unique_inputs(keys, inputs, set(blobs))
+                # The model never waits on the database: the next round is read while this
+                # one is embedded (bench/embed_pipeline.py measures the difference).
+                embedding = asyncio.ensure_future(
+                    asyncio.to_thread(embedder.embed_passages, list(todo.values()))
+                )
+                upcoming = asyncio.ensure_future(anext(rounds, None))
+                try:
+                    vectors = await embedding
+                finally:
+                    next_rows = await upcoming
+                blobs |= {k: to_blob(v) for k, v in zip(todo, vectors, strict=True)}
+                await self.store.add_vectors(
+                    [(cid, blobs[k]) for (cid, _), k in zip(rows, keys, strict=True)], keys
+                )
+                done += len(rows)
+                if on_progress:
+                    on_progress(done, max(total, done))
+                rows = next_rows
+        finally:
+            await rounds.aclose()
         return done
 
     async def _count_missing_vectors(self) -> int:

@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     )
     embed_batch_size: int = Field(default=32, ge=1, le=1024)
     embed_threads: int | None = Field(default=None, ge=1)
+    embed_quantise: bool = Field(
+        default=True,
+        description="Embed with an int8 copy of the model, made once beside it (faster).",
+    )
 
     zip_max_total_bytes: int = Field(default=20 * 1024**3, ge=1)
     zip_max_entries: int = Field(default=20_000, ge=1)

@@ -12,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.errors import EmbeddingError
+from core.retrieval.quantise import int8_copy
 
 log = logging.getLogger(__name__)
 
@@ -79,8 +80,10 @@ class FastEmbedder:
         cache_dir: Path | None = None,
         threads: int | None = None,
         batch_size: int = 32,
+        int8_cache: Path | None = None,
     ) -> None:
         self.name = name
+        self._int8_cache = int8_cache  # where int8 copies are kept; None: the model as it is
         self.dim = model_dimension(name)
         self._model_path = model_path
         self._cache_dir = cache_dir
@@ -123,6 +126,12 @@ class FastEmbedder:
                 self._cache_dir,
             )
         try:
+            if self._int8_cache is not None:
+                quick = self._load_int8(kwargs)
+                if quick is not None:
+                    if first and marker is not None:
+                        marker.touch()
+                    return quick
             model = TextEmbedding(self.name, **kwargs)
             if first and marker is not None:
                 marker.touch()
@@ -139,6 +148,25 @@ class FastEmbedder:
                 "network access, put the model files in a folder and set BIOMD_EMBED_MODEL_PATH."
             ) from exc
 
+    def _load_int8(self, kwargs: dict[str, Any]) -> Any:
+        """The model from its int8 copy (made once, beside the download), or None to load it
+        as it is: the copy could not be made, or the model is quantised already."""
+        from fastembed import TextEmbedding
+
+        assert self._int8_cache is not None
+        source = self._model_path
+        if source is None:  # download it (once) without loading it, to find its folder
+            lazy = TextEmbedding(self.name, **kwargs, lazy_load=True)
+            source = lazy.model._model_dir  # type: ignore[attr-defined]  # the download
+        try:
+            folder = int8_copy(self.name, Path(source), model_file(self.name), self._int8_cache)
+            if folder == Path(source):
+                return None
+            return TextEmbedding(self.name, threads=self._threads, specific_model_path=str(folder))
+        except Exception as exc:  # the model as it is still works, only slower
+            log.warning("The embedding model is used without int8 quantisation: %s", exc)
+            return None
+
     def embed_passages(self, texts: Sequence[str]) -> Matrix:
         model = self._load()
         inputs = [self._passage_prefix + t for t in texts] if self._passage_prefix else list(texts)
@@ -151,6 +179,16 @@ class FastEmbedder:
         model = self._load()
         rows = list(model.embed([self._query_prefix + text], batch_size=1))
         return normalise(np.asarray(rows[0], dtype=np.float32))
+
+
+def model_file(name: str) -> str:
+    """The ONNX file's path inside the model's folder, as fastembed lists it."""
+    from fastembed import TextEmbedding
+
+    for m in TextEmbedding.list_supported_models():
+        if m["model"].lower() == name.lower():
+            return str(m.get("model_file") or "model.onnx")
+    return "model.onnx"
 
 
 def download_size(name: str) -> str:

@@ -254,4 +254,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE llm_usage ADD COLUMN backend TEXT NOT NULL DEFAULT 'openai';
         """,
     ),
+    Migration(
+        "vector_inputs",
+        """
+        -- A hash of what the model was given for each vector (Engine.embed_input), so a chunk
+        -- whose text already has a vector (a chat export imported again) gets a copy of it
+        -- instead of a model call. Vectors made before this have none.
+        ALTER TABLE vectors ADD COLUMN input_hash BLOB;
+        CREATE INDEX vectors_input_hash ON vectors(input_hash) WHERE input_hash IS NOT NULL;
+        """,
+    ),
 )

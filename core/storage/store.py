@@ -356,16 +356,56 @@ class Store:
         )
         return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
 
+    async def documents_needing_vectors(self, above: int = 0) -> list[int]:
+        """Ready documents with ids above `above` that have a chunk without a vector, newest
+        first."""
+        rows = await self.fetchall(
+            "SELECT d.id FROM documents d WHERE d.id > ? AND d.status = 'ready' AND EXISTS"
+            " (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND NOT EXISTS"
+            " (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)) ORDER BY d.id DESC",
+            (above,),
+        )
+        return [int(r[0]) for r in rows]
+
+    async def document_chunks_needing_vectors(
+        self, doc_id: int, after_seq: int, limit: int
+    ) -> list[tuple[int, int, str]]:
+        """(chunk id, seq, text) of one document's chunks after `after_seq` that have no
+        vector yet, in order (an index walk: a full pass over a document is linear)."""
+        rows = await self.fetchall(
+            "SELECT c.id, c.seq, c.text FROM chunks c WHERE c.document_id = ? AND c.seq > ?"
+            " AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)"
+            " ORDER BY c.seq LIMIT ?",
+            (doc_id, after_seq, limit),
+        )
+        return [(int(r[0]), int(r[1]), str(r[2])) for r in rows]
+
     # -- vectors ------------------------------------------------------------------------
 
-    async def add_vectors(self, rows: Sequence[tuple[int, bytes]]) -> None:
-        """Store vectors for chunks; a chunk deleted meanwhile is skipped."""
+    async def add_vectors(
+        self, rows: Sequence[tuple[int, bytes]], input_hashes: Sequence[bytes] | None = None
+    ) -> None:
+        """Store vectors for chunks, each with the hash of the model's input if given; a chunk
+        deleted meanwhile is skipped."""
+        hashes: Sequence[bytes | None] = input_hashes or [None] * len(rows)
         async with self.transaction() as db:
             await db.executemany(
-                "INSERT OR IGNORE INTO vectors(chunk_id, vector)"
-                " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
-                [(cid, blob, cid) for cid, blob in rows],
+                "INSERT OR IGNORE INTO vectors(chunk_id, vector, input_hash)"
+                " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
+                [(cid, blob, h, cid) for (cid, blob), h in zip(rows, hashes, strict=True)],
             )
+
+    async def vectors_by_input(self, hashes: Sequence[bytes]) -> dict[bytes, bytes]:
+        """A stored vector for each of these input hashes that has one."""
+        if not hashes:
+            return {}
+        marks = ",".join("?" * len(hashes))
+        rows = await self.fetchall(
+            f"SELECT input_hash, vector FROM vectors WHERE input_hash IN ({marks})",
+            list(hashes),
+            vectors=True,
+        )
+        return {bytes(r[0]): bytes(r[1]) for r in rows}
 
     async def clear_vectors(self, meta: dict[str, str]) -> None:
         """Delete every vector and set new meta in one step (for a re-index)."""

@@ -1,0 +1,70 @@
+"""Which chunks get vectors first, and which need no model call at all.
+
+Newest sources go first (the one just added is the one its owner will ask about), and
+within a source the chunks where the owner speaks. A chunk whose model input was embedded
+before, e.g. the old messages of a chat export imported again, gets a copy of that vector.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncGenerator, Sequence
+
+from core.ingest.timestamps import line_speakers
+from core.storage.store import Store
+
+Pending = list[tuple[int, str]]
+"""(chunk id, text) of chunks to give vectors, one round."""
+
+
+def input_key(text: str) -> bytes:
+    """A 128-bit hash of what the model is given for a chunk."""
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+
+
+def owner_speaks(text: str, owners: Sequence[str]) -> bool:
+    """Whether a chat line in `text` is the owner's (by name, or marked `(owner)`)."""
+    if "(owner): " in text:
+        return True
+    names = {o.casefold() for o in owners}
+    return any(s.casefold() in names for s in line_speakers(text))
+
+
+def unique_inputs(
+    keys: Sequence[bytes], inputs: Sequence[str], known: set[bytes]
+) -> dict[bytes, str]:
+    """The inputs the model still has to see: each new key once, in order."""
+    todo: dict[bytes, str] = {}
+    for key, text in zip(keys, inputs, strict=True):
+        if key not in known and key not in todo:
+            todo[key] = text
+    return todo
+
+
+async def pending_rounds(store: Store, size: int, owners: Sequence[str]) -> AsyncGenerator[Pending]:
+    """Chunks without vectors in rounds of `size`: newest document first (one added while
+    this runs goes next), and within one the owner's chunks, then the rest. Each pass walks
+    a document's chunks once, so the whole is linear; it resumes wherever vectors stop."""
+    queue = await store.documents_needing_vectors()
+    newest = max(queue, default=0)
+    passes: tuple[bool | None, ...] = (True, False) if owners else (None,)
+    batch: Pending = []  # rounds stay full across small documents
+    while queue:
+        doc = queue.pop(0)
+        for owners_first in passes:
+            after = -1
+            while rows := await store.document_chunks_needing_vectors(doc, after, size):
+                after = rows[-1][1]
+                batch += [
+                    (cid, text)
+                    for cid, _, text in rows
+                    if owners_first is None or owner_speaks(text, owners) == owners_first
+                ]
+                while len(batch) >= size:
+                    yield batch[:size]
+                    batch = batch[size:]
+        if newer := await store.documents_needing_vectors(newest):
+            queue = newer + queue
+            newest = newer[0]
+    if batch:
+        yield batch

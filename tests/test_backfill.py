@@ -1,0 +1,161 @@
+"""Vectors sooner: newest sources first, the owner's chunks first, and a chunk whose text
+already has a vector gets a copy of it without a model call."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from core.backfill import owner_speaks
+from core.engine import Engine, embed_input
+from core.retrieval.embedding import FastEmbedder, Matrix
+from core.settings import Settings
+from core.storage.migrations import MIGRATIONS
+from tests.conftest import make_settings
+
+
+class Recording:
+    """The real model, keeping every text it is asked to embed, in order."""
+
+    def __init__(self, inner: FastEmbedder) -> None:
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.texts: list[str] = []
+
+    def embed_passages(self, texts: Sequence[str]) -> Matrix:
+        self.texts += texts
+        return self.inner.embed_passages(texts)
+
+    def embed_query(self, text: str) -> Matrix:
+        return self.inner.embed_query(text)
+
+
+def chat(days: int, first_day: int = 1) -> str:
+    """A transcript: each day Mum writes a long paragraph, and every third day Grace answers."""
+    lines = []
+    for d in range(first_day, first_day + days):
+        stamp = f"[2023-05-{d:02d} 09:00]"
+        lines.append(f"{stamp} Mum: day {d}, " + "the garden is full of tomatoes again " * 12)
+        if d % 3 == 0:
+            lines.append(f"{stamp} Grace: lovely, day {d} here was long but good")
+    return "\n".join(lines) + "\n"
+
+
+def vectors(settings: Settings) -> dict[str, bytes]:
+    with sqlite3.connect(settings.db_path) as db:
+        rows = db.execute(
+            "SELECT c.text, v.vector FROM vectors v JOIN chunks c ON c.id = v.chunk_id"
+        ).fetchall()
+    return {str(t): bytes(v) for t, v in rows}
+
+
+async def test_an_export_imported_again_costs_model_calls_only_for_its_new_chunks(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    settings = make_settings(tmp_path / "data", minilm_path)
+    old, new = tmp_path / "old" / "chat.txt", tmp_path / "new" / "chat.txt"
+    for path, text in ((old, chat(20)), (new, chat(20) + chat(4, first_day=21))):
+        path.parent.mkdir()
+        path.write_text(text)
+    model = Recording(embedder)
+    async with await Engine.open(settings, model) as engine:
+        _ = [r async for r in engine.ingest([old])]
+        first = await engine.embed_pending()
+        assert len(model.texts) == first
+        before = vectors(settings)
+        model.texts.clear()
+
+        _ = [r async for r in engine.ingest([new])]
+        second = await engine.embed_pending()
+        stats = await engine.stats()
+    assert stats.vectors == stats.chunks == first + second
+    again = vectors(settings)
+    shared = [t for t in again if t in before]
+    assert len(shared) >= first - 2  # all but the old export's tail chunks are identical
+    assert len(model.texts) == second - len(shared) < second
+    assert all(embed_input(t) not in model.texts for t in shared)
+    for t in shared:
+        assert again[t] == before[t]
+
+
+async def test_chunks_the_model_would_see_alike_go_to_it_once(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    settings = make_settings(tmp_path / "data", minilm_path)
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    for i in range(4):
+        (notes / f"{i}.txt").write_text(f"Note {i}: nothing like the others.\n")
+    for day in (1, 2):  # the same line on two days: the stamps differ, the model input not
+        (notes / f"chat{day}.txt").write_text(f"[2023-05-0{day} 09:00] Mum: Call me back.\n")
+    model = Recording(embedder)
+    async with await Engine.open(settings, model) as engine:
+        _ = [r async for r in engine.ingest([notes])]
+        assert await engine.embed_pending() == 6
+    assert len(model.texts) == 5 and model.texts.count("Mum: Call me back.\n") == 1
+    stored = vectors(settings)
+    assert len(stored) == 6
+    assert (
+        stored["[2023-05-01 09:00] Mum: Call me back.\n"]
+        == stored["[2023-05-02 09:00] Mum: Call me back.\n"]
+    )
+
+
+async def test_newest_sources_and_the_owners_chunks_get_vectors_first(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    settings = make_settings(
+        tmp_path / "data", minilm_path, owner_names="Grace", embed_batch_size=1
+    )
+    model = Recording(embedder)
+    async with await Engine.open(settings, model) as engine:
+        for i, text in enumerate([chat(6), "An old journal entry.\n", chat(9, first_day=11)]):
+            path = tmp_path / f"source{i}.txt"
+            path.write_text(text)
+            _ = [r async for r in engine.ingest([path])]
+        docs = await engine.store.fetchall(
+            "SELECT c.text, c.document_id FROM chunks c ORDER BY c.id"
+        )
+        total = await engine.embed_pending()
+    doc_of = {embed_input(str(t)): int(d) for t, d in docs}
+    chunk_of = {embed_input(str(t)): str(t) for t, _ in docs}
+    order = [doc_of[t] for t in model.texts]
+    assert len(order) == total == len(docs)
+    assert order == sorted(order, reverse=True)  # the newest source first, the oldest last
+    newest = [t for t in model.texts if doc_of[t] == order[0]]
+    owners = [owner_speaks(chunk_of[t], ["Grace"]) for t in newest]
+    assert True in owners and False in owners
+    assert owners == sorted(owners, reverse=True)  # Grace's chunks before the rest
+
+
+def test_who_speaks_is_read_from_the_chat_lines() -> None:
+    assert owner_speaks("[2023-05-01 09:00] grace: hi", ["Grace"])
+    assert owner_speaks("[2023-05-01 09:00] Ana Silva (owner): hi", [])
+    assert not owner_speaks("[2023-05-01 09:00] Mum: Grace, hi", ["Grace"])
+    assert not owner_speaks("Grace: a line without a stamp", ["Grace"])
+
+
+async def test_vectors_made_before_the_migration_stay_and_new_ones_are_reused(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    settings = make_settings(tmp_path / "data", minilm_path)
+    settings.data_dir.mkdir(mode=0o700)
+    with sqlite3.connect(settings.db_path) as db:  # a database from before `vector_inputs`
+        for m in MIGRATIONS[:-1]:
+            db.executescript(m.sql)
+        db.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
+        db.execute(
+            "INSERT INTO documents(sha256, name, kind, size, raw_path, added_at, status)"
+            " VALUES ('x', 'old.txt', 'text', 1, 'raw/x', '2020-01-01', 'ready')"
+        )
+        db.execute(
+            "INSERT INTO chunks(document_id, seq, start_char, end_char, text)"
+            " VALUES (1, 0, 0, 5, 'Hello')"
+        )
+        blob = np.ones(384, dtype="<f4").tobytes()
+        db.execute("INSERT INTO vectors(chunk_id, vector) VALUES (1, ?)", (blob,))
+    async with await Engine.open(settings, embedder) as engine:
+        row = await engine.store.fetchone("SELECT vector, input_hash FROM vectors")
+        assert row is not None and bytes(row[0]) == blob and row[1] is None
