@@ -10,6 +10,7 @@ import difflib
 import re
 import secrets
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -47,6 +48,9 @@ from core.timeline_picture import render as render_timeline
 from core.timeline_picture import size as timeline_size
 
 HERE = Path(__file__).resolve().parent
+# Pages and Markdown render in one thread of their own: twenty page loads at once then queue
+# among themselves instead of holding the event loop the bots answer on (bench/loop_lag.py).
+_RENDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="biomd-web-render")
 PAGE = 4000  # characters of a source per page
 HEARTBEAT_S = 15.0
 
@@ -75,9 +79,13 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     pictures = RenderMemo()
 
-    def page(request: Request, name: str, **context: Any) -> Response:
+    async def page(request: Request, name: str, **context: Any) -> Response:
+        """A page, rendered in the web view's own thread (see `_RENDER`)."""
         context |= {"csrf": web.keys.csrf, "path": request.url.path}
-        return templates.TemplateResponse(request, name, context)
+        response: Response = await asyncio.get_running_loop().run_in_executor(
+            _RENDER, lambda: templates.TemplateResponse(request, name, context)
+        )
+        return response
 
     async def real_ids() -> set[int]:
         rows = await web.engine.store.fetchall("SELECT id FROM documents WHERE status = 'ready'")
@@ -89,7 +97,8 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     async def render_text(text: str) -> str:
         real, days = await real_ids(), await chat_days()
         qids = {q.id for q in open_questions(await web.engine.bio())}
-        return cite_links(markdown(text), real.__contains__, days, qids)
+        html = await asyncio.get_running_loop().run_in_executor(_RENDER, markdown, text)
+        return cite_links(html, real.__contains__, days, qids)
 
     # -- profile ----------------------------------------------------------------------------
 
@@ -98,14 +107,22 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         changes = await web.engine.profile.section_changes()
         real, days = await real_ids(), await chat_days()
         qids = {q.id for q in open_questions(bio)}
-        sections: list[dict[str, Any]] = []
-        for title in section_titles(bio):
-            body = _section_body(bio, title)
-            html = cite_links(markdown(body), real.__contains__, days, qids)
-            sections.append(
-                {"title": title, "slug": slug(title), "html": html, "change": changes.get(title)}
-            )
-        return page(
+
+        def render() -> list[dict[str, Any]]:
+            return [
+                {
+                    "title": title,
+                    "slug": slug(title),
+                    "html": cite_links(
+                        markdown(_section_body(bio, title)), real.__contains__, days, qids
+                    ),
+                    "change": changes.get(title),
+                }
+                for title in section_titles(bio)
+            ]
+
+        sections = await asyncio.get_running_loop().run_in_executor(_RENDER, render)
+        return await page(
             request,
             "profile.html",
             sections=sections,
@@ -146,14 +163,14 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def history(request: Request) -> Response:
         revisions = await web.engine.history(200)
-        return page(request, "history.html", revisions=revisions)
+        return await page(request, "history.html", revisions=revisions)
 
     async def revision(request: Request) -> Response:
         rid = int(request.path_params["rid"])
         try:
             after = await web.engine.profile.version(rid)
         except NotFound:
-            return page(
+            return await page(
                 request,
                 "message.html",
                 title="No such revision",
@@ -169,7 +186,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
             )
         )[2:]
         rev = next((r for r in await web.engine.history(100000) if r.id == rid), None)
-        return page(request, "revision.html", rev=rev, diff=diff)
+        return await page(request, "revision.html", rev=rev, diff=diff)
 
     async def undo(request: Request) -> Response:
         done = await web.engine.undo()
@@ -178,13 +195,13 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         return RedirectResponse("/history", 303)
 
     async def edit_page(request: Request) -> Response:
-        return page(request, "edit.html", bio=await web.engine.bio())
+        return await page(request, "edit.html", bio=await web.engine.bio())
 
     async def edit_save(request: Request) -> Response:
         form = await request.form()
         text = str(form.get("bio") or "")
         if not text.strip():
-            return page(
+            return await page(
                 request,
                 "message.html",
                 title="Not saved",
@@ -199,7 +216,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def timeline_page(request: Request) -> Response:
         tl = await gather_timeline(web.engine.store, await web.engine.bio())
-        return page(
+        return await page(
             request,
             "timeline.html",
             caption=timeline_caption(tl),
@@ -220,7 +237,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         people = await gather_people(
             web.engine.store, await web.engine.bio(), web.engine.settings.owner_list
         )
-        return page(
+        return await page(
             request,
             "people.html",
             people=people,
@@ -248,7 +265,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
             " v.chunk_id WHERE c.document_id = d.id), q.done_at, q.gave_up_at, q.error"
             " FROM documents d LEFT JOIN reading_queue q ON q.document_id = d.id ORDER BY d.id DESC"
         )
-        return page(
+        return await page(
             request,
             "sources.html",
             rows=rows,
@@ -289,11 +306,13 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         try:
             doc = await web.engine.source(doc_id)
         except NotFound as exc:
-            return page(request, "message.html", title="No such source", text=exc.user_message)
+            return await page(
+                request, "message.html", title="No such source", text=exc.user_message
+            )
         query = request.query_params.get("q", "")[:200]
         at = max(0, _int(request.query_params.get("at"), 0))
         if doc.status != "ready":
-            return page(
+            return await page(
                 request,
                 "source.html",
                 doc=doc,
@@ -309,7 +328,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         if query:
             page_of = await web.engine.grep(query, 0, 10_000)
             hits = [m for m in page_of.mentions if m.document_id == doc_id][:200]
-        return page(
+        return await page(
             request,
             "source.html",
             doc=doc,
@@ -328,15 +347,17 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         try:
             doc = await web.engine.source(doc_id)
         except NotFound as exc:
-            return page(request, "message.html", title="No such source", text=exc.user_message)
-        return page(request, "forget.html", doc=doc)
+            return await page(
+                request, "message.html", title="No such source", text=exc.user_message
+            )
+        return await page(request, "forget.html", doc=doc)
 
     async def forget(request: Request) -> Response:
         doc_id = int(request.path_params["doc"])
         try:
             doc = await web.engine.forget(doc_id)
         except BiomdError as exc:
-            return page(request, "message.html", title="Not forgotten", text=exc.user_message)
+            return await page(request, "message.html", title="Not forgotten", text=exc.user_message)
         web.hub.publish(
             "message",
             message=f"forget-{doc_id}",
@@ -350,7 +371,9 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         bio = await web.engine.bio()
         qs = sorted(open_questions(bio), key=lambda q: "(important)" not in q.text)
         rendered = [(q, await render_text(q.text)) for q in qs]
-        return page(request, "questions.html", questions=rendered, llm=web.engine.llm_configured)
+        return await page(
+            request, "questions.html", questions=rendered, llm=web.engine.llm_configured
+        )
 
     async def answer(request: Request) -> Response:
         qid = request.path_params["qid"]
@@ -383,7 +406,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
                     "html": await render_text(str(content)),
                 }
             )
-        return page(request, "chat.html", messages=messages, llm=web.engine.llm_configured)
+        return await page(request, "chat.html", messages=messages, llm=web.engine.llm_configured)
 
     async def chat_send(request: Request) -> Response:
         try:
@@ -418,13 +441,13 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     async def search(request: Request) -> Response:
         query = request.query_params.get("q", "")[:500]
         hits = await web.engine.search(query, limit=20) if query.strip() else []
-        return page(request, "search.html", q=query, hits=hits, grep=None)
+        return await page(request, "search.html", q=query, hits=hits, grep=None)
 
     async def grep(request: Request) -> Response:
         pattern = request.query_params.get("pattern", "")[:200]
         at = max(0, _int(request.query_params.get("at"), 0))
         found = await web.engine.grep(pattern, at, 100) if pattern.strip() else None
-        return page(request, "search.html", q=pattern, hits=[], grep=found, at=at)
+        return await page(request, "search.html", q=pattern, hits=[], grep=found, at=at)
 
     async def status(request: Request) -> Response:
         stats = await web.engine.stats()
@@ -437,7 +460,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         queue = await web.engine.store.fetchone(
             "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')"
         )
-        return page(
+        return await page(
             request,
             "status.html",
             stats=stats,
