@@ -17,7 +17,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import aiosqlite
 
@@ -397,15 +397,8 @@ class Store:
 
     async def vectors_by_input(self, hashes: Sequence[bytes]) -> dict[bytes, bytes]:
         """A stored vector for each of these input hashes that has one."""
-        if not hashes:
-            return {}
-        marks = ",".join("?" * len(hashes))
-        rows = await self.fetchall(
-            f"SELECT input_hash, vector FROM vectors WHERE input_hash IN ({marks})",
-            list(hashes),
-            vectors=True,
-        )
-        return {bytes(r[0]): bytes(r[1]) for r in rows}
+        rows = await self._vectors_by("input_hash", hashes)
+        return {bytes(key): blob for key, blob in rows}
 
     async def clear_vectors(self, meta: dict[str, str]) -> None:
         """Delete every vector and set new meta in one step (for a re-index)."""
@@ -428,15 +421,22 @@ class Store:
 
     async def vectors_of(self, chunk_ids: Sequence[int]) -> dict[int, bytes]:
         """The float32 blobs of these chunks (those that have one)."""
-        if not chunk_ids:
-            return {}
-        marks = ",".join("?" * len(chunk_ids))
+        rows = await self._vectors_by("chunk_id", chunk_ids)
+        return {int(key): blob for key, blob in rows}
+
+    async def _vectors_by(
+        self, column: Literal["chunk_id", "input_hash"], keys: Sequence[object]
+    ) -> list[tuple[Any, bytes]]:
+        """(key, float32 blob) of the vectors whose `column` is one of `keys`."""
+        if not keys:
+            return []
+        marks = ",".join("?" * len(keys))
         rows = await self.fetchall(
-            f"SELECT chunk_id, vector FROM vectors WHERE chunk_id IN ({marks})",
-            list(chunk_ids),
+            f"SELECT {column}, vector FROM vectors WHERE {column} IN ({marks})",
+            list(keys),
             vectors=True,
         )
-        return {int(r[0]): bytes(r[1]) for r in rows}
+        return [(r[0], bytes(r[1])) for r in rows]
 
     async def count_vectors_upto(self, last_id: int) -> int:
         row = await self.fetchone(
