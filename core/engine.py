@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import secrets
 import sqlite3
+import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+
+import numpy as np
 
 from core import redact
 from core.backfill import input_key, pending_rounds, unique_inputs
@@ -17,7 +20,7 @@ from core.biographer.agent import StepFn, TurnResult
 from core.biographer.biography import Biography, Reading
 from core.biographer.profile import Profile, Revision
 from core.biographer.profile_text import Question, open_questions, section, timeline
-from core.errors import ModelMismatch, NotFound
+from core.errors import EmbeddingError, ModelMismatch, NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, rank
 from core.ingest.message_counts import count_earlier_sources
@@ -29,7 +32,7 @@ from core.models.endpoint import is_local
 from core.models.ledger import Ledger
 from core.models.vision import CodexDescriber, VisionDescriber
 from core.outbox import Outbox
-from core.retrieval.embedding import Embedder, FastEmbedder, to_blob
+from core.retrieval.embedding import Embedder, FastEmbedder, Matrix, to_blob
 from core.retrieval.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
 from core.retrieval.vector_index import VectorIndex
 from core.settings import Settings
@@ -67,6 +70,18 @@ def embed_input(text: str) -> str:
     nothing about meaning (LoCoMo vector R@5c 0.569 with them, 0.584 without; adding the
     title and date instead measured 0.577, so it is not done)."""
     return strip_line_stamps(text)
+
+
+def _embed_batches(
+    embedder: Embedder, texts: list[str], batch: int, stop: threading.Event
+) -> Matrix:
+    """A round's vectors, one model batch at a time, stopping early once `stop` is set."""
+    parts = []
+    for at in range(0, len(texts), batch):
+        if stop.is_set():
+            raise EmbeddingError("Embedding stopped.")
+        parts.append(embedder.embed_passages(texts[at : at + batch]))
+    return np.concatenate(parts) if parts else embedder.embed_passages([])
 
 
 class Engine:
@@ -251,9 +266,11 @@ class Engine:
                 {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
             )
         done = 0
-        round_size = self.settings.embed_batch_size * _ROUND_BATCHES
+        batch = self.settings.embed_batch_size
+        round_size = batch * _ROUND_BATCHES
         rounds = pending_rounds(self.store, round_size, self.settings.owner_list)
         rows = await anext(rounds, None)
+        stop = threading.Event()  # set when this is cancelled: the thread stops between batches
         try:
             while rows:
                 inputs = [embed_input(text) for _, text in rows]
@@ -263,11 +280,14 @@ class Engine:
                 # The model never waits on the database: the next round is read while this
                 # one is embedded (bench/embed_pipeline.py measures the difference).
                 embedding = asyncio.ensure_future(
-                    asyncio.to_thread(embedder.embed_passages, list(todo.values()))
+                    asyncio.to_thread(_embed_batches, embedder, list(todo.values()), batch, stop)
                 )
                 upcoming = asyncio.ensure_future(anext(rounds, None))
                 try:
                     vectors = await embedding
+                except asyncio.CancelledError:
+                    stop.set()  # Ctrl-C or shutdown: don't hold the exit up for a whole round
+                    raise
                 finally:
                     next_rows = await upcoming
                 blobs |= {k: to_blob(v) for k, v in zip(todo, vectors, strict=True)}
