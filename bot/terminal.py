@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import os
 import queue
 import shutil
+import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
@@ -288,10 +290,17 @@ def _until_ctrl_c(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run the session; Ctrl-C ends it quietly (work in progress resumes next time)."""
     with contextlib.suppress(ImportError):
         import readline  # noqa: F401  (line editing and history for input())
+    runner = asyncio.Runner()
     try:
-        asyncio.run(main())
+        runner.run(main())  # Ctrl-C cancels the session, whose cleanup runs to the end
     except KeyboardInterrupt:
-        print("\nStopped. Anything unfinished carries on next time.")
+        print("\nStopped. Anything unfinished carries on next time.", flush=True)
+        sys.stderr.flush()
+        # Work left in threads (a transcription, a batch of the model) is not waited for: it
+        # keeps nothing that a crash would not, and the next start picks it up.
+        os._exit(130)
+    finally:
+        runner.close()
 
 
 async def load_sample(engine: Engine, console: Console) -> None:
