@@ -10,6 +10,7 @@ import itertools
 import os
 import queue
 import shutil
+import signal
 import sys
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
@@ -290,14 +291,30 @@ def _until_ctrl_c(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run the session; Ctrl-C ends it quietly (work in progress resumes next time)."""
     with contextlib.suppress(ImportError):
         import readline  # noqa: F401  (line editing and history for input())
+
+    async def session() -> None:
+        task = asyncio.current_task()
+        assert task is not None
+
+        def stop() -> None:
+            print("\nStopped. Anything unfinished carries on next time.", flush=True)
+            # The session's cleanup gets a few seconds; work left in threads (a
+            # transcription, a batch of the model) is not waited for: it keeps nothing that
+            # a crash would not, and the next start picks it up.
+            watchdog = threading.Timer(5.0, os._exit, args=(130,))
+            watchdog.daemon = True
+            watchdog.start()
+            task.cancel()
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop)
+        await main()
+
     runner = asyncio.Runner()
     try:
-        runner.run(main())  # Ctrl-C cancels the session, whose cleanup runs to the end
-    except KeyboardInterrupt:
-        print("\nStopped. Anything unfinished carries on next time.", flush=True)
+        runner.run(session())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        sys.stdout.flush()
         sys.stderr.flush()
-        # Work left in threads (a transcription, a batch of the model) is not waited for: it
-        # keeps nothing that a crash would not, and the next start picks it up.
         os._exit(130)
     finally:
         runner.close()
