@@ -12,7 +12,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.settings import Settings
 from tests.fake_llm import fake_llm, tool_reply
 from tests.samples import add_sources

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from core import sample
-from core.engine import Engine
+from core.app.engine import Engine
 from core.settings import Settings
 from tests.fake_llm import FakeLLM, fake_llm, tool_reply
 from tests.models import MINILM_NAME, minilm_dir, whisper_dir

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bench.synth import chat_text, vocabulary
-from core.engine import Engine, embed_input
+from core.app.engine import Engine, embed_input
 from core.ingest.chunking import chunk_text
 from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings

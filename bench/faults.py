@@ -42,8 +42,8 @@ from pathlib import Path
 import numpy as np
 
 from bench.synth import chat_text, vocabulary
+from core.app.engine import embed_input
 from core.biographer.profile import Profile
-from core.engine import embed_input
 from core.retrieval.embedding import FastEmbedder, from_blobs
 from core.retrieval.vector_index import VectorIndex
 from core.storage.store import Store

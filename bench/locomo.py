@@ -22,7 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.retrieval.search import MODES, Hit
 from core.settings import Settings
 

@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 
 from bench.synth import NAMES, vocabulary, word_probabilities
-from core.assistant import Assistant
-from core.engine import Engine
-from core.jobs import JobQueue
+from core.app.assistant import Assistant
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
 from core.settings import Settings
 
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from bench import hard as hardset
 from bench.synth import COMMON, chat_text, paraphrases, structured_vectors, vocabulary
-from core.engine import Engine
+from core.app.engine import Engine
 from core.retrieval.embedding import to_blob
 from core.settings import Settings
 

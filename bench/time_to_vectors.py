@@ -31,7 +31,7 @@ import numpy as np
 from bench.locomo import build_corpus
 from bench.loop_lag import whatsapp_export
 from bench.minilm_fp32 import FOLDER, bert_graph, minilm_fp32, read_safetensors
-from core.engine import Engine, embed_input
+from core.app.engine import Engine, embed_input
 from core.ingest.chunking import chunk_text
 from core.retrieval.embedding import FastEmbedder, Matrix
 from core.retrieval.quantise import int8_copy

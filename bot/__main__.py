@@ -10,8 +10,8 @@ from typing import Annotated
 
 import typer
 
-from core.cli import _state, app, err, out
-from core.cli import main as core_main
+from bot.cli import _state, app, err, out
+from bot.cli import main as core_main
 from core.errors import BiomdError
 
 

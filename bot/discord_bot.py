@@ -17,9 +17,9 @@ from typing import Any
 import aiohttp
 import discord
 
-from core.assistant import COMMANDS, Assistant, Incoming
+from core.app.assistant import COMMANDS, Assistant, Incoming
+from core.app.replies import DISCORD_LIMIT
 from core.errors import BiomdError, PlatformUnavailable
-from core.messages import DISCORD_LIMIT
 from core.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """biomd over the Model Context Protocol, for other assistants (Claude, Codex, Cursor…):
 `biomd mcp` on stdio, and the same server at /mcp on the web view. Built on the official
 `mcp` SDK (major version 2: its MCPServer). The tools are read-only and say so; `remember`
-exists only with --allow-notes. What each tool answers is core.memory's."""
+exists only with --allow-notes. What each tool answers is core.app.memory's."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 
-from core.engine import Engine
+from core.app.engine import Engine
+from core.app.memory import Memory
 from core.errors import BiomdError
-from core.memory import Memory
 from core.settings import Settings
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -9,11 +9,11 @@ import logging
 import signal
 from typing import Any, Protocol
 
-from core.assistant import Assistant
-from core.channels import Channel
-from core.engine import Engine
+from core.app.assistant import Assistant
+from core.app.channels import Channel
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
 from core.errors import ConfigError, PlatformUnavailable
-from core.jobs import JobQueue
 from core.retrieval.embedding import Embedder
 from core.settings import Settings
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from core.envfile import update_env_file
+from core.app.envfile import update_env_file
 from core.errors import PlatformUnavailable
 from core.models import local_servers
 from core.models.endpoint import is_local

@@ -26,9 +26,9 @@ from telegram.ext import (
     filters,
 )
 
-from core.assistant import COMMANDS, Assistant, Incoming
+from core.app.assistant import COMMANDS, Assistant, Incoming
+from core.app.replies import TELEGRAM_LIMIT
 from core.errors import BiomdError, PlatformUnavailable
-from core.messages import TELEGRAM_LIMIT
 from core.settings import Settings
 
 log = logging.getLogger(__name__)

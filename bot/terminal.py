@@ -22,11 +22,11 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 
 from core import sample
-from core.assistant import Assistant, Incoming
-from core.engine import Engine
+from core.app.assistant import Assistant, Incoming
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
 from core.errors import BiomdError
 from core.ingest.pipeline import walk_files
-from core.jobs import JobQueue
 from core.settings import Settings
 from core.storage.store import ensure_private_dir
 

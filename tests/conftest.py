@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from tests.fake_llm import FakeLLM, fake_llm

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from core.storage.store import ChunkRow
 
 if TYPE_CHECKING:
-    from core.engine import Engine
+    from core.app.engine import Engine
 
 SOURDOUGH = (
     "Every Sunday morning my grandmother Edith taught me to bake sourdough in her kitchen "

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from core.backfill import owner_speaks
-from core.engine import Engine, embed_input
+from core.app.engine import Engine, embed_input
+from core.ingest.timestamps import owner_speaks
 from core.retrieval.embedding import FastEmbedder, Matrix
 from core.settings import Settings
 from core.storage.migrations import MIGRATIONS

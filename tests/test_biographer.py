@@ -10,8 +10,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from core.app.engine import Engine
 from core.biographer.prompts import BASE, BUDGET_SPENT
-from core.engine import Engine
 from core.errors import LLMNotConfigured, SpendLimitReached
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, Status, tool_reply

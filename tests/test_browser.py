@@ -16,9 +16,9 @@ import pytest
 
 from bot.web.server import WebView
 from core import sample
-from core.assistant import Assistant
-from core.engine import Engine
-from core.jobs import JobQueue
+from core.app.assistant import Assistant
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from core.cli import app
+from bot.cli import app
 from tests.models import MINILM_NAME
 from tests.samples import write_corpus
 

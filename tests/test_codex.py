@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.errors import LLMError
 from core.settings import Settings
 from tests.codex_cli import codex_bin

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from bot.runner import BotApp
-from core.engine import Engine
-from core.jobs import JobQueue
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.fake_discord import FakeDiscord, fake_discord

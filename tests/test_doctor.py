@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from bot.doctor import FAIL, OK, examine, render
-from core.engine import Engine
+from core.app.engine import Engine
 from tests.conftest import make_settings
 from tests.fake_llm import Status, fake_llm
 from tests.fake_telegram import fake_telegram

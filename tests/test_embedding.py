@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.errors import ModelMismatch
 from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.engine import Engine
+from core.app.engine import Engine
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.media_fixtures import jpeg_with_exif

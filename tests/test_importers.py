@@ -238,7 +238,7 @@ def test_an_mbox_gives_every_message_and_reads_html_bodies(tmp_path: Path) -> No
 async def test_a_search_for_what_someone_said_returns_their_line_with_name_and_date(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:
-    from core.engine import Engine
+    from core.app.engine import Engine
     from tests.conftest import make_settings
 
     settings = make_settings(tmp_path / "data", minilm_path, owner_names="Ana Silva")

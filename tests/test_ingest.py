@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.ingest.pipeline import IngestResult
 from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings

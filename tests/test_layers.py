@@ -21,15 +21,17 @@ BASE = {"core.settings", "core.errors", "core.redact"}
 
 
 def layer_of(module: str) -> str:
-    """The layer a module belongs to: its package, or app/base for core's top level."""
+    """The layer a module belongs to: its package under core (the sample life counts as the
+    app's), or the base for core's own top-level modules."""
     parts = module.split(".")
     if parts[0] == "bot":
         return "bot"
-    if len(parts) > 2 or (len(parts) == 2 and (ROOT / "core" / parts[1]).is_dir()):
-        package = ".".join(parts[:2])
-        if package != "core.sample":
-            return package
-    return "core.base" if ".".join(parts[:2]) in BASE else "core.app"
+    package = ".".join(parts[:2])
+    if package == "core.sample":
+        return "core.app"
+    if len(parts) >= 2 and (ROOT / "core" / parts[1]).is_dir():
+        return package
+    return "core.base"
 
 
 def rank(layer: str) -> int:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from bot.runner import BotApp
-from core.engine import Engine
+from core.app.engine import Engine
 from core.errors import LLMError
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, Raw, Slow, Status, fake_llm, tool_reply

@@ -21,10 +21,10 @@ from mcp.types import Implementation
 from bot.mcp_server import build
 from bot.web.server import WebView
 from core import sample
-from core.assistant import Assistant
-from core.engine import Engine
-from core.jobs import JobQueue
-from core.memory import CAP, Memory
+from core.app.assistant import Assistant
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
+from core.app.memory import CAP, Memory
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME, whisper_dir
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.errors import CorruptSource
 from core.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
 from core.ingest.transcribe import WhisperTranscriber, decode_windows

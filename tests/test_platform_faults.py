@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import core.jobs
+import core.app.jobs
 from bot.runner import BotApp
 from tests.conftest import make_settings
 from tests.fake_discord import fake_discord
@@ -40,7 +40,7 @@ def local_source(tmp_path: Path, name: str, text: str) -> str:
 
 @pytest.fixture(autouse=True)
 def quick_platform_retry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.jobs, "PLATFORM_RETRY_S", 1)
+    monkeypatch.setattr(core.app.jobs, "PLATFORM_RETRY_S", 1)
 
 
 async def test_telegram_going_away_and_coming_back_loses_nothing(

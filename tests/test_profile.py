@@ -8,6 +8,7 @@ import stat
 import time
 from pathlib import Path
 
+from core.app.engine import Engine
 from core.biographer.consolidate import losses, unfence
 from core.biographer.profile_text import (
     SECTIONS,
@@ -18,7 +19,6 @@ from core.biographer.profile_text import (
     open_questions,
     timeline,
 )
-from core.engine import Engine
 
 BIO = """# bio.md
 

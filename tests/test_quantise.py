@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.retrieval.embedding import FastEmbedder
 from core.retrieval.quantise import copy_name, int8_copy, is_quantised
 from tests.conftest import make_settings

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
+from core.app.engine import Engine
 from core.biographer.agent import CUT_OFF_NOTE
 from core.biographer.context import ELIDED, RESULTS_HEAD
-from core.engine import Engine
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, text_reply, tool_reply
 from tests.samples import add_sources

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.engine import Engine
+from core.app.engine import Engine
 from core.errors import NotFound
 from core.retrieval.fts_query import keyword_query
 from core.retrieval.fusion import rrf

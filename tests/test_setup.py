@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.setup import Wizard, daily_cron
-from core.envfile import with_values
+from core.app.envfile import with_values
 from core.settings import Settings
 from tests.fake_discord import fake_discord
 from tests.fake_llm import Status, fake_llm, tool_reply

@@ -16,7 +16,7 @@ from rich.console import Console
 
 from bot.terminal import TerminalSession
 from core import sample
-from core.engine import Engine
+from core.app.engine import Engine
 from core.settings import Settings
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, fake_llm, tool_reply

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from core.cli import app
-from core.engine import Engine
+from bot.cli import app
+from core.app.engine import Engine
 from tests.conftest import make_settings
 from tests.fake_llm import fake_llm, tool_reply
 from tests.samples import write_corpus

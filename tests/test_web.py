@@ -17,10 +17,10 @@ import httpx
 import pytest
 
 from bot.web.server import WebView, bind
-from core.assistant import Assistant
-from core.engine import Engine
+from core.app.assistant import Assistant
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
 from core.errors import ConfigError
-from core.jobs import JobQueue
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, tool_reply
 from tests.samples import add_sources

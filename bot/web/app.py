@@ -33,19 +33,19 @@ from bot.web.hub import CHAT, Hub, WebChannel, sse
 from bot.web.memo import RenderMemo
 from bot.web.render import cite_links, markdown, slug
 from bot.web.security import Guard, Keys
-from core.assistant import Assistant, Incoming
+from core.app.assistant import Assistant, Incoming
+from core.app.engine import Engine
+from core.app.pictures.people import caption as people_caption
+from core.app.pictures.people import gather as gather_people
+from core.app.pictures.people import render as render_people
+from core.app.pictures.people import size as people_size
+from core.app.pictures.timeline import caption as timeline_caption
+from core.app.pictures.timeline import gather as gather_timeline
+from core.app.pictures.timeline import render as render_timeline
+from core.app.pictures.timeline import size as timeline_size
 from core.biographer.profile_text import open_questions, section_titles
-from core.engine import Engine
 from core.errors import BiomdError, NotFound
-from core.passages import passage
-from core.people_picture import caption as people_caption
-from core.people_picture import gather as gather_people
-from core.people_picture import render as render_people
-from core.people_picture import size as people_size
-from core.timeline_picture import caption as timeline_caption
-from core.timeline_picture import gather as gather_timeline
-from core.timeline_picture import render as render_timeline
-from core.timeline_picture import size as timeline_size
+from core.retrieval.passages import passage
 
 HERE = Path(__file__).resolve().parent
 # Pages and Markdown render in one thread of their own: twenty page loads at once then queue

@@ -18,10 +18,10 @@ from bot.mcp_server import http_app
 from bot.web.app import Web, create_app
 from bot.web.hub import Hub, WebChannel
 from bot.web.security import Keys, allowed_hosts, load_token
-from core.assistant import Assistant
-from core.engine import Engine
+from core.app.assistant import Assistant
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
 from core.errors import ConfigError
-from core.jobs import JobQueue
 from core.settings import Settings
 
 log = logging.getLogger(__name__)

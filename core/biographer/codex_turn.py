@@ -1,5 +1,5 @@
 """The biographer on the Codex CLI: a turn is one `codex exec` run, in which Codex runs the
-tool loop itself with biomd's four tools (core/turn_tools.py, bound to this turn and its
+tool loop itself with biomd's four tools (core/app/turn_server.py, bound to this turn and its
 budget) as its only tools. Its context is the same as on any endpoint: the rules and mode
 with the current bio.md (as Codex's instructions), the chat tail and the new message. What
 the turn did is read back from the tool server, so revisions, the reading queue and the
@@ -164,7 +164,7 @@ def tool_server(folder: Path) -> dict[str, Any]:
     """Codex's configuration of biomd's tool server for one turn."""
     return {
         "command": sys.executable,
-        "args": ["-m", "core.turn_tools", str(folder)],
+        "args": ["-m", "core.app.turn_server", str(folder)],
         "required": True,  # else a slow start leaves it out of the first request
         "default_tools_approval_mode": "approve",  # edit_profile is not read-only
         "startup_timeout_sec": 60,

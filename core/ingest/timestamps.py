@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date
 
 _LINE_STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?)\] ?", re.MULTILINE)
@@ -60,3 +61,11 @@ def line_months(text: str, start: int = 0) -> list[tuple[str, str]]:
     """(YYYY-MM, speaker) for each dated line of `text` that begins at or after `start`
     (so that lines in the overlap of two chunks are counted once)."""
     return [(m.group(1), m.group(2) or "") for m in _MESSAGE.finditer(text) if m.start() >= start]
+
+
+def owner_speaks(text: str, owners: Sequence[str]) -> bool:
+    """Whether a chat line in `text` is the owner's (by name, or marked `(owner)`)."""
+    if "(owner): " in text:
+        return True
+    names = {o.casefold() for o in owners}
+    return any(s.casefold() in names for s in line_speakers(text))

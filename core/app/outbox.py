@@ -6,9 +6,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from core.channels import Channel
+from core.app.channels import Channel
+from core.app.replies import split_message
 from core.errors import PlatformUnavailable
-from core.messages import split_message
 from core.storage.store import Store, utc_now
 
 log = logging.getLogger(__name__)

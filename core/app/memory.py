@@ -10,9 +10,10 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from core import people_picture, timeline_picture
+from core.app.engine import Engine
+from core.app.pictures import people as people_picture
+from core.app.pictures import timeline as timeline_picture
 from core.biographer.profile_text import open_questions, section, section_titles
-from core.engine import Engine
 from core.errors import BiomdError, Busy, NotFound
 from core.ingest.timestamps import line_speakers
 from core.storage.store import utc_now

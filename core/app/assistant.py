@@ -7,15 +7,16 @@ import asyncio
 import logging
 from dataclasses import dataclass
 
-from core import people_picture, timeline_picture
+from core.app.channels import Channel
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
+from core.app.pictures import people as people_picture
+from core.app.pictures import timeline as timeline_picture
+from core.app.replies import search_reply, snippet, with_source_hint
 from core.biographer.agent import StepFn
 from core.biographer.profile_text import section
 from core.biographer.questions import question_text
-from core.channels import Channel
-from core.engine import Engine
 from core.errors import BiomdError, LLMNotConfigured, PlatformUnavailable
-from core.jobs import JobQueue
-from core.messages import search_reply, snippet, with_source_hint
 
 log = logging.getLogger(__name__)
 

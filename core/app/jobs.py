@@ -14,10 +14,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.channels import Channel, StatusMessage
-from core.engine import Engine
+from core.app.channels import Channel, StatusMessage
+from core.app.engine import Engine
+from core.app.replies import with_source_hint
 from core.errors import BiomdError, LLMError, PlatformUnavailable
-from core.messages import with_source_hint
 from core.storage.store import utc_now
 
 log = logging.getLogger(__name__)

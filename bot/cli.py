@@ -23,11 +23,11 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from core.app.engine import Engine
+from core.app.replies import search_reply
 from core.biographer.agent import TurnResult
-from core.engine import Engine
 from core.errors import BiomdError, EmbeddingError
 from core.ingest.pipeline import IngestResult
-from core.messages import search_reply
 from core.retrieval.search import MODES, Hit
 from core.settings import Settings
 

@@ -4,7 +4,7 @@ turn can use. It enforces the turn's step budget (past it, every tool answers "b
 write your report now"), and after each call writes what the turn has done so far (edits,
 refusals, what it read and saw) to state.json for the biographer that started the run.
 
-    python -m core.turn_tools <turn folder>     (turn.json in it says which turn)"""
+    python -m core.app.turn_server <turn folder>     (turn.json in it says which turn)"""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ async def serve(folder: Path) -> None:
     from mcp.server.mcpserver import MCPServer
     from mcp.types import ToolAnnotations
 
+    from core.app.engine import Engine
     from core.biographer.tools import Toolbox
-    from core.engine import Engine
     from core.settings import Settings
 
     turn = spec(folder)
@@ -114,7 +114,7 @@ async def serve(folder: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = argv if argv is not None else sys.argv[1:]
     if len(args) != 1:
-        raise SystemExit("usage: python -m core.turn_tools <turn folder>")
+        raise SystemExit("usage: python -m core.app.turn_server <turn folder>")
     asyncio.run(serve(Path(args[0])))
 
 

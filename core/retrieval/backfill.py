@@ -8,9 +8,8 @@ before, e.g. the old messages of a chat export imported again, gets a copy of th
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 
-from core.ingest.timestamps import line_speakers
 from core.storage.store import Store
 
 Pending = list[tuple[int, str]]
@@ -20,14 +19,6 @@ Pending = list[tuple[int, str]]
 def input_key(text: str) -> bytes:
     """A 128-bit hash of what the model is given for a chunk."""
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
-
-
-def owner_speaks(text: str, owners: Sequence[str]) -> bool:
-    """Whether a chat line in `text` is the owner's (by name, or marked `(owner)`)."""
-    if "(owner): " in text:
-        return True
-    names = {o.casefold() for o in owners}
-    return any(s.casefold() in names for s in line_speakers(text))
 
 
 def unique_inputs(
@@ -41,13 +32,16 @@ def unique_inputs(
     return todo
 
 
-async def pending_rounds(store: Store, size: int, owners: Sequence[str]) -> AsyncGenerator[Pending]:
+async def pending_rounds(
+    store: Store, size: int, first: Callable[[str], bool] | None = None
+) -> AsyncGenerator[Pending]:
     """Chunks without vectors in rounds of `size`: newest document first (one added while
-    this runs goes next), and within one the owner's chunks, then the rest. Each pass walks
-    a document's chunks once, so the whole is linear; it resumes wherever vectors stop."""
+    this runs goes next), and within one the chunks `first` picks (the owner's), then the
+    rest. Each pass walks a document's chunks once, so the whole is linear; it resumes
+    wherever vectors stop."""
     queue = await store.documents_needing_vectors()
     newest = max(queue, default=0)
-    passes: tuple[bool | None, ...] = (True, False) if owners else (None,)
+    passes: tuple[bool | None, ...] = (True, False) if first else (None,)
     batch: Pending = []  # rounds stay full across small documents
     while queue:
         doc = queue.pop(0)
@@ -58,7 +52,7 @@ async def pending_rounds(store: Store, size: int, owners: Sequence[str]) -> Asyn
                 batch += [
                     (cid, text)
                     for cid, _, text in rows
-                    if owners_first is None or owner_speaks(text, owners) == owners_first
+                    if first is None or owners_first is None or first(text) == owners_first
                 ]
                 while len(batch) >= size:
                     yield batch[:size]

@@ -15,7 +15,7 @@ from types import TracebackType
 import numpy as np
 
 from core import redact
-from core.backfill import input_key, pending_rounds, unique_inputs
+from core.app.outbox import Outbox
 from core.biographer.agent import StepFn, TurnResult
 from core.biographer.biography import Biography, Reading
 from core.biographer.profile import Profile, Revision
@@ -25,13 +25,13 @@ from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, rank
 from core.ingest.message_counts import count_earlier_sources
 from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
-from core.ingest.timestamps import strip_line_stamps
+from core.ingest.timestamps import owner_speaks, strip_line_stamps
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.models.codex import binary as codex_binary
 from core.models.endpoint import is_local
 from core.models.ledger import Ledger
 from core.models.vision import CodexDescriber, VisionDescriber
-from core.outbox import Outbox
+from core.retrieval.backfill import input_key, pending_rounds, unique_inputs
 from core.retrieval.embedding import Embedder, FastEmbedder, Matrix, to_blob
 from core.retrieval.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
 from core.retrieval.vector_index import VectorIndex
@@ -268,7 +268,9 @@ class Engine:
         done = 0
         batch = self.settings.embed_batch_size
         round_size = batch * _ROUND_BATCHES
-        rounds = pending_rounds(self.store, round_size, self.settings.owner_list)
+        owners = self.settings.owner_list
+        first = (lambda text: owner_speaks(text, owners)) if owners else None
+        rounds = pending_rounds(self.store, round_size, first)
         rows = await anext(rounds, None)
         stop = threading.Event()  # set when this is cancelled: the thread stops between batches
         try:
