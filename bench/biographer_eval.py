@@ -29,6 +29,7 @@ from typing import Any
 from core import sample
 from core.app.engine import Engine
 from core.settings import Settings
+from tests.db import one, rows
 from tests.models import MINILM_NAME, minilm_dir, whisper_dir
 
 KEY = Path(__file__).with_name("sample_answer_key.json")
@@ -240,8 +241,8 @@ async def run(
 
         async def on_step(kind: str, detail: str) -> None:
             if kind == "tool":  # the turn that is running is the newest one
-                newest = await engine.store.fetchone("SELECT MAX(id) FROM turns")
-                steps.setdefault(int(newest[0]) if newest else 0, []).append(detail)
+                newest = one(settings.db_path, "SELECT MAX(id) FROM turns")[0]
+                steps.setdefault(int(newest or 0), []).append(detail)
             if verbose:
                 print(f"    {kind}: {detail[:160]}", flush=True)
 
@@ -265,22 +266,22 @@ async def run(
                 print(f"  A: {answers[-1][:300]}", flush=True)
         bio = await engine.bio()
         unread = len(await engine.biography.pending())
-        store = engine.store
-        turn_rows = await store.fetchall(
+        db = settings.db_path
+        turn_rows = rows(
+            db,
             "SELECT t.id, t.mode, t.document_id, t.steps, t.status, t.started_at,"
             " COALESCE(t.finished_at, t.started_at),"
             " COALESCE(SUM(u.prompt_tokens), 0), COALESCE(SUM(u.completion_tokens), 0),"
             " COALESCE(SUM(u.cost_usd), 0)"
-            " FROM turns t LEFT JOIN llm_usage u ON u.turn_id = t.id GROUP BY t.id ORDER BY t.id"
+            " FROM turns t LEFT JOIN llm_usage u ON u.turn_id = t.id GROUP BY t.id ORDER BY t.id",
         )
-        edits = await store.fetchone(
+        edits = one(
+            db,
             "SELECT COUNT(*) FROM profile_revisions WHERE turn_id IS NOT NULL"
-            " AND mode IN ('chat', 'analysis', 'ingest')"
+            " AND mode IN ('chat', 'analysis', 'ingest', 'reading')",
         )
-        calls = await store.fetchone("SELECT COUNT(*) FROM llm_usage")
-        days = await store.fetchall(
-            "SELECT DISTINCT substr(at, 1, 10) FROM chat_messages WHERE role = 'user'"
-        )
+        calls = one(db, "SELECT COUNT(*) FROM llm_usage")
+        days = rows(db, "SELECT DISTINCT substr(at, 1, 10) FROM chat_messages WHERE role = 'user'")
     turns = [
         Turn(
             int(r[0]),

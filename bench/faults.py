@@ -47,6 +47,7 @@ from core.biographer.profile import Profile
 from core.retrieval.embedding import FastEmbedder, from_blobs
 from core.retrieval.vector_index import VectorIndex
 from core.storage.store import Store
+from tests.db import one, rows
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 BIOMD = Path(sys.executable).with_name("biomd")
@@ -261,8 +262,8 @@ async def check_cache(data: Path, rng: random.Random) -> list[str]:
             return [f"vector cache has {len(cached)} rows, the store {len(plain)}"]
         if not len(plain):
             return []
-        rows = await store.fetchall("SELECT vector FROM vectors ORDER BY random() LIMIT 3")
-        for (blob,) in rows:
+        picked = rows(store.path, "SELECT vector FROM vectors ORDER BY random() LIMIT 3")
+        for (blob,) in picked:
             query = from_blobs([bytes(blob)], len(blob) // 4)[0]
             if cached.shortlist(query, 10) != plain.shortlist(query, 10):
                 return ["the vector cache ranks differently from the store"]
@@ -486,7 +487,7 @@ async def reload_profile(data: Path, newest: str, count: int) -> list[str]:
     store = await Store.open(data / "biomd.sqlite3")
     try:
         text = await Profile(store, data / "bio.md").load()
-        after = (await store.fetchone("SELECT COUNT(*) FROM profile_revisions") or (0,))[0]
+        after = one(store.path, "SELECT COUNT(*) FROM profile_revisions")[0]
     finally:
         await store.close()
     problems = []

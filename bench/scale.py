@@ -43,6 +43,7 @@ from bench.synth import COMMON, chat_text, paraphrases, structured_vectors, voca
 from core.app.engine import Engine
 from core.retrieval.embedding import to_blob
 from core.settings import Settings
+from tests.db import rows as db_rows
 
 DIM = 384
 CHARS_PER_CHUNK = 680
@@ -92,20 +93,20 @@ async def build(folder: Path, hard: bool = False) -> dict[str, Any]:
         chunks = (await engine.stats()).chunks
         ingest_rss = peak_rss_mb()
         if hard:
-            await engine.store.set_meta({"embed_model": hardset.MINILM_NAME, "embed_dim": str(DIM)})
+            await engine.store.meta.set({"embed_model": hardset.MINILM_NAME, "embed_dim": str(DIM)})
             base = hardset.turn_embeddings(folder.parent / "locomo-turns.npy")
             vectors = hardset.mixtures(np.random.default_rng(9), base, chunks)
         else:
-            await engine.store.set_meta({"embed_model": BENCH_MODEL, "embed_dim": str(DIM)})
+            await engine.store.meta.set({"embed_model": BENCH_MODEL, "embed_dim": str(DIM)})
             vectors = vectors_for(chunks)
             np.save(folder / "queries.npy", query_vectors(vectors))
         after, i = 0, 0
-        while rows := await engine.store.chunks_needing_vectors(after, 20_000):
+        while rows := await engine.store.vectors.missing_after(after, 20_000):
             block = vectors[i : i + len(rows)]
-            await engine.store.add_vectors(
-                [(cid, to_blob(v)) for (cid, _, _), v in zip(rows, block, strict=True)]
+            await engine.store.vectors.add(
+                [(r.chunk_id, to_blob(v)) for r, v in zip(rows, block, strict=True)]
             )
-            after, i = rows[-1][0], i + len(rows)
+            after, i = rows[-1].chunk_id, i + len(rows)
     return {
         "chunks": chunks,
         "mb": size / 1e6,
@@ -116,8 +117,10 @@ async def build(folder: Path, hard: bool = False) -> dict[str, Any]:
 
 async def all_vectors(folder: Path, model: str = BENCH_MODEL) -> tuple[np.ndarray, np.ndarray]:
     """(chunk ids, float32 matrix) of every stored vector."""
-    async with await Engine.open(settings_for(folder / "data", model)) as engine:
-        rows = await engine.store.fetchall("SELECT chunk_id, vector FROM vectors ORDER BY chunk_id")
+    settings = settings_for(folder / "data", model)
+    async with await Engine.open(settings):  # migrated and settled first
+        pass
+    rows = db_rows(settings.db_path, "SELECT chunk_id, vector FROM vectors ORDER BY chunk_id")
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     matrix = np.frombuffer(b"".join(bytes(r[1]) for r in rows), dtype="<f4").reshape(-1, DIM)
     return ids, matrix

@@ -24,12 +24,13 @@ from rich.progress import (
 from rich.table import Table
 
 from core.app.engine import Engine
-from core.app.replies import search_reply
+from core.app.replies import cost_text, search_reply
 from core.biographer.agent import TurnResult
 from core.errors import BiomdError, EmbeddingError
 from core.ingest.pipeline import IngestResult
 from core.retrieval.search import MODES, Hit
 from core.settings import Settings
+from core.storage.reading import SetAside
 
 app = typer.Typer(
     help="biomd: your life's sources in one SQLite file, searchable, and one cited bio.md.",
@@ -242,10 +243,10 @@ def analyse(
     _summary(_run(work))
 
 
-def _not_read(aside: list[tuple[int, str, str]]) -> None:
+def _not_read(aside: list[SetAside]) -> None:
     """Say which sources the biographer gave up on, and why."""
-    for doc_id, name, why in aside:
-        out.print(f"Not read: #{doc_id} {name}: {why}.", markup=False, style="yellow")
+    for a in aside:
+        out.print(f"Not read: #{a.document_id} {a.name}: {a.why}.", markup=False, style="yellow")
     if aside:
         out.print("`biomd analyse --pending --retry` tries them again.", markup=False)
 
@@ -308,27 +309,18 @@ def history(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20) ->
 def undo() -> None:
     """Revert the edits of the biographer's last turn (they stay in the history)."""
     done = _run(lambda e: e.undo(), check_model=False)
-    out.print(f"Reverted the edits of turn {done[0]}." if done else "Nothing to undo.")
+    out.print(f"Reverted the edits of turn {done.turn_id}." if done else "Nothing to undo.")
 
 
 @app.command()
 def cost() -> None:
     """LLM calls, tokens and spend: today, the last 30 days, all time."""
 
-    async def work(engine: Engine) -> tuple[list[Any], list[Any]]:
-        return await engine.biography.ledger.summary(), await engine.biography.ledger.by_backend()
+    async def work(engine: Engine) -> str:
+        ledger = engine.biography.ledger
+        return cost_text(await ledger.summary(), await ledger.by_backend(), ledger.daily_limit_usd)
 
-    rows, backends = _run(work, check_model=False)
-    table = Table("period", "calls", "prompt tokens", "completion tokens", "USD")
-    for label, calls, p, c, usd in rows:
-        table.add_row(label, f"{calls:,}", f"{p:,}", f"{c:,}", f"{usd:.4f}")
-    out.print(table)
-    for backend, calls, p, c, usd in backends:
-        what = "Codex CLI (ChatGPT plan, no per-token cost)" if backend == "codex" else "API"
-        out.print(f"{what}: {calls:,} calls, {p + c:,} tokens, ${usd:.4f} in all", markup=False)
-    limit = _state["settings"].daily_spend_limit_usd
-    if limit is not None:
-        out.print(f"Daily limit: ${limit:.2f} (BIOMD_DAILY_SPEND_LIMIT_USD).")
+    out.print(_run(work, check_model=False), markup=False)
 
 
 @app.command()

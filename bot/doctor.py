@@ -6,17 +6,16 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import sqlite3
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import Busy, PlatformUnavailable
+from core.errors import Busy, PlatformUnavailable, StoreError
 from core.retrieval.embedding import download_size, model_downloaded
 from core.settings import Settings
+from core.storage.health import examine as examine_store
 from core.storage.lock import ProcessLock
-from core.storage.migrations import MIGRATIONS
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -164,40 +163,20 @@ def check_data_dir(s: Settings) -> Iterator[Finding]:
 def check_store(s: Settings) -> Iterator[Finding]:
     if not s.db_path.exists():
         return
+    restore = "restore from your last `biomd export` with `biomd import`"
     try:
-        db = sqlite3.connect(f"file:{s.db_path}?mode=ro", uri=True, timeout=10)
-    except sqlite3.Error as exc:
-        yield Finding(FAIL, "store", f"cannot open {s.db_path}: {exc}")
+        health = examine_store(s.db_path)
+    except StoreError as exc:
+        yield Finding(FAIL, "store", exc.user_message, restore)
         return
-    try:
-        quick = db.execute("PRAGMA quick_check").fetchone()[0]
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        counts = dict(db.execute("SELECT status, COUNT(*) FROM documents GROUP BY status"))
-        meta = dict(db.execute("SELECT key, value FROM meta"))
-        missing = db.execute(
-            "SELECT COUNT(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM vectors)"
-        ).fetchone()[0]
-    except sqlite3.Error as exc:
-        yield Finding(
-            FAIL,
-            "store",
-            f"{s.db_path} could not be read: {exc}",
-            "restore from your last `biomd export` with `biomd import`",
-        )
+    if health.quick_check != "ok":
+        yield Finding(FAIL, "store", f"integrity check failed: {health.quick_check}", restore)
         return
-    finally:
-        db.close()
-    if quick != "ok":
-        yield Finding(
-            FAIL,
-            "store",
-            f"integrity check failed: {quick}",
-            "restore from your last `biomd export` with `biomd import`",
-        )
-        return
-    ready, pending, failed = (counts.get(k, 0) for k in ("ready", "pending", "failed"))
+    ready, pending, failed = (health.sources.get(k, 0) for k in ("ready", "pending", "failed"))
     yield Finding(
-        OK, "store", f"integrity ok; {ready:,} sources, schema {version}/{len(MIGRATIONS)}"
+        OK,
+        "store",
+        f"integrity ok; {ready:,} sources, schema {health.schema}/{health.latest_schema}",
     )
     if pending:
         yield Finding(
@@ -208,7 +187,8 @@ def check_store(s: Settings) -> Iterator[Finding]:
         )
     if failed:
         yield Finding(WARN, "store", f"{failed} sources could not be read", "`biomd sources`")
-    stored_model = meta.get("embed_model")
+    stored_model = health.meta.get("embed_model")
+    missing = health.chunks_without_vectors
     if stored_model and stored_model != s.embed_model:
         yield Finding(
             FAIL,

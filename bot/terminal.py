@@ -28,7 +28,7 @@ from core.app.jobs import JobQueue
 from core.errors import BiomdError
 from core.ingest.pipeline import walk_files
 from core.settings import Settings
-from core.storage.store import ensure_private_dir
+from core.storage.database import ensure_private_dir
 
 CHAT = "terminal"
 AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}

@@ -7,7 +7,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.storage.store import ChunkRow
+from core.storage.chunks import ChunkRow
 
 if TYPE_CHECKING:
     from core.app.engine import Engine
@@ -102,7 +102,7 @@ async def add_sources(engine: Engine, texts: list[str], name: str = "note-{i}.tx
     """Sources straight into the store (what ingest does, without files, for speed)."""
     ids = []
     for i, text in enumerate(texts):
-        doc_id = await engine.store.add_document(
+        doc_id = await engine.store.documents.add(
             sha256=f"{i:064x}",
             name=name.format(i=i),
             kind="text",
@@ -110,8 +110,8 @@ async def add_sources(engine: Engine, texts: list[str], name: str = "note-{i}.tx
             size=len(text),
             raw_path="",
         )
-        await engine.store.add_chunks(doc_id, [ChunkRow(0, 0, len(text), text)])
-        await engine.store.finish_document(
+        await engine.store.chunks.add(doc_id, [ChunkRow(0, 0, len(text), text)])
+        await engine.store.documents.finish(
             doc_id, text_length=len(text), n_chunks=1, content_start=None, content_end=None
         )
         ids.append(doc_id)

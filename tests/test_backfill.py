@@ -15,6 +15,7 @@ from core.retrieval.embedding import FastEmbedder, Matrix
 from core.settings import Settings
 from core.storage.migrations import MIGRATIONS
 from tests.conftest import make_settings
+from tests.db import one, rows
 
 
 class Recording:
@@ -115,9 +116,7 @@ async def test_newest_sources_and_the_owners_chunks_get_vectors_first(
             path = tmp_path / f"source{i}.txt"
             path.write_text(text)
             _ = [r async for r in engine.ingest([path])]
-        docs = await engine.store.fetchall(
-            "SELECT c.text, c.document_id FROM chunks c ORDER BY c.id"
-        )
+        docs = rows(settings.db_path, "SELECT c.text, c.document_id FROM chunks c ORDER BY c.id")
         total = await engine.embed_pending()
     doc_of = {embed_input(str(t)): int(d) for t, d in docs}
     chunk_of = {embed_input(str(t)): str(t) for t, _ in docs}
@@ -156,6 +155,6 @@ async def test_vectors_made_before_the_migration_stay_and_new_ones_are_reused(
         )
         blob = np.ones(384, dtype="<f4").tobytes()
         db.execute("INSERT INTO vectors(chunk_id, vector) VALUES (1, ?)", (blob,))
-    async with await Engine.open(settings, embedder) as engine:
-        row = await engine.store.fetchone("SELECT vector, input_hash FROM vectors")
-        assert row is not None and bytes(row[0]) == blob and row[1] is None
+    async with await Engine.open(settings, embedder):
+        row = one(settings.db_path, "SELECT vector, input_hash FROM vectors")
+        assert bytes(row[0]) == blob and row[1] is None

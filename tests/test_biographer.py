@@ -224,7 +224,13 @@ async def test_usage_and_cost_are_recorded_and_the_daily_limit_stops_new_turns(
         second = await engine.ask("two")  # the endpoint reports its own cost
         assert second.cost_usd == pytest.approx(0.0123)
         (today, *_) = await engine.biography.ledger.summary()
-        assert today[:4] == ("today", 2, 17, 8) and today[4] == pytest.approx(0.0323)
+        assert (today.label, today.calls, today.prompt_tokens, today.completion_tokens) == (
+            "today",
+            2,
+            17,
+            8,
+        )
+        assert today.usd == pytest.approx(0.0323)
         with pytest.raises(SpendLimitReached, match=r"reached the daily limit of \$0\.03"):
             await engine.ask("three")
     assert len(llm.requests) == 2

@@ -20,6 +20,7 @@ from core.app.assistant import Assistant
 from core.app.engine import Engine
 from core.app.jobs import JobQueue
 from tests.conftest import llm_settings
+from tests.db import rows
 from tests.fake_llm import FakeLLM
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -133,7 +134,7 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
         if any(d.name.startswith("answer to Q1") for d in await engine.sources()):
             break
         await asyncio.sleep(0.1)
-    jobs = await engine.store.fetchall("SELECT kind, status, error, payload FROM jobs")
+    jobs = rows(engine.settings.db_path, "SELECT kind, status, error, payload FROM jobs")
     answers = [d for d in await engine.sources() if d.name not in {p.name for p in sample.files()}]
     assert len(answers) == 2, jobs
     assert any("postcard" in d.name for d in answers) and len(answers) == 2

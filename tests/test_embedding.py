@@ -70,7 +70,7 @@ async def test_a_different_model_at_start_up_is_a_clear_error_pointing_to_reinde
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.ingest([tmp_path / "notes"])]
         await engine.embed_pending()
-        await engine.store.set_meta({"embed_model": "BAAI/bge-small-en-v1.5"})
+        await engine.store.meta.set({"embed_model": "BAAI/bge-small-en-v1.5"})
 
     with pytest.raises(ModelMismatch) as caught:
         await Engine.open(settings, embedder)
@@ -88,12 +88,12 @@ async def test_reindex_re_embeds_everything_with_the_configured_model(
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.ingest([tmp_path / "notes"])]
         await engine.embed_pending()
-        await engine.store.set_meta({"embed_model": "some/older-model", "embed_dim": "768"})
+        await engine.store.meta.set({"embed_model": "some/older-model", "embed_dim": "768"})
 
     async with await Engine.open(settings, embedder, check_model=False) as engine:
         assert await engine.reindex() == 5
         assert await engine.stored_model() == "sentence-transformers/all-MiniLM-L6-v2"
-        assert await engine.store.get_meta("embed_dim") == "384"
+        assert await engine.store.meta.get("embed_dim") == "384"
 
     async with await Engine.open(settings, embedder) as engine:
         hits = await engine.search("thought about topic 3", mode="vector", limit=1)

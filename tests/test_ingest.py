@@ -13,9 +13,10 @@ from core.app.engine import Engine
 from core.ingest.pipeline import IngestResult
 from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
+from core.storage.chunks import ChunkRow
 from core.storage.migrations import MIGRATIONS
-from core.storage.store import ChunkRow
 from tests.conftest import make_settings
+from tests.db import rows, write
 from tests.samples import SOURDOUGH, zip_bytes
 
 
@@ -35,7 +36,8 @@ async def test_the_data_dir_is_private_and_the_database_is_in_wal_with_foreign_k
     assert stat.S_IMODE(settings.db_path.stat().st_mode) == 0o600
     assert stat.S_IMODE((settings.data_dir / "raw").stat().st_mode) == 0o700
     assert db_rows(settings, "PRAGMA journal_mode") == [("wal",)]
-    assert (await engine.store.fetchone("PRAGMA foreign_keys"))[0] == 1  # type: ignore[index]
+    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):  # foreign keys are on
+        await engine.store.chunks.add(999, [ChunkRow(0, 0, 1, "x")])
     tables = {r[0] for r in db_rows(settings, "SELECT name FROM sqlite_master")}
     assert {"documents", "chunks", "chunks_fts", "vectors", "meta"} <= tables
 
@@ -125,7 +127,7 @@ async def test_a_source_that_failed_before_is_stored_whole_when_it_reads_now(
     path.write_text(SOURDOUGH)
     staged = engine.raw.stage(path)
     engine.raw.discard(staged)
-    doc_id = await engine.store.add_document(
+    doc_id = await engine.store.documents.add(
         sha256=staged.sha256,
         name="x.txt",
         kind="unknown",
@@ -133,7 +135,7 @@ async def test_a_source_that_failed_before_is_stored_whole_when_it_reads_now(
         size=staged.size,
         raw_path="",
     )
-    await engine.store.fail_document(doc_id, "x.txt: an older biomd could not read it.")
+    await engine.store.documents.fail(doc_id, "x.txt: an older biomd could not read it.")
     (result,) = await ingest(engine, path)
     assert (result.status, result.document_id) == ("added", doc_id)
     doc = await engine.source(doc_id)
@@ -194,7 +196,7 @@ async def test_a_document_left_pending_by_a_crash_is_completed_on_the_next_run(
     async with await Engine.open(settings, embedder) as engine:
         staged = engine.raw.stage(source)
         rel = engine.raw.file(staged.sha256, staged)
-        doc_id = await engine.store.add_document(
+        doc_id = await engine.store.documents.add(
             sha256=staged.sha256,
             name="journal.txt",
             kind="text",
@@ -202,7 +204,7 @@ async def test_a_document_left_pending_by_a_crash_is_completed_on_the_next_run(
             size=staged.size,
             raw_path=rel,
         )
-        await engine.store.add_chunks(doc_id, [ChunkRow(0, 0, 10, text[:10])])  # then: crash
+        await engine.store.chunks.add(doc_id, [ChunkRow(0, 0, 10, text[:10])])  # then: crash
         assert await engine.search("albatross3", mode="keyword") == [], "pending is not searchable"
 
     async with await Engine.open(settings, embedder) as engine:
@@ -280,9 +282,11 @@ async def test_dated_messages_are_counted_once_per_month_and_speaker_even_across
     async with await Engine.open(settings, embedder) as engine:
         [result] = [r async for r in engine.ingest([chat])]
         assert result.chunks > 10, "the lines span many overlapping chunks"
-        assert [tuple(r) for r in await engine.store.fetchall(query)] == expected
-        async with engine.store.transaction() as db:  # as if ingested before counting existed
-            await db.execute("DELETE FROM message_counts")
-            await db.execute("DELETE FROM meta WHERE key = ?", (DONE,))
+        assert rows(settings.db_path, query) == expected
+        write(  # as if ingested before counting existed
+            settings.db_path,
+            "DELETE FROM message_counts",
+            ("DELETE FROM meta WHERE key = ?", (DONE,)),
+        )
     async with await Engine.open(settings, embedder) as engine:
-        assert [tuple(r) for r in await engine.store.fetchall(query)] == expected
+        assert rows(settings.db_path, query) == expected

@@ -4,6 +4,7 @@ imports `bot`, and no two modules import each other."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -130,3 +131,70 @@ def _imported_names(node: ast.AST) -> list[str]:
     if isinstance(node, ast.ImportFrom) and not node.level:
         return [node.module or ""]
     return []
+
+
+SQL = re.compile(
+    r"\b(?:SELECT\b.+\bFROM|INSERT (?:OR \w+ )?INTO|UPDATE \w+ SET|DELETE FROM|"
+    r"CREATE (?:TABLE|INDEX|VIRTUAL TABLE|TRIGGER)|ALTER TABLE|DROP TABLE|PRAGMA \w+|"
+    r"BEGIN IMMEDIATE)\b",
+    re.S,
+)
+OTHER_APPS_DATABASES = {"core.ingest.convert.imessage"}  # reads an iPhone backup's chat.db
+
+
+def outside_storage() -> list[Path]:
+    return [
+        p
+        for p in sources()
+        if not module_name(p).startswith("core.storage")
+        and module_name(p) not in OTHER_APPS_DATABASES
+    ]
+
+
+def strings(tree: ast.AST) -> list[str]:
+    """Every string literal, with the literal parts of f-strings joined."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.append(node.value)
+        elif isinstance(node, ast.JoinedStr):
+            found.append(
+                "".join(v.value for v in node.values if isinstance(v, ast.Constant) and v.value)
+            )
+    return found
+
+
+def test_sql_is_written_only_under_core_storage() -> None:
+    offending = [
+        f"{module_name(p)}: {text[:60]!r}"
+        for p in outside_storage()
+        for text in strings(ast.parse(p.read_text(encoding="utf-8")))
+        if SQL.search(text)
+    ]
+    assert offending == []
+
+
+def test_only_storage_opens_a_database_or_reaches_for_its_connection() -> None:
+    internal = {"fetchall", "fetchone", "transaction", "_db"}
+    offending = []
+    for path in outside_storage():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} & internal
+        modules = {name.split(".")[0] for node in ast.walk(tree) for name in _imported_names(node)}
+        offending += [f"{module_name(path)} uses .{a}" for a in sorted(used)]
+        offending += [
+            f"{module_name(path)} imports {m}" for m in {"sqlite3", "aiosqlite"} & modules
+        ]
+        offending += [
+            f"{module_name(path)} imports the Database"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom)
+            and node.module == "core.storage.database"
+            and any(a.name == "Database" for a in node.names)
+        ]
+    assert offending == []
+
+
+def test_the_top_of_core_holds_only_the_base_and_packages() -> None:
+    loose = {p.stem for p in ROOT.joinpath("core").glob("*.py")} - {"__init__"}
+    assert loose == {"settings", "errors", "redact"}

@@ -15,6 +15,7 @@ from bot.runner import BotApp
 from core.app.engine import Engine
 from core.errors import LLMError
 from tests.conftest import llm_settings
+from tests.db import one
 from tests.fake_llm import FakeLLM, Raw, Slow, Status, fake_llm, tool_reply
 from tests.fake_telegram import FakeTelegram, fake_telegram
 
@@ -60,10 +61,8 @@ async def test_a_broken_response_body_is_a_clear_error(
             message = caught.value.user_message
             assert "LLM endpoint" in message, message
             assert "JSON" in message or "no answer" in message, message
-            row = await engine.store.fetchone(
-                "SELECT status, error FROM turns ORDER BY id DESC LIMIT 1"
-            )
-            assert row is not None and row[0] == "failed" and row[1]
+            row = one(settings.db_path, "SELECT status, error FROM turns ORDER BY id DESC LIMIT 1")
+            assert row[0] == "failed" and row[1]
             llm.reply_with("Galway, by your journal.")
             assert (await engine.ask("Where did I grow up?")).report.startswith("Galway")
 
@@ -111,12 +110,11 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
     assert before != await engine.bio()
     history = await engine.history()
     assert history[0].turn_id is not None
-    turn = await engine.store.fetchone(
-        "SELECT status, error FROM turns WHERE id = ?", (history[0].turn_id,)
-    )
-    assert turn is not None and turn[0] == "failed" and "503" in turn[1]
-    calls = await engine.store.fetchone("SELECT COUNT(*) FROM llm_usage")
-    assert calls is not None and calls[0] == 1, "the call that succeeded is accounted for"
+    db_path = engine.settings.db_path
+    turn = one(db_path, "SELECT status, error FROM turns WHERE id = ?", (history[0].turn_id,))
+    assert turn[0] == "failed" and "503" in turn[1]
+    calls = one(db_path, "SELECT COUNT(*) FROM llm_usage")
+    assert calls == (1,), "the call that succeeded is accounted for"
     assert [p.document_id for p in await engine.biography.pending()] == [added.document_id]
 
     llm.reply_with(

@@ -20,6 +20,7 @@ from core.models.vision import VisionDescriber
 from core.storage.store import Store
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
+from tests.db import rows
 from tests.fake_llm import fake_llm
 from tests.media_fixtures import HINTED_SENTENCE, encode, jpeg_with_exif, speak
 from tests.models import whisper_dir
@@ -191,14 +192,15 @@ async def test_a_vision_call_is_metered_and_refused_once_the_daily_limit_is_reac
         ) as (describer, ledger):
             ctx = ConvertContext(describer=describer)
             first = await asyncio.to_thread(convert, photo, ctx)
-            rows = await ledger.store.fetchall(
-                "SELECT model, mode, prompt_tokens, completion_tokens, cost_usd FROM llm_usage"
+            calls = rows(
+                ledger.store.path,
+                "SELECT model, mode, prompt_tokens, completion_tokens, cost_usd FROM llm_usage",
             )
             (today, *_) = await ledger.summary()
             second = await asyncio.to_thread(convert, photo, ctx)
     assert "Description: A harbour at dawn." in first
-    assert [tuple(r) for r in rows] == [("vision-1", "vision", 10, 5, pytest.approx(0.04))]
-    assert today[:2] == ("today", 1), "/cost counts the vision call"
+    assert calls == [("vision-1", "vision", 10, 5, pytest.approx(0.04))]
+    assert (today.label, today.calls) == ("today", 1), "/cost counts the vision call"
     assert len(llm.requests) == 1, "past the limit, the model is not called"
     assert (
         "Description: Not described: today's LLM spend has reached the daily limit "

@@ -13,6 +13,7 @@ import pytest
 import core.app.jobs
 from bot.runner import BotApp
 from tests.conftest import make_settings
+from tests.db import one, rows
 from tests.fake_discord import fake_discord
 from tests.fake_llm import fake_llm
 from tests.fake_telegram import fake_telegram
@@ -73,10 +74,10 @@ async def test_telegram_going_away_and_coming_back_loses_nothing(
                 await app.jobs.submit("source", chat | {"path": path, "name": "letter.txt"})
                 tg.push(OWNER, text="/sources")  # Telegram holds it until the bot polls again
                 await until(lambda: _waiting(app))
-                row = await app.engine.store.fetchone(
-                    "SELECT status, error FROM jobs WHERE id = ?", (download,)
+                row = one(
+                    app.settings.db_path, "SELECT status, error FROM jobs WHERE id = ?", (download,)
                 )
-                assert row is not None and row[0] == "queued" and "Telegram did not" in row[1]
+                assert row[0] == "queued" and "Telegram did not" in row[1]
                 assert not any("letter.txt" in t for t in tg.texts())
 
                 tg.outage = False
@@ -86,8 +87,8 @@ async def test_telegram_going_away_and_coming_back_loses_nothing(
                 kept = [t for t in tg.texts() if "Read it." in t]
                 assert len(kept) == 2, f"each report sent exactly once: {tg.texts()}"
                 assert await app.engine.outbox.waiting() == 0
-                jobs = await app.engine.store.fetchall("SELECT status, attempts FROM jobs")
-                assert [tuple(r) for r in jobs] == [("done", 1), ("done", 1)]
+                jobs = rows(app.settings.db_path, "SELECT status, attempts FROM jobs")
+                assert jobs == [("done", 1), ("done", 1)]
             finally:
                 await app.stop()
 

@@ -13,6 +13,7 @@ import pytest
 from core.app.engine import Engine
 from core.biographer.agent import CUT_OFF_NOTE
 from core.biographer.context import ELIDED, RESULTS_HEAD
+from core.storage.reading import SetAside
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, text_reply, tool_reply
 from tests.samples import add_sources
@@ -173,9 +174,8 @@ async def test_a_turn_that_reads_nothing_leaves_the_source_waiting_then_set_asid
         (second,) = await engine.read_pending()
         assert "set aside" in second.reading
         assert await engine.biography.pending() == []
-        assert await engine.biography.set_aside() == [
-            (1, "kiln.txt", "the biographer did not read it (no read_source call covered it)")
-        ]
+        why = "the biographer did not read it (no read_source call covered it)"
+        assert await engine.biography.set_aside() == [SetAside(1, "kiln.txt", why)]
         assert await engine.read_pending() == [], "set aside until asked again"
         llm.reply_with(
             tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 4000})),

@@ -17,6 +17,7 @@ from core.app.engine import Engine
 from core.app.jobs import JobQueue
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
+from tests.db import one, rows, write
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.fake_telegram import FakeTelegram, fake_telegram
 from tests.media_fixtures import HINTED_SENTENCE, encode, speak
@@ -162,8 +163,8 @@ async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
     assert sent_to == {OWNER}
     assert not rig.llm.requests
     assert await engine.stats() == before
-    assert (await engine.store.fetchone("SELECT COUNT(*) FROM jobs"))[0] == 0  # type: ignore[index]
-    assert (await engine.store.fetchone("SELECT COUNT(*) FROM chat_messages"))[0] == 0  # type: ignore[index]
+    assert one(engine.settings.db_path, "SELECT COUNT(*) FROM jobs") == (0,)
+    assert one(engine.settings.db_path, "SELECT COUNT(*) FROM chat_messages") == (0,)
     assert f"ignoring user id {STRANGER}" in caplog.text
 
 
@@ -188,8 +189,10 @@ async def test_a_job_queued_before_a_restart_is_finished(
                 }
                 await queue.submit("source", payload)
                 crashed = await queue.submit("source", payload | {"name": "again.txt"})
-                async with engine.store.transaction() as db:
-                    await db.execute("UPDATE jobs SET status = 'running' WHERE id = ?", (crashed,))
+                write(
+                    settings.db_path,
+                    ("UPDATE jobs SET status = 'running' WHERE id = ?", (crashed,)),
+                )
             llm.default_reply = "Read the diary."
             app = BotApp(settings, embedder)
             await app.start()
@@ -200,8 +203,8 @@ async def test_a_job_queued_before_a_restart_is_finished(
                     )
                 )
                 assert "diary.txt: done" in tg.texts() and "again.txt: done" in tg.texts()
-                rows = await app.engine.store.fetchall("SELECT status FROM jobs ORDER BY id")
-                assert [r[0] for r in rows] == ["done", "done"]
+                statuses = rows(settings.db_path, "SELECT status FROM jobs ORDER BY id")
+                assert statuses == [("done",), ("done",)]
             finally:
                 await app.stop()
 
@@ -354,5 +357,5 @@ async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig
     assert (stats.documents, stats.chunks, stats.vectors) == (100, 100, 100)
     names = {d.name for d in await engine.sources()}
     assert names == {f"note-{i}.txt" for i in range(100)}
-    jobs = await engine.store.fetchall("SELECT status, COUNT(*) FROM jobs GROUP BY status")
-    assert dict(jobs) == {"done": 120}  # type: ignore[arg-type]
+    jobs = rows(engine.settings.db_path, "SELECT status, COUNT(*) FROM jobs GROUP BY status")
+    assert dict(jobs) == {"done": 120}

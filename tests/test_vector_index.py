@@ -11,7 +11,8 @@ from bench.synth import paraphrases, structured_vectors
 from core.retrieval.binary_codes import closest, hamming, pack
 from core.retrieval.embedding import to_blob
 from core.retrieval.vector_index import VectorIndex
-from core.storage.store import ChunkRow, Store
+from core.storage.chunks import ChunkRow
+from core.storage.store import Store
 
 
 def unit(rows: np.ndarray) -> np.ndarray:
@@ -20,14 +21,14 @@ def unit(rows: np.ndarray) -> np.ndarray:
 
 async def store_with_vectors(path: Path, vectors: np.ndarray) -> Store:
     store = await Store.open(path / "db.sqlite3")
-    doc = await store.add_document(
+    doc = await store.documents.add(
         sha256="a" * 64, name="x", kind="text", mime=None, size=1, raw_path=""
     )
-    await store.add_chunks(doc, [ChunkRow(i, i, i + 1, "x") for i in range(len(vectors))])
-    await store.finish_document(
+    await store.chunks.add(doc, [ChunkRow(i, i, i + 1, "x") for i in range(len(vectors))])
+    await store.documents.finish(
         doc, text_length=len(vectors), n_chunks=len(vectors), content_start=None, content_end=None
     )
-    await store.add_vectors([(i + 1, to_blob(v)) for i, v in enumerate(vectors)])
+    await store.vectors.add([(i + 1, to_blob(v)) for i, v in enumerate(vectors)])
     return store
 
 
@@ -75,11 +76,11 @@ async def test_the_cache_is_reused_when_it_agrees_and_rebuilt_when_it_does_not(
     assert second.shortlist(q, 5)[0] == first.shortlist(q, 5)[0] == 8
 
     # New vectors are appended to the cache; a later open still agrees.
-    doc = await store.add_document(
+    doc = await store.documents.add(
         sha256="b" * 64, name="y", kind="text", mime=None, size=1, raw_path=""
     )
-    await store.add_chunks(doc, [ChunkRow(0, 0, 1, "y")])
-    await store.add_vectors([(1501, to_blob(unit(rng.standard_normal((1, 384)))[0]))])
+    await store.chunks.add(doc, [ChunkRow(0, 0, 1, "y")])
+    await store.vectors.add([(1501, to_blob(unit(rng.standard_normal((1, 384)))[0]))])
     await second.refresh(store)
     third = VectorIndex(tmp_path / "cache")
     await third.refresh(store)

@@ -22,6 +22,7 @@ from core.app.engine import Engine
 from core.app.jobs import JobQueue
 from core.errors import ConfigError
 from tests.conftest import llm_settings
+from tests.db import one
 from tests.fake_llm import FakeLLM, tool_reply
 from tests.samples import add_sources
 from tests.waiting import wait_until
@@ -43,8 +44,7 @@ class Site:
         return {"X-CSRF-Token": self.view.keys.csrf, "Origin": self.base}
 
     async def rows(self, table: str) -> int:
-        row = await self.engine.store.fetchone(f"SELECT COUNT(*) FROM {table}")
-        return int(row[0]) if row else 0
+        return int(one(self.engine.settings.db_path, f"SELECT COUNT(*) FROM {table}")[0])
 
 
 @pytest.fixture

@@ -88,8 +88,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         return response
 
     async def real_ids() -> set[int]:
-        rows = await web.engine.store.fetchall("SELECT id FROM documents WHERE status = 'ready'")
-        return {int(r[0]) for r in rows}
+        return await web.engine.store.documents.ready_ids()
 
     async def chat_days() -> set[str]:
         return set(await web.engine.biography.chat_dates())
@@ -176,21 +175,18 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
                 title="No such revision",
                 text=f"There is no revision {rid} of bio.md.",
             )
-        earlier = await web.engine.store.fetchone(
-            "SELECT MAX(id) FROM profile_revisions WHERE id < ?", (rid,)
-        )
-        before = await web.engine.profile.version(int(earlier[0])) if earlier and earlier[0] else ""
+        before = await web.engine.store.revisions.content_before(rid) or ""
         diff = list(
             difflib.unified_diff(
                 before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2
             )
         )[2:]
-        rev = next((r for r in await web.engine.history(100000) if r.id == rid), None)
+        rev = await web.engine.store.revisions.get(rid)
         return await page(request, "revision.html", rev=rev, diff=diff)
 
     async def undo(request: Request) -> Response:
         done = await web.engine.undo()
-        text = f"Reverted turn {done[0]}'s edits." if done else "Nothing to undo."
+        text = f"Reverted turn {done.turn_id}'s edits." if done else "Nothing to undo."
         web.hub.publish("message", message="undo", text=text)
         return RedirectResponse("/history", 303)
 
@@ -259,12 +255,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     # -- sources ----------------------------------------------------------------------------------
 
     async def sources(request: Request) -> Response:
-        rows = await web.engine.store.fetchall(
-            "SELECT d.id, d.name, d.kind, d.content_start, d.content_end, d.size, d.n_chunks,"
-            " d.status, d.error, (SELECT COUNT(*) FROM vectors v JOIN chunks c ON c.id ="
-            " v.chunk_id WHERE c.document_id = d.id), q.done_at, q.gave_up_at, q.error"
-            " FROM documents d LEFT JOIN reading_queue q ON q.document_id = d.id ORDER BY d.id DESC"
-        )
+        rows = await web.engine.store.documents.states()
         return await page(
             request,
             "sources.html",
@@ -390,20 +381,17 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     # -- chat ---------------------------------------------------------------------------------
 
     async def chat_page(request: Request) -> Response:
-        rows = await web.engine.store.fetchall(
-            "SELECT id, at, role, content FROM chat_messages ORDER BY id DESC LIMIT 200"
-        )
         zone = web.engine.settings.zone
         messages = []
-        for mid, at, role, content in reversed(rows):
-            local = datetime.fromisoformat(str(at)).astimezone(zone)
+        for m in await web.engine.store.chat.recent(200):
+            local = datetime.fromisoformat(m.at).astimezone(zone)
             messages.append(
                 {
-                    "id": mid,
+                    "id": m.id,
                     "day": local.date().isoformat(),
                     "at": local.strftime("%Y-%m-%d %H:%M"),
-                    "role": role,
-                    "html": await render_text(str(content)),
+                    "role": m.role,
+                    "html": await render_text(m.content),
                 }
             )
         return await page(request, "chat.html", messages=messages, llm=web.engine.llm_configured)
@@ -452,14 +440,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     async def status(request: Request) -> Response:
         stats = await web.engine.stats()
         ledger = web.engine.ledger
-        turns = await web.engine.store.fetchall(
-            "SELECT t.id, t.mode, t.started_at, t.steps, t.status, COALESCE(SUM(u.prompt_tokens"
-            " + u.completion_tokens), 0), COALESCE(SUM(u.cost_usd), 0), t.document_id FROM turns t"
-            " LEFT JOIN llm_usage u ON u.turn_id = t.id GROUP BY t.id ORDER BY t.id DESC LIMIT 20"
-        )
-        queue = await web.engine.store.fetchone(
-            "SELECT COUNT(*) FROM jobs WHERE status IN ('queued', 'running')"
-        )
+        turns = await web.engine.store.turns.recent(20)
         return await page(
             request,
             "status.html",
@@ -467,7 +448,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
             turns=turns,
             spent=await ledger.spent_today(),
             limit=ledger.daily_limit_usd,
-            queue=int(queue[0]) if queue else 0,
+            queue=await web.engine.store.jobs.unfinished(),
             waiting=len(await web.engine.biography.pending()),
             aside=await web.engine.biography.set_aside(),
         )

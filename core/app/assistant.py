@@ -12,7 +12,7 @@ from core.app.engine import Engine
 from core.app.jobs import JobQueue
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
-from core.app.replies import search_reply, snippet, with_source_hint
+from core.app.replies import cost_text, search_reply, snippet, with_source_hint
 from core.biographer.agent import StepFn
 from core.biographer.profile_text import section
 from core.biographer.questions import question_text
@@ -322,7 +322,7 @@ class Assistant:
     async def _cmd_undo(self, channel: Channel, chat: str, args: str) -> None:
         done = await self.engine.undo()
         await self._say(
-            channel, chat, f"Reverted turn {done[0]}'s edits." if done else "Nothing to undo."
+            channel, chat, f"Reverted turn {done.turn_id}'s edits." if done else "Nothing to undo."
         )
 
     async def _cmd_consolidate(self, channel: Channel, chat: str, args: str) -> None:
@@ -350,20 +350,8 @@ class Assistant:
 
     async def _cmd_cost(self, channel: Channel, chat: str, args: str) -> None:
         ledger = self.engine.biography.ledger
-        rows = await ledger.summary()
-        lines = [
-            f"{label}: {calls} calls, {p + c:,} tokens, ${usd:.4f}"
-            for label, calls, p, c, usd in rows
-        ]
-        backends = await ledger.by_backend()
-        if any(b == "codex" for b, *_ in backends):
-            lines.append("By backend, all time:")
-            lines += [
-                f"{'Codex (your ChatGPT plan)' if b == 'codex' else 'API'}: {n} calls, "
-                f"{p + c:,} tokens, ${usd:.4f}"
-                for b, n, p, c, usd in backends
-            ]
-        await self._say(channel, chat, "\n".join(lines))
+        text = cost_text(await ledger.summary(), await ledger.by_backend(), ledger.daily_limit_usd)
+        await self._say(channel, chat, text)
 
 
 def _id(args: str, example: str) -> int:

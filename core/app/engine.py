@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import sqlite3
 import threading
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 
@@ -17,8 +16,8 @@ import numpy as np
 from core import redact
 from core.app.outbox import Outbox
 from core.biographer.agent import StepFn, TurnResult
-from core.biographer.biography import Biography, Reading
-from core.biographer.profile import Profile, Revision
+from core.biographer.biography import Biography
+from core.biographer.profile import Profile, Undone
 from core.biographer.profile_text import Question, open_questions, section, timeline
 from core.errors import EmbeddingError, ModelMismatch, NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
@@ -36,9 +35,14 @@ from core.retrieval.embedding import Embedder, FastEmbedder, Matrix, to_blob
 from core.retrieval.search import FusionConfig, GrepPage, Hit, Mode, Searcher, Slice
 from core.retrieval.vector_index import VectorIndex
 from core.settings import Settings
+from core.storage.activity import speaker_names
+from core.storage.database import ensure_private_dir
+from core.storage.documents import Source
 from core.storage.lock import ProcessLock
 from core.storage.rawfiles import RawFiles
-from core.storage.store import Document, Store, ensure_private_dir, utc_now
+from core.storage.reading import Reading
+from core.storage.revisions import Revision
+from core.storage.store import Store
 
 EmbedProgress = Callable[[int, int], None]
 """Called as (chunks embedded so far, chunks to embed in all)."""
@@ -152,7 +156,7 @@ class Engine:
         return self._embedder.name if self._embedder else self.settings.embed_model
 
     async def stored_model(self) -> str | None:
-        return await self.store.get_meta("embed_model")
+        return await self.store.meta.get("embed_model")
 
     async def check_model(self) -> None:
         """Refuse to mix vectors of two models: a clear error that points to `biomd reindex`."""
@@ -245,12 +249,7 @@ class Engine:
         bio_names = (
             capitalised_names(bio.read_text(encoding="utf-8")) if bio.exists() else Counter()
         )
-        with sqlite3.connect(f"file:{self.settings.db_path}?mode=ro", uri=True) as db:
-            rows = db.execute(
-                "SELECT name, SUM(mentions) FROM document_names GROUP BY name"
-                " ORDER BY 2 DESC LIMIT 500"
-            ).fetchall()
-        names = rank(bio_names, [(str(n), int(c)) for n, c in rows])
+        names = rank(bio_names, speaker_names(self.settings.db_path))
         return fit(names, self.transcriber().count_tokens, PROMPT_TOKENS)
 
     async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
@@ -258,11 +257,11 @@ class Engine:
         already has a vector gets a copy of it. Resumable: it starts wherever vectors stop."""
         embedder = await asyncio.to_thread(self.embedder)  # importing fastembed takes a while
         await self.check_model()
-        total = await self._count_missing_vectors()
+        total = await self.store.vectors.count_missing()
         if total == 0:
             return 0
         if await self.stored_model() is None:
-            await self.store.set_meta(
+            await self.store.meta.set(
                 {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
             )
         done = 0
@@ -277,7 +276,7 @@ class Engine:
             while rows:
                 inputs = [embed_input(text) for _, text in rows]
                 keys = [input_key(t) for t in inputs]
-                blobs = await self.store.vectors_by_input(list(set(keys)))
+                blobs = await self.store.vectors.by_input(list(set(keys)))
                 todo = unique_inputs(keys, inputs, set(blobs))
                 # The model never waits on the database: the next round is read while this
                 # one is embedded (bench/embed_pipeline.py measures the difference).
@@ -293,7 +292,7 @@ class Engine:
                 finally:
                     next_rows = await upcoming
                 blobs |= {k: to_blob(v) for k, v in zip(todo, vectors, strict=True)}
-                await self.store.add_vectors(
+                await self.store.vectors.add(
                     [(cid, blobs[k]) for (cid, _), k in zip(rows, keys, strict=True)], keys
                 )
                 done += len(rows)
@@ -304,18 +303,10 @@ class Engine:
             await rounds.aclose()
         return done
 
-    async def _count_missing_vectors(self) -> int:
-        row = await self.store.fetchone(
-            "SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
-            " WHERE d.status = 'ready' AND NOT EXISTS"
-            " (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)"
-        )
-        return int(row[0]) if row else 0
-
     async def reindex(self, on_progress: EmbedProgress | None = None) -> int:
         """Drop every vector and embed the whole corpus again with the configured model."""
         embedder = self.embedder()
-        await self.store.clear_vectors(
+        await self.store.vectors.clear(
             {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
         )
         return await self.embed_pending(on_progress)
@@ -332,18 +323,18 @@ class Engine:
         cap = self.settings.read_max_chars
         return await self.searcher.read_source(doc_id, offset, min(length or cap, cap))
 
-    async def sources(self) -> list[Document]:
-        return await self.store.documents()
+    async def sources(self) -> list[Source]:
+        return await self.store.documents.all()
 
-    async def source(self, doc_id: int) -> Document:
-        doc = await self.store.document(doc_id)
+    async def source(self, doc_id: int) -> Source:
+        doc = await self.store.documents.get(doc_id)
         if doc is None:
             raise NotFound(f"There is no source #{doc_id}.")
         return doc
 
-    async def forget(self, doc_id: int) -> Document:
+    async def forget(self, doc_id: int) -> Source:
         """Delete a source everywhere: its row, chunks, keyword index, vectors and raw file."""
-        doc = await self.store.delete_document(doc_id)
+        doc = await self.store.documents.delete(doc_id)
         if doc is None:
             raise NotFound(f"There is no source #{doc_id}.")
         if doc.raw_path:
@@ -351,14 +342,14 @@ class Engine:
         return doc
 
     async def stats(self) -> Stats:
-        counts = await self.store.counts()
+        counts = await self.store.documents.counts()
         db_bytes = sum(
             p.stat().st_size
             for p in self.settings.data_dir.glob(self.settings.db_path.name + "*")
             if p.is_file()
         )
         return Stats(
-            **counts,
+            **asdict(counts),
             db_bytes=db_bytes,
             embed_model=await self.stored_model(),
             configured_model=self.model_name,
@@ -387,7 +378,7 @@ class Engine:
         await self.profile.load()
         return await self.profile.history(limit)
 
-    async def undo(self) -> tuple[int, str] | None:
+    async def undo(self) -> Undone | None:
         """Revert the last turn's edits to bio.md (the reverted text stays in the history)."""
         return await self.profile.undo_last_turn()
 
@@ -446,13 +437,7 @@ class Engine:
             f"[{now:%Y-%m-%d %H:%M}] {owner} (owner): {' '.join(text.split())}\n"
         )
         doc_id = await self._keep_text(body, f"answer to {qid} ({now:%Y-%m-%d %H:%M}).txt")
-        async with self.store.transaction() as db:
-            await db.execute(
-                "INSERT INTO questions(id, text, created_at, answered_at, answer_document_id)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET answered_at ="
-                " excluded.answered_at, answer_document_id = excluded.answer_document_id",
-                (qid, question, now.isoformat(timespec="seconds"), now.isoformat(), doc_id),
-            )
+        await self.store.questions.answered(qid, question, now.isoformat(), doc_id)
         return doc_id
 
     async def store_note(self, text: str, client: str, at: str) -> int:
@@ -495,28 +480,16 @@ class Engine:
 
         from core.biographer.questions import pick
 
-        rows = await self.store.fetchall(
-            "SELECT id, asked_at FROM questions WHERE asked_at IS NOT NULL"
-        )
-        asked = {str(r[0]): datetime.fromisoformat(str(r[1])) for r in rows}
+        asked = {
+            qid: datetime.fromisoformat(at)
+            for qid, at in (await self.store.questions.asked()).items()
+        }
         now = datetime.now(UTC)
         return pick(await self.questions(), asked, now, count, timedelta(days=cooldown_days))
 
     async def question_sent(self, platform: str, chat: str, message: str, qid: str) -> None:
         """Remember that `message` in `chat` asked `qid`, so a reply to it answers it."""
-        now = utc_now()
-        async with self.store.transaction() as db:
-            await db.execute(
-                "INSERT OR REPLACE INTO question_messages(platform, chat_id, message_id,"
-                " question_id, sent_at) VALUES (?, ?, ?, ?, ?)",
-                (platform, chat, message, qid, now),
-            )
-            await db.execute("UPDATE questions SET asked_at = ? WHERE id = ?", (now, qid))
+        await self.store.questions.sent(platform, chat, message, qid)
 
     async def question_for_message(self, platform: str, chat: str, message: str) -> str | None:
-        row = await self.store.fetchone(
-            "SELECT question_id FROM question_messages WHERE platform = ? AND chat_id = ?"
-            " AND message_id = ?",
-            (platform, chat, message),
-        )
-        return None if row is None else str(row[0])
+        return await self.store.questions.of_message(platform, chat, message)

@@ -18,7 +18,7 @@ from core.app.channels import Channel, StatusMessage
 from core.app.engine import Engine
 from core.app.replies import with_source_hint
 from core.errors import BiomdError, LLMError, PlatformUnavailable
-from core.storage.store import utc_now
+from core.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -46,49 +46,27 @@ class JobQueue:
         self._wakes: dict[str, asyncio.Event] = {}
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
         return self.engine.store
 
     async def submit(self, kind: str, payload: dict[str, Any]) -> int:
-        async with self.store.transaction() as db:
-            cur = await db.execute(
-                "INSERT INTO jobs(kind, payload, status, created_at, lane)"
-                " VALUES (?, ?, 'queued', ?, ?)",
-                (kind, json.dumps(payload), utc_now(), lane_of(kind, payload)),
-            )
-            job_id = int(cur.lastrowid)
+        job_id = await self.store.jobs.add(kind, json.dumps(payload), lane_of(kind, payload))
         for wake in self._wakes.values():
             wake.set()
         return job_id
 
     async def recover(self) -> int:
         """Jobs a previous process was running go back in the queue; how many."""
-        async with self.store.transaction() as db:
-            cur = await db.execute("UPDATE jobs SET status = 'queued' WHERE status = 'running'")
-            return int(cur.rowcount or 0)
+        return await self.store.jobs.recover()
 
     async def waiting(self) -> int:
-        row = await self.store.fetchone("SELECT COUNT(*) FROM jobs WHERE status = 'queued'")
-        return int(row[0]) if row else 0
+        return await self.store.jobs.queued()
 
     async def _claim(self, lane: str | None = None) -> Job | None:
-        now = utc_now()
-        async with self.store.transaction() as db:
-            async with db.execute(
-                "SELECT id, kind, payload, attempts FROM jobs WHERE status = 'queued'"
-                " AND (not_before IS NULL OR not_before <= ?) AND (? IS NULL OR lane = ?)"
-                " ORDER BY id LIMIT 1",
-                (now, lane, lane),
-            ) as cur:
-                row = await cur.fetchone()
-            if row is None:
-                return None
-            await db.execute(
-                "UPDATE jobs SET status = 'running', started_at = ?, attempts = attempts + 1"
-                " WHERE id = ?",
-                (now, row[0]),
-            )
-        return Job(int(row[0]), str(row[1]), json.loads(row[2]), int(row[3]) + 1)
+        row = await self.store.jobs.claim(lane)
+        if row is None:
+            return None
+        return Job(row.id, row.kind, json.loads(row.payload), row.attempts)
 
     async def run(self) -> None:
         """Work through the queue until cancelled (a cancelled job stays resumable). Two
@@ -144,20 +122,15 @@ class JobQueue:
         reason = exc.user_message if isinstance(exc, BiomdError) else f"{type(exc).__name__}: {exc}"
         if isinstance(exc, PlatformUnavailable):  # not the job's fault: wait, however long
             later = datetime.now(UTC) + timedelta(seconds=PLATFORM_RETRY_S)
-            async with self.store.transaction() as db:
-                await db.execute(
-                    "UPDATE jobs SET status = 'queued', not_before = ?, error = ?,"
-                    " attempts = attempts - 1 WHERE id = ?",
-                    (later.isoformat(timespec="seconds"), reason, job.id),
-                )
+            await self.store.jobs.again_at(
+                job.id, later.isoformat(timespec="seconds"), reason, counts=False
+            )
             return
         if job.attempts < MAX_ATTEMPTS:
             later = datetime.now(UTC) + timedelta(seconds=RETRY_DELAY_S * job.attempts)
-            async with self.store.transaction() as db:
-                await db.execute(
-                    "UPDATE jobs SET status = 'queued', not_before = ?, error = ? WHERE id = ?",
-                    (later.isoformat(timespec="seconds"), reason, job.id),
-                )
+            await self.store.jobs.again_at(
+                job.id, later.isoformat(timespec="seconds"), reason, counts=True
+            )
             return
         await self._finish(job.id, "failed", reason)
         channel, chat = self._target(job)
@@ -168,17 +141,10 @@ class JobQueue:
             )
 
     async def _finish(self, job_id: int, status: str, error: str | None) -> None:
-        async with self.store.transaction() as db:
-            await db.execute(
-                "UPDATE jobs SET status = ?, finished_at = ?, error = ? WHERE id = ?",
-                (status, utc_now(), error, job_id),
-            )
+        await self.store.jobs.finish(job_id, status, error)
 
     async def _save_payload(self, job: Job) -> None:
-        async with self.store.transaction() as db:
-            await db.execute(
-                "UPDATE jobs SET payload = ? WHERE id = ?", (json.dumps(job.payload), job.id)
-            )
+        await self.store.jobs.save_payload(job.id, json.dumps(job.payload))
 
     def _target(self, job: Job) -> tuple[Channel | None, str]:
         return self.channels.get(str(job.payload.get("platform"))), str(job.payload.get("chat", ""))

@@ -6,6 +6,7 @@ which hands a note to the job queue (the running biomd's, if there is one)."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +17,7 @@ from core.app.pictures import timeline as timeline_picture
 from core.biographer.profile_text import open_questions, section, section_titles
 from core.errors import BiomdError, Busy, NotFound
 from core.ingest.timestamps import line_speakers
-from core.storage.store import utc_now
+from core.storage.database import utc_now
 
 CAP = 8000  # characters per answer: far below what hosts accept (one refuses 25,000 tokens)
 MAX_LIMIT = 50
@@ -239,41 +240,19 @@ class Memory:
 
 
 async def queue_note(engine: Engine, note: str, client: str) -> int:
-    async with engine.store.transaction() as db:
-        cur = await db.execute(
-            "INSERT INTO jobs(kind, payload, status, created_at, lane) VALUES ('note', ?,"
-            " 'queued', ?, 'main')",
-            (_json({"text": note, "client": client, "at": utc_now()}), utc_now()),
-        )
-        return int(cur.lastrowid or 0)
+    payload = {"text": note, "client": client, "at": utc_now()}
+    return await engine.store.jobs.add("note", json.dumps(payload), "main")
 
 
 async def take_note(engine: Engine, job_id: int) -> int | None:
     """Ingest queued note `job_id` here, if no one has claimed it yet; its source id."""
-    import json
-
-    async with engine.store.transaction() as db:
-        cur = await db.execute(
-            "UPDATE jobs SET status = 'running', started_at = ?, attempts = attempts + 1"
-            " WHERE id = ? AND status = 'queued' RETURNING payload",
-            (utc_now(), job_id),
-        )
-        row = await cur.fetchone()
-    if row is None:
+    job = await engine.store.jobs.claim_id(job_id)
+    if job is None:
         return None
-    payload = json.loads(row[0])
+    payload = json.loads(job.payload)
     doc = await engine.store_note(payload["text"], payload["client"], payload["at"])
-    async with engine.store.transaction() as db:
-        await db.execute(
-            "UPDATE jobs SET status = 'done', finished_at = ? WHERE id = ?", (utc_now(), job_id)
-        )
+    await engine.store.jobs.finish(job_id, "done")
     return doc
-
-
-def _json(value: object) -> str:
-    import json
-
-    return json.dumps(value)
 
 
 def _query(query: str) -> str:

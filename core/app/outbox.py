@@ -9,7 +9,7 @@ import logging
 from core.app.channels import Channel
 from core.app.replies import split_message
 from core.errors import PlatformUnavailable
-from core.storage.store import Store, utc_now
+from core.storage.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -55,46 +55,26 @@ class Outbox:
             return await self._flush(channel)
 
     async def waiting(self, platform: str | None = None) -> int:
-        row = await self.store.fetchone(
-            "SELECT COUNT(*) FROM outbox WHERE status = 'waiting' AND (? IS NULL OR platform = ?)",
-            (platform, platform),
-        )
-        return int(row[0]) if row else 0
+        return await self.store.outbox.waiting(platform)
 
     async def _flush(self, channel: Channel) -> bool:
-        rows = await self.store.fetchall(
-            "SELECT id, chat_id, text, attempts FROM outbox WHERE platform = ?"
-            " AND status = 'waiting' ORDER BY id",
-            (channel.platform,),
-        )
-        for row_id, chat, text, attempts in rows:
+        kept = await self.store.outbox.kept(channel.platform)
+        for message in kept:
             try:
-                await channel.send(str(chat), str(text))
+                await channel.send(message.chat, message.text)
             except PlatformUnavailable:
                 return False
             except Exception as exc:  # refused: a chat that is gone, say
                 log.warning("%s refused a kept message: %s", channel.platform, exc)
-                status = "failed" if attempts + 1 >= MAX_REFUSALS else "waiting"
-                async with self.store.transaction() as db:
-                    await db.execute(
-                        "UPDATE outbox SET attempts = attempts + 1, status = ?, error = ?"
-                        " WHERE id = ?",
-                        (status, str(exc)[:300], row_id),
-                    )
-                if status == "waiting":
+                give_up = message.attempts + 1 >= MAX_REFUSALS
+                await self.store.outbox.refused(message.id, str(exc)[:300], give_up=give_up)
+                if not give_up:
                     return False
                 continue
-            async with self.store.transaction() as db:
-                await db.execute("DELETE FROM outbox WHERE id = ?", (row_id,))
-        if rows:
-            log.info("%s is back; sent %d kept message(s)", channel.platform, len(rows))
+            await self.store.outbox.sent(message.id)
+        if kept:
+            log.info("%s is back; sent %d kept message(s)", channel.platform, len(kept))
         return True
 
     async def _keep(self, platform: str, chat: str, parts: list[str], why: str) -> None:
-        now = utc_now()
-        async with self.store.transaction() as db:
-            await db.executemany(
-                "INSERT INTO outbox(platform, chat_id, text, created_at, error)"
-                " VALUES (?, ?, ?, ?, ?)",
-                [(platform, chat, part, now, why) for part in parts],
-            )
+        await self.store.outbox.keep(platform, chat, parts, why)

@@ -10,6 +10,7 @@ from core.biographer.citations import in_order
 
 if TYPE_CHECKING:
     from core.retrieval.search import Hit
+    from core.storage.usage import Totals
 
 TELEGRAM_LIMIT = 4096
 DISCORD_LIMIT = 2000
@@ -95,3 +96,23 @@ def search_reply(hits: Sequence[Hit], query: str) -> str:
     for h in hits:
         lines.append(f"[#{h.document_id}] {h.document}\n{snippet(h.text, query, SNIPPET_CHARS)}")
     return with_source_hint("\n\n".join(lines))
+
+
+def cost_text(periods: Sequence[Totals], backends: Sequence[Totals], limit: float | None) -> str:
+    """Calls, tokens and spend today, in the last 30 days and in all, by backend once Codex
+    has been used, and the daily limit."""
+    lines = [
+        f"{t.label}: {t.calls:,} calls, {t.tokens:,} tokens ({t.prompt_tokens:,} prompt, "
+        f"{t.completion_tokens:,} completion), ${t.usd:.4f}"
+        for t in periods
+    ]
+    if any(b.label == "codex" for b in backends):
+        lines.append("By backend, all time:")
+        lines += [
+            f"{'Codex (your ChatGPT plan, no per-token cost)' if b.label == 'codex' else 'API'}: "
+            f"{b.calls:,} calls, {b.tokens:,} tokens, ${b.usd:.4f}"
+            for b in backends
+        ]
+    if limit is not None:
+        lines.append(f"Daily limit: ${limit:.2f} (BIOMD_DAILY_SPEND_LIMIT_USD).")
+    return "\n".join(lines)

@@ -25,7 +25,7 @@ from core.biographer.prompts import BUDGET_SPENT, system_prompt
 from core.biographer.tools import PARAMS, TOOLS, Toolbox
 from core.models.llm import ChatModel, Reply, ToolCall
 from core.models.text_calls import parse, visible
-from core.storage.store import Store, utc_now
+from core.storage.store import Store
 
 Mode = Literal["chat", "analysis", "ingest"]
 StepFn = Callable[[str, str], Awaitable[None]]
@@ -319,23 +319,14 @@ class Biographer:
         return shown.strip() or "(The biographer ended the turn without a word.)"
 
     async def _start(self, mode: str, message: str, document_id: int | None) -> int:
-        async with self.store.transaction() as db:
-            cur = await db.execute(
-                "INSERT INTO turns(mode, started_at, document_id, request) VALUES (?, ?, ?, ?)",
-                (mode, utc_now(), document_id, message),
-            )
-            assert cur.lastrowid is not None
-            return cur.lastrowid
+        return await self.store.turns.start(mode, message, document_id)
 
     async def _finish(
         self, turn_id: int, result: TurnResult, status: str, error: str | None
     ) -> None:
-        async with self.store.transaction() as db:
-            await db.execute(
-                "UPDATE turns SET finished_at = ?, report = ?, steps = ?, status = ?, error = ?"
-                " WHERE id = ?",
-                (utc_now(), result.report, result.steps, status, error, turn_id),
-            )
+        await self.store.turns.finish(
+            turn_id, status, report=result.report, steps=result.steps, error=error
+        )
 
 
 _REPORT_TOOLS = {"report", "final_answer", "answer", "respond", "reply", "finish", "done"}

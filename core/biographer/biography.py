@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -23,22 +22,10 @@ from core.models.ledger import Ledger
 from core.models.llm import OpenAIChat
 from core.retrieval.search import Searcher
 from core.settings import Settings
-from core.storage.store import Store, utc_now
+from core.storage.reading import Reading, SetAside
+from core.storage.store import Store
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Reading:
-    """A source still to be read by the biographer, and how far it got."""
-
-    document_id: int
-    name: str
-    kind: str
-    text_length: int
-    next_offset: int
-    content_start: str | None
-    content_end: str | None
 
 
 class Biography:
@@ -103,15 +90,17 @@ class Biography:
     async def chat_dates(self, today: bool = False) -> frozenset[str]:
         """The days the owner wrote in the chat, in their time zone (what [chat YYYY-MM-DD]
         may cite); with `today`, today too (the message being answered)."""
-        rows = await self.store.fetchall("SELECT at FROM chat_messages WHERE role = 'user'")
         zone = self.settings.zone
-        days = {datetime.fromisoformat(str(r[0])).astimezone(zone).date().isoformat() for r in rows}
+        days = {
+            datetime.fromisoformat(at).astimezone(zone).date().isoformat()
+            for at in await self.store.chat.owner_times()
+        }
         if today:
             days.add(datetime.now(zone).date().isoformat())
         return frozenset(days)
 
     async def _real_source(self, doc_id: int) -> bool:
-        doc = await self.store.document(doc_id)
+        doc = await self.store.documents.get(doc_id)
         return doc is not None and doc.status == "ready"
 
     # -- chat -----------------------------------------------------------------------------
@@ -120,10 +109,7 @@ class Biography:
         n = self.settings.chat_tail
         if n == 0:
             return []
-        rows = await self.store.fetchall(
-            "SELECT role, content FROM chat_messages ORDER BY id DESC LIMIT ?", (n,)
-        )
-        return [{"role": str(r[0]), "content": str(r[1])} for r in reversed(rows)]
+        return [{"role": m.role, "content": m.content} for m in await self.store.chat.recent(n)]
 
     async def ask(self, message: str, on_step: StepFn | None = None) -> TurnResult:
         """One chat turn; the exchange joins the chat tail. Citations of sources that don't
@@ -147,14 +133,7 @@ class Biography:
                 f"{'is' if len(invented) == 1 else 'are'} not among your sources or chat; "
                 "what rests on it is unsupported.)"
             )
-        async with self.store.transaction() as db:
-            await db.executemany(
-                "INSERT INTO chat_messages(at, role, content, turn_id) VALUES (?, ?, ?, ?)",
-                [
-                    (utc_now(), "user", message, result.turn_id),
-                    (utc_now(), "assistant", result.report, result.turn_id),
-                ],
-            )
+        await self.store.chat.add_exchange(message, result.report, result.turn_id)
         return result
 
     # -- analysis -------------------------------------------------------------------------
@@ -165,7 +144,7 @@ class Biography:
         if focus:
             request = focus
         elif document_id is not None:
-            doc = await self.searcher.store.document(document_id)
+            doc = await self.searcher.store.documents.get(document_id)
             name = doc.name if doc else "?"
             request = (
                 f"Analyse source #{document_id} ({name!r}) against everything else: what does "
@@ -187,22 +166,11 @@ class Biography:
 
     async def pending(self, include_set_aside: bool = False) -> list[Reading]:
         """Sources waiting to be read; with `include_set_aside`, those given up on too."""
-        aside = "" if include_set_aside else " AND q.gave_up_at IS NULL"
-        rows = await self.store.fetchall(
-            "SELECT d.id, d.name, d.kind, d.text_length, q.next_offset, d.content_start,"
-            " d.content_end FROM reading_queue q JOIN documents d ON d.id = q.document_id"
-            f" WHERE q.done_at IS NULL AND d.status = 'ready'{aside} ORDER BY d.id"
-        )
-        return [Reading(*r) for r in rows]
+        return await self.store.reading.pending(include_set_aside)
 
-    async def set_aside(self) -> list[tuple[int, str, str]]:
-        """Sources the biographer gave up on: (id, name, why)."""
-        rows = await self.store.fetchall(
-            "SELECT d.id, d.name, COALESCE(q.error, '') FROM reading_queue q JOIN documents d"
-            " ON d.id = q.document_id WHERE q.done_at IS NULL AND q.gave_up_at IS NOT NULL"
-            " ORDER BY d.id"
-        )
-        return [(int(r[0]), str(r[1]), str(r[2])) for r in rows]
+    async def set_aside(self) -> list[SetAside]:
+        """Sources the biographer gave up on, and why."""
+        return await self.store.reading.set_aside()
 
     async def read_pending(
         self,
@@ -219,7 +187,7 @@ class Biography:
         results = []
         part = self.settings.ingest_part_chars
         if retry:
-            await self._retry_set_aside(only)
+            await self.store.reading.retry(only)
         for reading in await self.pending():
             if only is not None and reading.document_id not in only:
                 continue
@@ -265,39 +233,16 @@ class Biography:
             await self._progress(reading.document_id, reached, False, error=why)
             return f"{name} partly read ({why}); the rest waits for the next round"
         why = "the biographer did not read it (no read_source call covered it)"
-        async with self.store.transaction() as db:
-            await db.execute(
-                "UPDATE reading_queue SET attempts = attempts + 1, error = ? WHERE document_id = ?",
-                (why, reading.document_id),
-            )
-            cur = await db.execute(
-                "SELECT attempts FROM reading_queue WHERE document_id = ?", (reading.document_id,)
-            )
-            row = await cur.fetchone()
-            attempts = int(row[0]) if row else 1
-            gave_up = attempts >= self.settings.read_attempts
-            if gave_up:
-                await db.execute(
-                    "UPDATE reading_queue SET gave_up_at = ? WHERE document_id = ?",
-                    (utc_now(), reading.document_id),
-                )
+        attempt = await self.store.reading.not_read(
+            reading.document_id, why, self.settings.read_attempts
+        )
+        attempts, gave_up = attempt.attempts, attempt.gave_up
         if gave_up:
             return (
                 f"{name} not read: {why}, {attempts} times; set aside (`biomd analyse "
                 "--pending --retry` tries again)"
             )
         return f"{name} not read: {why}; it stays waiting (attempt {attempts})"
-
-    async def _retry_set_aside(self, only: set[int] | None) -> None:
-        rows = await self.store.fetchall(
-            "SELECT document_id FROM reading_queue WHERE gave_up_at IS NOT NULL AND done_at IS NULL"
-        )
-        ids = [int(r[0]) for r in rows if only is None or int(r[0]) in only]
-        async with self.store.transaction() as db:
-            await db.executemany(
-                "UPDATE reading_queue SET gave_up_at = NULL, attempts = 0 WHERE document_id = ?",
-                [(i,) for i in ids],
-            )
 
     async def keep_within_budget(self) -> bool:
         """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS; True if it did."""
@@ -313,12 +258,7 @@ class Biography:
     async def _progress(
         self, document_id: int, offset: int, done: bool, error: str | None = None
     ) -> None:
-        async with self.store.transaction() as db:
-            await db.execute(
-                "UPDATE reading_queue SET next_offset = ?, done_at = ?, error = ?, attempts = 0"
-                " WHERE document_id = ?",
-                (offset, utc_now() if done else None, error, document_id),
-            )
+        await self.store.reading.progress(document_id, offset, done, error)
 
     async def make_room(self) -> None:
         """Consolidate first when bio.md alone would take most of the model's context
@@ -345,12 +285,7 @@ class Biography:
         model = self.model()
         await model.check_budget()
         before = await self.profile.load()
-        async with self.store.transaction() as db:
-            cur = await db.execute(
-                "INSERT INTO turns(mode, started_at, request) VALUES ('consolidate', ?, ?)",
-                (utc_now(), "consolidate bio.md"),
-            )
-            turn_id = cur.lastrowid
+        turn_id = await self.store.turns.start("consolidate", "consolidate bio.md")
         model.turn_id = turn_id
         try:
             budget = target or self.settings.bio_max_chars
@@ -365,12 +300,8 @@ class Biography:
         await self._end_turn(turn_id, "done", None)
         return changed_sections(before, after)
 
-    async def _end_turn(self, turn_id: int | None, status: str, error: str | None) -> None:
-        async with self.store.transaction() as db:
-            await db.execute(
-                "UPDATE turns SET finished_at = ?, status = ?, error = ? WHERE id = ?",
-                (utc_now(), status, error, turn_id),
-            )
+    async def _end_turn(self, turn_id: int, status: str, error: str | None) -> None:
+        await self.store.turns.finish(turn_id, status, error=error)
 
 
 def covered_to(ranges: list[tuple[int, int]], start: int) -> int:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-import zlib
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -26,29 +25,19 @@ from core.biographer.profile_text import (
 )
 from core.errors import NotFound
 from core.storage.atomic import write_atomically
-from core.storage.store import Store, utc_now
+from core.storage.revisions import Revision
+from core.storage.store import Store
 
 STALE_TEMP_S = 60.0  # a write takes milliseconds; a temp file this old is a crash's leftover
+NEXT_QUESTION = "next_question_id"  # meta: the number the next new open question gets
 
 
 @dataclass(frozen=True, slots=True)
-class Revision:
-    id: int
-    turn_id: int | None
-    mode: str
-    reason: str
-    at: str
-    old_text: str
-    new_text: str
-    undoes_turn: int | None
+class Undone:
+    """The turn whose edits were reverted, and bio.md as it is now."""
 
-
-def _pack(text: str) -> bytes:
-    return zlib.compress(text.encode("utf-8"), 6)
-
-
-def _unpack(blob: bytes) -> str:
-    return zlib.decompress(blob).decode("utf-8")
+    turn_id: int
+    content: str
 
 
 def _sweep_temp_files(folder: Path, older_than_s: float = STALE_TEMP_S) -> None:
@@ -118,81 +107,55 @@ class Profile:
             await self._commit(content, turn_id, mode, reason)
             return content
 
-    async def undo_last_turn(self) -> tuple[int, str] | None:
-        """Revert the edits of the most recent turn not yet undone; (turn id, content)."""
+    async def undo_last_turn(self) -> Undone | None:
+        """Revert the edits of the most recent turn not yet undone."""
         async with self._lock:
             await self._reconcile()
-            row = await self.store.fetchone(
-                "SELECT turn_id, MIN(id) FROM profile_revisions WHERE turn_id IS NOT NULL"
-                " AND mode != 'undo' AND turn_id NOT IN (SELECT undoes_turn FROM"
-                " profile_revisions WHERE undoes_turn IS NOT NULL)"
-                " GROUP BY turn_id ORDER BY MAX(id) DESC LIMIT 1"
-            )
-            if row is None:
+            last = await self.store.revisions.last_turn()
+            if last is None:
                 return None
-            turn_id, first = int(row[0]), int(row[1])
-            before = await self.store.fetchone(
-                "SELECT content FROM profile_revisions WHERE id < ? ORDER BY id DESC LIMIT 1",
-                (first,),
-            )
-            if before is None:
+            content = await self.store.revisions.content_before(last.first_revision)
+            if content is None:
                 raise NotFound("There is no earlier version of bio.md to go back to.")
-            content = _unpack(bytes(before[0]))
-            await self._commit(content, None, "undo", f"undo turn {turn_id}", undoes=turn_id)
-            return turn_id, content
+            turn = last.turn_id
+            await self._commit(content, None, "undo", f"undo turn {turn}", undoes=turn)
+            return Undone(turn, content)
 
     async def history(self, limit: int = 50) -> list[Revision]:
-        rows = await self.store.fetchall(
-            "SELECT id, turn_id, mode, reason, at, old_text, new_text, undoes_turn"
-            " FROM profile_revisions ORDER BY id DESC LIMIT ?",
-            (limit,),
-        )
-        return [Revision(*r) for r in rows]
+        return await self.store.revisions.history(limit)
 
     async def section_changes(self, depth: int = 500) -> dict[str, Revision]:
         """For each section of the current bio.md, the revision that last changed it
         (looking back at most `depth` revisions)."""
-        rows = await self.store.fetchall(
-            "SELECT id, turn_id, mode, reason, at, old_text, new_text, undoes_turn, content"
-            " FROM profile_revisions ORDER BY id DESC LIMIT ?",
-            (depth,),
-        )
-        if not rows:
+        versions = await self.store.revisions.versions(depth)
+        if not versions:
             return {}
-        versions = [(Revision(*r[:8]), _unpack(bytes(r[8]))) for r in rows]
-        titles = section_titles(versions[0][1])
+        titles = section_titles(versions[0].content)
         found: dict[str, Revision] = {}
-        for (newer, text), (_, before) in pairwise(versions):
+        for newer, older in pairwise(versions):
             for title in titles:
-                if title not in found and section(text, title) != section(before, title):
-                    found[title] = newer
-        oldest = versions[-1][0]
+                if title not in found and section(newer.content, title) != section(
+                    older.content, title
+                ):
+                    found[title] = newer.revision
+        oldest = versions[-1].revision
         return {title: found.get(title, oldest) for title in titles}
 
     async def version(self, revision_id: int) -> str:
-        row = await self.store.fetchone(
-            "SELECT content FROM profile_revisions WHERE id = ?", (revision_id,)
-        )
-        if row is None:
+        content = await self.store.revisions.content(revision_id)
+        if content is None:
             raise NotFound(f"There is no revision {revision_id} of bio.md.")
-        return _unpack(bytes(row[0]))
+        return content
 
     async def _latest(self, n: int) -> list[str]:
-        rows = await self.store.fetchall(
-            "SELECT content FROM profile_revisions ORDER BY id DESC LIMIT ?", (n,)
-        )
-        return [_unpack(bytes(r[0])) for r in rows]
+        return await self.store.revisions.latest(n)
 
     async def _numbered(self, content: str) -> str:
-        row = await self.store.fetchone(
-            "SELECT (SELECT value FROM meta WHERE key = 'next_question_id'),"
-            " (SELECT COUNT(*) FROM questions)"
-        )
-        assert row is not None
-        start = int(row[0] or 0) or int(row[1]) + 1
+        kept = await self.store.meta.get(NEXT_QUESTION)
+        start = int(kept or 0) or await self.store.questions.count() + 1
         numbered, next_id = number_questions(content, start)
         if next_id != start:
-            await self.store.set_meta({"next_question_id": str(next_id)})
+            await self.store.meta.set({NEXT_QUESTION: str(next_id)})
         return numbered
 
     async def _commit(
@@ -207,16 +170,15 @@ class Profile:
         undoes: int | None = None,
         write: bool = True,
     ) -> None:
-        async with self.store.transaction() as db:
-            await db.execute(
-                "INSERT INTO profile_revisions(turn_id, mode, reason, at, old_text, new_text,"
-                " undoes_turn, content) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (turn_id, mode, reason, utc_now(), old, new, undoes, _pack(content)),
-            )
-            await db.executemany(
-                "INSERT INTO questions(id, text, created_at) VALUES (?, ?, ?)"
-                " ON CONFLICT(id) DO UPDATE SET text = excluded.text",
-                [(q.id, q.text, utc_now()) for q in open_questions(content)],
-            )
+        await self.store.revisions.add(
+            content,
+            turn_id=turn_id,
+            mode=mode,
+            reason=reason,
+            old=old,
+            new=new,
+            undoes=undoes,
+            open_questions=[(q.id, q.text) for q in open_questions(content)],
+        )
         if write:
             await asyncio.to_thread(write_atomically, self.path, content)

@@ -206,7 +206,7 @@ class Toolbox:
         return f"{head}\n{wrap(lines)}"
 
     async def _read_source(self, args: ReadArgs) -> str:
-        doc = await self.searcher.store.document(args.document_id)
+        doc = await self.searcher.store.documents.get(args.document_id)
         part = await self.searcher.read_source(
             args.document_id, args.offset, min(args.length, self.read_cap)
         )
@@ -309,7 +309,7 @@ class Toolbox:
             )
 
     async def _exists(self, doc_id: int) -> bool:
-        doc = await self.searcher.store.document(doc_id)
+        doc = await self.searcher.store.documents.get(doc_id)
         return doc is not None and doc.status == "ready"
 
     def _check_removal(self, before: str, after: str) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import sqlite3
 import zipfile
 import zlib
 from collections import Counter
@@ -42,8 +41,10 @@ from core.ingest.convert import (
 from core.ingest.convert.archive import is_junk
 from core.ingest.timestamps import date_in_name, line_months, line_speakers, line_stamps
 from core.settings import Settings
+from core.storage.chunks import ChunkRow
+from core.storage.documents import DuplicateSource, Source
 from core.storage.rawfiles import RawFiles, Staged
-from core.storage.store import ChunkRow, Document, Store
+from core.storage.store import Store
 
 Status = Literal["added", "duplicate", "failed"]
 ProgressFn = Callable[[str, int], None]
@@ -174,7 +175,7 @@ class Ingestor:
 
     async def resume_pending(self) -> AsyncIterator[IngestResult]:
         """Finish documents a previous run left half-indexed (it crashed or was stopped)."""
-        for doc in await self.store.documents(status="pending"):
+        for doc in await self.store.documents.all(status="pending"):
             yield await self._reindex_raw(doc)
 
     # -- the pipeline -------------------------------------------------------------------
@@ -182,7 +183,7 @@ class Ingestor:
     async def _ingest_staged(
         self, staged: Staged, name: str, depth: int, budget: ArchiveBudget | None
     ) -> AsyncIterator[IngestResult]:
-        existing = await self.store.document_by_sha(staged.sha256)
+        existing = await self.store.documents.by_sha(staged.sha256)
         if existing is not None and existing.status != "failed":
             self.raw.discard(staged)
             yield IngestResult(name, "duplicate", existing.id, existing.kind, existing.n_chunks)
@@ -201,17 +202,17 @@ class Ingestor:
         yield await self._add(staged, probe, converter, existing)
 
     async def _add(
-        self, staged: Staged, probe: Probe, converter: Converter, existing: Document | None
+        self, staged: Staged, probe: Probe, converter: Converter, existing: Source | None
     ) -> IngestResult:
         rel = await asyncio.to_thread(self.raw.file, staged.sha256, staged)
         if existing is not None:
             doc_id = existing.id
-            await self.store.restart_document(
+            await self.store.documents.restart(
                 doc_id, kind=converter.kind, mime=converter.mime, raw_path=rel
             )
         else:
             try:
-                doc_id = await self.store.add_document(
+                doc_id = await self.store.documents.add(
                     sha256=staged.sha256,
                     name=probe.name,
                     kind=converter.kind,
@@ -219,13 +220,13 @@ class Ingestor:
                     size=staged.size,
                     raw_path=rel,
                 )
-            except sqlite3.IntegrityError:  # the same bytes arrived twice at once
-                twin = await self.store.document_by_sha(staged.sha256)
+            except DuplicateSource:  # the same bytes arrived twice at once
+                twin = await self.store.documents.by_sha(staged.sha256)
                 return IngestResult(probe.name, "duplicate", twin.id if twin else None)
         kept = Probe(self.raw.path(rel), probe.name, probe.head)
         return await self._index(doc_id, converter, kept)
 
-    async def _reindex_raw(self, doc: Document) -> IngestResult:
+    async def _reindex_raw(self, doc: Source) -> IngestResult:
         path = self.raw.path(doc.raw_path)
         try:
             probe = await asyncio.to_thread(Probe.of, path, doc.name)
@@ -236,7 +237,7 @@ class Ingestor:
             return await self._fail(doc.id, doc.name, exc.user_message)
         if isinstance(converter, ArchiveReader):
             return await self._fail(doc.id, doc.name, f"{doc.name}: an archive, not a document.")
-        await self.store.restart_document(
+        await self.store.documents.restart(
             doc.id, kind=converter.kind, mime=converter.mime, raw_path=doc.raw_path
         )
         return await self._index(doc.id, converter, probe)
@@ -258,7 +259,7 @@ class Ingestor:
                     done = more is None
                     rows += more or []
                 if rows:
-                    await self.store.add_chunks(doc_id, rows)
+                    await self.store.chunks.add(doc_id, rows)
                 if self.on_progress:
                     self.on_progress(probe.name, stream.length)
             await producer  # raises the converter's error, if it had one
@@ -275,7 +276,7 @@ class Ingestor:
             return await self._fail(
                 doc_id, probe.name, f"{probe.name}: no text found in it.", converter.kind
             )
-        await self.store.finish_document(
+        await self.store.documents.finish(
             doc_id,
             text_length=stream.length,
             n_chunks=stream.chunks,
@@ -284,7 +285,7 @@ class Ingestor:
             names=stream.names,
             months=stream.months,
         )
-        await self.store.enqueue_reading(doc_id)
+        await self.store.reading.add(doc_id)
         return IngestResult(
             probe.name, "added", doc_id, converter.kind, stream.chunks, stream.length
         )
@@ -292,21 +293,21 @@ class Ingestor:
     async def _fail(
         self, doc_id: int, name: str, message: str, kind: str | None = None
     ) -> IngestResult:
-        doc = await self.store.document(doc_id)
-        await self.store.fail_document(doc_id, message)
+        doc = await self.store.documents.get(doc_id)
+        await self.store.documents.fail(doc_id, message)
         if doc is not None and doc.raw_path:
             await asyncio.to_thread(self.raw.remove, doc.raw_path)
         return IngestResult(name, "failed", doc_id, kind, error=message)
 
     async def _record_failure(
-        self, staged: Staged, name: str, existing: Document | None, message: str
+        self, staged: Staged, name: str, existing: Source | None, message: str
     ) -> IngestResult:
         """Remember a source that could not be read (without keeping its bytes)."""
         if existing is not None:
-            await self.store.fail_document(existing.id, message)
+            await self.store.documents.fail(existing.id, message)
             return IngestResult(name, "failed", existing.id, error=message)
         try:
-            doc_id = await self.store.add_document(
+            doc_id = await self.store.documents.add(
                 sha256=staged.sha256,
                 name=name,
                 kind="unknown",
@@ -314,9 +315,9 @@ class Ingestor:
                 size=staged.size,
                 raw_path="",
             )
-        except sqlite3.IntegrityError:
+        except DuplicateSource:
             return IngestResult(name, "failed", error=message)
-        await self.store.fail_document(doc_id, message)
+        await self.store.documents.fail(doc_id, message)
         return IngestResult(name, "failed", doc_id, error=message)
 
     # -- archives -----------------------------------------------------------------------

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, tzinfo
 
 from core.errors import SpendLimitReached
-from core.storage.store import Store, utc_now
+from core.storage.store import Store
+from core.storage.usage import Call, Totals
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,57 +49,32 @@ class Ledger:
     async def record(
         self, model: str, mode: str, usage: Usage, turn_id: int | None, backend: str = "openai"
     ) -> None:
-        async with self.store.transaction() as db:
-            await db.execute(
-                "INSERT INTO llm_usage(at, turn_id, model, mode, prompt_tokens,"
-                " completion_tokens, cost_usd, cost_source, backend)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    utc_now(),
-                    turn_id,
-                    model,
-                    mode,
-                    usage.prompt_tokens,
-                    usage.completion_tokens,
-                    usage.cost_usd,
-                    usage.cost_source,
-                    backend,
-                ),
+        await self.store.usage.record(
+            Call(
+                model,
+                mode,
+                usage.prompt_tokens,
+                usage.completion_tokens,
+                usage.cost_usd,
+                usage.cost_source,
+                turn_id,
+                backend,
             )
-
-    async def by_backend(self) -> list[tuple[str, int, int, int, float]]:
-        """(backend, calls, prompt tokens, completion tokens, USD) over all time."""
-        rows = await self.store.fetchall(
-            "SELECT backend, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens), SUM(cost_usd)"
-            " FROM llm_usage GROUP BY backend ORDER BY backend"
         )
-        return [(str(b), int(n), int(p or 0), int(c or 0), float(u or 0)) for b, n, p, c, u in rows]
 
-    async def spent_since(self, since_utc: str) -> float:
-        row = await self.store.fetchone(
-            "SELECT COALESCE(SUM(cost_usd), 0) FROM llm_usage WHERE at >= ?", (since_utc,)
-        )
-        return float(row[0]) if row else 0.0
+    async def by_backend(self) -> list[Totals]:
+        """All time, one row per backend."""
+        return await self.store.usage.by_backend()
 
     async def spent_today(self) -> float:
-        return await self.spent_since(day_start_utc(self.zone))
+        return await self.store.usage.spent_since(day_start_utc(self.zone))
 
-    async def summary(self) -> list[tuple[str, int, int, int, float]]:
-        """(period, calls, prompt tokens, completion tokens, USD) for today, 30 days, all."""
-        out = []
+    async def summary(self) -> list[Totals]:
+        """Today, the last 30 days, and all time."""
         month = datetime.now(UTC).replace(microsecond=0).timestamp() - 30 * 86400
         periods = (
             ("today", day_start_utc(self.zone)),
             ("last 30 days", datetime.fromtimestamp(month, UTC).isoformat(timespec="seconds")),
             ("all time", ""),
         )
-        for label, since in periods:
-            row = await self.store.fetchone(
-                "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0),"
-                " COALESCE(SUM(completion_tokens), 0), COALESCE(SUM(cost_usd), 0)"
-                " FROM llm_usage WHERE at >= ?",
-                (since,),
-            )
-            assert row is not None
-            out.append((label, int(row[0]), int(row[1]), int(row[2]), float(row[3])))
-        return out
+        return [await self.store.usage.since(label, since) for label, since in periods]

@@ -39,7 +39,7 @@ async def pending_rounds(
     this runs goes next), and within one the chunks `first` picks (the owner's), then the
     rest. Each pass walks a document's chunks once, so the whole is linear; it resumes
     wherever vectors stop."""
-    queue = await store.documents_needing_vectors()
+    queue = await store.vectors.sources_missing()
     newest = max(queue, default=0)
     passes: tuple[bool | None, ...] = (True, False) if first else (None,)
     batch: Pending = []  # rounds stay full across small documents
@@ -47,17 +47,17 @@ async def pending_rounds(
         doc = queue.pop(0)
         for owners_first in passes:
             after = -1
-            while rows := await store.document_chunks_needing_vectors(doc, after, size):
-                after = rows[-1][1]
+            while rows := await store.vectors.missing_in_source(doc, after, size):
+                after = rows[-1].seq
                 batch += [
-                    (cid, text)
-                    for cid, _, text in rows
-                    if first is None or owners_first is None or first(text) == owners_first
+                    (r.chunk_id, r.text)
+                    for r in rows
+                    if first is None or owners_first is None or first(r.text) == owners_first
                 ]
                 while len(batch) >= size:
                     yield batch[:size]
                     batch = batch[size:]
-        if newer := await store.documents_needing_vectors(newest):
+        if newer := await store.vectors.sources_missing(newest):
             queue = newer + queue
             newest = newer[0]
     if batch:

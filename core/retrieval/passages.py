@@ -36,25 +36,14 @@ def claim_words(claim: str) -> list[str]:
 
 async def passage(store: Store, document_id: int, claim: str) -> Passage | None:
     """Where source `document_id` best supports `claim`; None if there is no such source."""
-    doc = await store.document(document_id)
+    doc = await store.documents.get(document_id)
     if doc is None or doc.status != "ready":
         return None
     words = claim_words(claim)
-    rows: list[tuple[int, str]] = []
     query = keyword_query(" ".join(words)) if words else None
-    if query:
-        found = await store.fetchall(
-            "SELECT c.start_char, c.text FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid"
-            " WHERE chunks_fts MATCH ? AND c.document_id = ? ORDER BY bm25(chunks_fts) LIMIT 8",
-            (query, document_id),
-        )
-        rows = [(int(s), str(t)) for s, t in found]
+    rows = await store.keywords.in_source(query, document_id, 8) if query else []
     if not rows:
-        first = await store.fetchall(
-            "SELECT start_char, text FROM chunks WHERE document_id = ? ORDER BY seq LIMIT 1",
-            (document_id,),
-        )
-        rows = [(int(s), str(t)) for s, t in first]
+        rows = [(c.start, c.text) for c in await store.chunks.of_source(document_id, limit=1)]
     if not rows:
         return None
     best = max(rows, key=lambda r: (len(_found(r[1], words)), -r[0]))

@@ -130,7 +130,7 @@ class Searcher:
         if not words or limit <= 0:
             return []
         total = await self._corpus_size()
-        planned = plan(words, await self.store.term_doc_freq(words, total), self.keyword_budget)
+        planned = plan(words, await self.store.keywords.doc_freq(words, total), self.keyword_budget)
         found: dict[int, float] = {}
         for match in planned.match:
             for cid, score in await self._matching(match, limit, planned.newest_first):
@@ -144,21 +144,11 @@ class Searcher:
         self, match: str, limit: int, newest_first: bool
     ) -> list[tuple[int, float]]:
         """Ready chunks matching an FTS5 expression: the best `limit` by bm25, or the newest."""
-        inner_select, inner_order, outer_order = (
-            ("0", "rowid DESC", "f.rowid DESC") if newest_first else ("rank", "rank", "f.score")
-        )
-        sql = (
-            f"SELECT f.rowid, f.score FROM (SELECT rowid, {inner_select} AS score FROM chunks_fts"
-            f" WHERE chunks_fts MATCH ? ORDER BY {inner_order} LIMIT ?) f"
-            " JOIN chunks c ON c.id = f.rowid"
-            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
-            f" ORDER BY {outer_order} LIMIT ?"
-        )
         inner = max(limit * 4, 50)
         while True:
-            rows = await self.store.fetchall(sql, (match, inner, limit))
+            rows = await self.store.keywords.match(match, inner, limit, newest_first)
             if len(rows) >= limit or inner < 0:
-                return [(int(r[0]), float(r[1])) for r in rows]
+                return rows
             # Pending documents (one being indexed holds the newest chunks) crowded the top:
             # look further, in steps when the order is by age, which costs nothing to page.
             inner = inner * 8 if newest_first and inner < 100_000 else -1
@@ -167,11 +157,7 @@ class Searcher:
         """About how many chunks there are, re-counted at most every 30 s."""
         now = time.monotonic()
         if self._size is None or now - self._size[0] > 30:
-            row = await self.store.fetchone(  # the id range: a count of a million rows is slow
-                "SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM chunks"
-            )
-            assert row is not None
-            self._size = (now, int(row[0]))
+            self._size = (now, await self.store.chunks.id_span())
         return self._size[1]
 
     async def vector_ids(
@@ -179,7 +165,7 @@ class Searcher:
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine) best first, over whatever vectors exist now: a shortlist from
         the compact index, scored exactly with the store's float32 vectors."""
-        if limit <= 0 or (len(self.index) == 0 and (await self.store.vectors_state())[1] == 0):
+        if limit <= 0 or (len(self.index) == 0 and (await self.store.vectors.state()).newest == 0):
             return []
         embedding = None
         if vector is None:  # the model loads while the index does, on a first search
@@ -195,7 +181,7 @@ class Searcher:
             return []
         q = np.asarray(vector, dtype=np.float32)
         ids = await asyncio.to_thread(self.index.shortlist, q, max(limit * 4, EXACT_POOL))
-        blobs = await self.store.vectors_of(ids)
+        blobs = await self.store.vectors.of(ids)
         if not blobs:
             return []
         found = [cid for cid in ids if cid in blobs]
@@ -227,31 +213,18 @@ class Searcher:
         words = content_tokens(query)
         if not words:
             return 0.0
-        probe = "EXISTS(SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?)"
-        params: list[object] = []
-        for word in words:
-            params += [f'"{word}"', chunk_id]
-        row = await self.store.fetchone("SELECT " + " + ".join([probe] * len(words)), params)
-        return (int(row[0]) if row else 0) / len(words)
+        held = await self.store.keywords.held([f'"{word}"' for word in words], chunk_id)
+        return held / len(words)
 
     async def hits(self, ranked: list[tuple[int, float]]) -> list[Hit]:
         """Full hits for ranked chunk ids, in the same order; vanished chunks are skipped."""
-        chunks = await self.store.chunks_by_id([cid for cid, _ in ranked])
-        names = await self._names({c.document_id for c in chunks.values()})
+        chunks = await self.store.chunks.by_id([cid for cid, _ in ranked])
+        names = await self.store.documents.names([c.document_id for c in chunks.values()])
         return [
             Hit(cid, c.document_id, names.get(c.document_id, "?"), c.start, c.end, c.text, score)
             for cid, score in ranked
             if (c := chunks.get(cid)) is not None
         ]
-
-    async def _names(self, doc_ids: set[int]) -> dict[int, str]:
-        if not doc_ids:
-            return {}
-        marks = ",".join("?" * len(doc_ids))
-        rows = await self.store.fetchall(
-            f"SELECT id, name FROM documents WHERE id IN ({marks})", sorted(doc_ids)
-        )
-        return {int(r[0]): str(r[1]) for r in rows}
 
     # -- grep ---------------------------------------------------------------------------
 
@@ -260,15 +233,10 @@ class Searcher:
         if not pattern.strip():
             return GrepPage(pattern, 0, offset, [])
         needle = re.compile(re.escape(pattern), re.IGNORECASE)
-        rows = await self.store.fetchall(
-            "SELECT c.document_id, d.name, c.start_char, c.text FROM chunks c"
-            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
-            " WHERE c.text LIKE ? ESCAPE '\\' ORDER BY c.document_id, c.start_char",
-            (_like_prefilter(pattern),),
-        )
         seen: set[tuple[int, int]] = set()
         mentions: list[Mention] = []
-        for doc_id, name, start, text in rows:
+        for found in await self.store.chunks.containing(_like_prefilter(pattern)):
+            doc_id, name, start, text = found.document_id, found.name, found.start, found.text
             for m in needle.finditer(text):
                 key = (int(doc_id), int(start) + m.start())
                 if key not in seen:
@@ -281,14 +249,14 @@ class Searcher:
 
     async def read_source(self, doc_id: int, offset: int = 0, length: int = 4000) -> Slice:
         """An exact slice of a document's text, stitched from its chunks."""
-        doc = await self.store.document(doc_id)
+        doc = await self.store.documents.get(doc_id)
         if doc is None or doc.status != "ready":
             raise NotFound(f"There is no source #{doc_id}.")
         offset = max(0, min(offset, doc.text_length))
         end = min(doc.text_length, offset + max(0, length))
         parts: list[str] = []
         covered = offset
-        for chunk in await self.store.chunks_overlapping(doc_id, offset, end):
+        for chunk in await self.store.chunks.overlapping(doc_id, offset, end):
             if chunk.end <= covered:
                 continue
             parts.append(chunk.text[covered - chunk.start : end - chunk.start])

@@ -30,7 +30,8 @@ from core.retrieval.binary_codes import (
     words_for,
 )
 from core.retrieval.embedding import from_blobs
-from core.storage.store import Store, ensure_private_dir
+from core.storage.database import ensure_private_dir
+from core.storage.store import Store
 
 _LOAD_BATCH = 20_000
 _VERSION = 4
@@ -103,7 +104,8 @@ class VectorIndex:
     async def refresh(self, store: Store) -> None:
         """Catch up with the store: load or verify the cache, then add new vectors."""
         async with self._lock:
-            epoch, newest = await store.vectors_state()
+            state = await store.vectors.state()
+            epoch, newest = state.epoch, state.newest
             if self._epoch is None and self.cache_dir is not None:
                 await self._load_cache(store, epoch)
             if epoch != self._epoch:
@@ -115,15 +117,15 @@ class VectorIndex:
 
     async def _append_from(self, store: Store, newest: int, rebuild: bool) -> None:
         start = len(self)
-        expected = start + await store.count_vectors_after(self._last_row)
+        expected = start + await store.vectors.count_after(self._last_row)
         while self._last_row < newest:
-            rows = await store.vectors_after(self._last_row, _LOAD_BATCH)
+            rows = await store.vectors.after(self._last_row, _LOAD_BATCH)
             if not rows:
                 break
-            dim = len(rows[0][2]) // 4
-            vectors = from_blobs([r[2] for r in rows], dim)
-            self._add(np.array([r[1] for r in rows], dtype=np.int64), vectors, expected)
-            self._last_row = rows[-1][0]
+            dim = len(rows[0].blob) // 4
+            vectors = from_blobs([r.blob for r in rows], dim)
+            self._add(np.array([r.chunk_id for r in rows], dtype=np.int64), vectors, expected)
+            self._last_row = rows[-1].id
         if self.cache_dir is not None and len(self) > 0 and (rebuild or len(self) > start):
             await asyncio.to_thread(
                 self._write_cache, store_id=await _store_id(store), start=0 if rebuild else start
@@ -200,7 +202,7 @@ class VectorIndex:
         manifest, ids, codes, int8 = loaded
         if manifest["epoch"] != epoch or manifest["store_id"] != await _store_id(store):
             return
-        if await store.count_vectors_upto(manifest["last_row"]) != len(ids):
+        if await store.vectors.count_upto(manifest["last_row"]) != len(ids):
             return
         self.dim = int(manifest["dim"])
         scales = np.asarray(manifest["scales"], dtype=np.float32)
@@ -286,7 +288,7 @@ class VectorIndex:
 
 
 async def _store_id(store: Store) -> str:
-    return await store.get_meta("store_id") or ""
+    return await store.meta.get("store_id") or ""
 
 
 async def _spot_check(
@@ -302,7 +304,7 @@ async def _spot_check(
         return True
     rng = np.random.default_rng()
     picks = np.unique(rng.integers(0, len(ids), size=min(_SPOT_CHECKS, len(ids))))
-    stored = await store.vectors_of([int(ids[i]) for i in picks])
+    stored = await store.vectors.of([int(ids[i]) for i in picks])
     for i in picks:
         blob = stored.get(int(ids[i]))
         if blob is None:

@@ -1,2 +1,2 @@
-"""Storage: the one SQLite file (schema, migrations, backup), the process lock, and the raw
-copies of every source."""
+"""Storage, the only place with SQL: the one SQLite file with one owner module per table
+(core/storage/store.py lists them), migrations, backup, the process lock and the raw files."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from core.errors import BiomdError
-from core.storage.store import ensure_private_dir, utc_now
+from core.storage.database import ensure_private_dir, utc_now
 
 FORMAT = "biomd-backup"
 VERSION = 1

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
+
+import aiosqlite
+
+from core.errors import StoreError
 
 
 @dataclass(frozen=True)
@@ -265,3 +270,42 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
     ),
 )
+
+
+async def migrate(db: aiosqlite.Connection) -> None:
+    """Run the migrations this database has not seen yet, each in its own transaction."""
+    async with db.execute("PRAGMA user_version") as cur:
+        row = await cur.fetchone()
+    version = int(row[0]) if row else 0
+    if version > len(MIGRATIONS):
+        raise StoreError(
+            f"This database was written by a newer biomd (schema {version}, this one knows "
+            f"{len(MIGRATIONS)}). Upgrade biomd."
+        )
+    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+        await db.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in split_sql(migration.sql):
+                await db.execute(statement)
+            await db.execute(f"PRAGMA user_version = {number}")
+        except BaseException:
+            await db.execute("ROLLBACK")
+            raise
+        await db.execute("COMMIT")
+
+
+def split_sql(script: str) -> list[str]:
+    """Split a script into complete statements (trigger bodies stay whole)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        if line.strip().startswith("--"):
+            continue
+        current += line
+        if sqlite3.complete_statement(current):
+            if current.strip():
+                statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from core.storage.store import ensure_private_dir
+from core.storage.database import ensure_private_dir
 
 _BLOCK = 1 << 20
 

@@ -56,12 +56,9 @@ async def gather(store: Store, bio: str, owner_names: Sequence[str]) -> list[Per
     """bio.md's people and the corpus's speakers (not the owner), with appearances by year,
     most present first."""
     people = people_of(bio)
-    rows = await store.fetchall(
-        "SELECT speaker, CAST(substr(month, 1, 4) AS INTEGER), SUM(messages)"
-        " FROM message_counts WHERE speaker != '' GROUP BY speaker, 2"
-    )
-    for speaker, year, n in rows:
-        name = re.sub(r"\s*<[^>]*>", "", str(speaker)).strip() or str(speaker)
+    for row in await store.activity.speakers_by_year():
+        speaker, year, n = row.speaker, row.year, row.messages
+        name = re.sub(r"\s*<[^>]*>", "", speaker).strip() or speaker
         if any(same_person(name, o) for o in owner_names):
             continue
         person = next((p for p in people if same_person(p.name, name)), None)
@@ -87,18 +84,10 @@ async def mentions_by_year(store: Store, name: str) -> dict[int, int]:
         return {}
     needle = re.compile(rf"(?<!\w){re.escape(folded)}(?!\w)")
     likes = {folded, name.strip().casefold()}
-    rows = await store.fetchall(
-        "SELECT CAST(substr(COALESCE(c.ts, d.content_start), 1, 4) AS INTEGER), c.text"
-        " FROM chunks c JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
-        " WHERE COALESCE(c.ts, d.content_start) IS NOT NULL AND ("
-        + " OR ".join("c.text LIKE ?" for _ in likes)
-        + ")",
-        tuple(f"%{w}%" for w in likes),
-    )
     out: dict[int, int] = {}
-    for year, text in rows:
-        if year and needle.search(_fold(str(text)).casefold()):
-            out[int(year)] = out.get(int(year), 0) + 1
+    for found in await store.chunks.dated_containing(sorted(likes)):
+        if needle.search(_fold(found.text).casefold()):
+            out[found.year] = out.get(found.year, 0) + 1
     return out
 
 

@@ -76,21 +76,16 @@ def events_of(bio: str) -> list[Event]:
 
 async def gather(store: Store, bio: str) -> Timeline:
     """Everything the picture shows, from bio.md and the store."""
-    rows = await store.fetchall(
-        "SELECT id, name, content_start, content_end FROM documents WHERE status = 'ready'"
-        " ORDER BY COALESCE(content_start, '9999'), id"
-    )
+    sources = await store.documents.all(status="ready")
+    sources.sort(key=lambda d: (d.content_start or "9999", d.id))
     tl = Timeline(events=events_of(bio))
-    for doc_id, name, start, end in rows:
-        first, last = _day(start), _day(end or start)
+    for doc in sources:
+        first, last = _day(doc.content_start), _day(doc.content_end or doc.content_start)
         if first is None or last is None:
             tl.undated += 1
             continue
-        tl.spans.append(Span(int(doc_id), str(name), first, max(first, last)))
-    months = await store.fetchall(
-        "SELECT month, SUM(messages) FROM message_counts GROUP BY month ORDER BY month"
-    )
-    tl.months = {str(m): int(n) for m, n in months}
+        tl.spans.append(Span(doc.id, doc.name, first, max(first, last)))
+    tl.months = await store.activity.months()
     return tl
 
 

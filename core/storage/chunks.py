@@ -1,0 +1,144 @@
+"""`chunks` and their keyword index `chunks_fts`: the ≤900-character pieces of every source's
+text, with their spans (chunk.text == text[start:end]) and content timestamps. Chunks are
+written a batch at a time, indexed in the same transaction; reads here return spans and
+plain-text scans (grep, mentions), keyword ranking is core.storage.keywords'."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import aiosqlite
+
+from core.storage.database import Database
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """A chunk to store: its span in the source's text, and a content timestamp if known."""
+
+    seq: int
+    start: int
+    end: int
+    text: str
+    ts: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredChunk:
+    id: int
+    document_id: int
+    seq: int
+    start: int
+    end: int
+    text: str
+    ts: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    """A chunk of a ready source found by a text scan, with the source's name."""
+
+    document_id: int
+    name: str
+    start: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class DatedText:
+    """A chunk's text with the year of its first dated line (else of its source)."""
+
+    year: int
+    text: str
+
+
+_COLUMNS = "id, document_id, seq, start_char, end_char, text, ts"
+
+
+class Chunks:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    async def add(self, doc_id: int, chunks: Sequence[ChunkRow]) -> None:
+        """Store a batch of a source's chunks and index them for keyword search, atomically."""
+        if not chunks:
+            return
+        rows = json.dumps([(c.seq, c.start, c.end, c.text, c.ts) for c in chunks])
+        async with self._db.transaction() as db:
+            # One statement for the whole batch: a step per row would hand the GIL back and
+            # forth with the converting thread thousands of times (ingest ran at 13 MB/s).
+            await db.execute(
+                "INSERT INTO chunks(document_id, seq, start_char, end_char, text, ts)"
+                " SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4"
+                " FROM json_each(?)",
+                (doc_id, rows),
+            )
+            await db.execute(
+                "INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks"
+                " WHERE document_id = ? AND seq BETWEEN ? AND ?",
+                (doc_id, chunks[0].seq, chunks[-1].seq),
+            )
+
+    async def overlapping(self, doc_id: int, start: int, end: int) -> list[StoredChunk]:
+        """Chunks of a source whose span meets [start, end), in order."""
+        rows = await self._db.fetchall(
+            f"SELECT {_COLUMNS} FROM chunks WHERE document_id = ?"
+            " AND start_char < ? AND end_char > ? ORDER BY start_char",
+            (doc_id, end, start),
+        )
+        return [StoredChunk(*r) for r in rows]
+
+    async def by_id(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = await self._db.fetchall(
+            f"SELECT {_COLUMNS} FROM chunks WHERE id IN ({marks})", list(ids)
+        )
+        return {r[0]: StoredChunk(*r) for r in rows}
+
+    async def of_source(self, doc_id: int, limit: int = -1) -> list[StoredChunk]:
+        """A source's chunks in order (the first `limit` of them)."""
+        rows = await self._db.fetchall(
+            f"SELECT {_COLUMNS} FROM chunks WHERE document_id = ? ORDER BY seq LIMIT ?",
+            (doc_id, limit),
+        )
+        return [StoredChunk(*r) for r in rows]
+
+    async def id_span(self) -> int:
+        """About how many chunks there are: the id range (a count of a million rows is slow)."""
+        return int(await self._db.scalar("SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM chunks"))
+
+    async def containing(self, like: str) -> list[Located]:
+        """Chunks of ready sources whose text is LIKE `like` (with \\ as the escape), by
+        source and position: grep's candidates."""
+        rows = await self._db.fetchall(
+            "SELECT c.document_id, d.name, c.start_char, c.text FROM chunks c"
+            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
+            " WHERE c.text LIKE ? ESCAPE '\\' ORDER BY c.document_id, c.start_char",
+            (like,),
+        )
+        return [Located(int(d), str(n), int(s), str(t)) for d, n, s, t in rows]
+
+    async def dated_containing(self, words: Sequence[str]) -> list[DatedText]:
+        """Dated chunks of ready sources that contain any of `words` (a LIKE scan, case
+        folded for ASCII only), with their year."""
+        if not words:
+            return []
+        rows = await self._db.fetchall(
+            "SELECT CAST(substr(COALESCE(c.ts, d.content_start), 1, 4) AS INTEGER), c.text"
+            " FROM chunks c JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
+            " WHERE COALESCE(c.ts, d.content_start) IS NOT NULL AND ("
+            + " OR ".join("c.text LIKE ?" for _ in words)
+            + ")",
+            tuple(f"%{w}%" for w in words),
+        )
+        return [DatedText(int(y), str(t)) for y, t in rows if y]
+
+
+async def drop(db: aiosqlite.Connection, doc_id: int) -> None:
+    """Delete a source's chunks (and, by trigger, their keyword index), inside the transaction
+    that restarts or fails the source."""
+    await db.execute("DELETE FROM chunks WHERE document_id = ?", (doc_id,))
