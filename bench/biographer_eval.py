@@ -246,10 +246,10 @@ async def run(
             if verbose:
                 print(f"    {kind}: {detail[:160]}", flush=True)
 
-        results = [r async for r in engine.ingest(sample.files())]
+        results = [r async for r in engine.sources.ingest(sample.files())]
         problems += [f"{r.name}: {r.error}" for r in results if getattr(r, "error", None)]
         try:
-            await engine.read_pending(on_step=on_step)
+            await engine.biography.read_pending(on_step=on_step)
         except Exception as exc:  # a failed turn is part of the score, not the end of it
             problems.append(f"reading stopped: {exc}")
         answers = []
@@ -257,14 +257,14 @@ async def run(
             if verbose:
                 print(f"  Q: {q['ask']}", flush=True)
             try:
-                result = await engine.ask(q["ask"], on_step=on_step)
+                result = await engine.biography.ask(q["ask"], on_step=on_step)
                 answers.append(result.report)
             except Exception as exc:
                 problems.append(f"question {q['ask']!r} failed: {exc}")
                 answers.append("")
             if verbose:
                 print(f"  A: {answers[-1][:300]}", flush=True)
-        bio = await engine.bio()
+        bio = await engine.profile.load()
         unread = len(await engine.biography.pending())
         db = settings.db_path
         turn_rows = rows(
@@ -278,7 +278,7 @@ async def run(
         edits = one(
             db,
             "SELECT COUNT(*) FROM profile_revisions WHERE turn_id IS NOT NULL"
-            " AND mode IN ('chat', 'analysis', 'ingest', 'reading')",
+            " AND mode IN ('chat', 'analysis', 'reading')",
         )
         calls = one(db, "SELECT COUNT(*) FROM llm_usage")
         days = rows(db, "SELECT DISTINCT substr(at, 1, 10) FROM chat_messages WHERE role = 'user'")
@@ -300,10 +300,10 @@ async def run(
     opened = {
         t.document_id
         for t in turns
-        if t.mode == "ingest"
+        if t.mode == "reading"
         and any(s.startswith(f"read_source(document_id={t.document_id}") for s in t.tools)
     }
-    read_turns = {t.document_id for t in turns if t.mode == "ingest"}
+    read_turns = {t.document_id for t in turns if t.mode == "reading"}
     edit_calls = sum(1 for t in turns for s in t.tools if s.startswith("edit_profile("))
     return Run(
         bio=bio,

@@ -89,17 +89,17 @@ async def main() -> None:
             timezone=sample.TIMEZONE,
         )
         async with await Engine.open(settings) as engine:
-            results = [r async for r in engine.ingest(sample.files())]
+            results = [r async for r in engine.sources.ingest(sample.files())]
             ids = [r.document_id for r in results if r.document_id]
             chars = sum(r.chars for r in results)
             for doc_id in ids:
                 llm.reply_with(*reading_script(doc_id))
-            await engine.read_pending()
+            await engine.biography.read_pending()
             read_end = len(llm.requests)
             for q in QUESTIONS:
                 llm.reply_with(*question_script())
-                await engine.ask(q)
-            bio = await engine.bio()
+                await engine.biography.ask(q)
+            bio = await engine.profile.load()
     rows = [
         ("reading one source (average of the sample's)", *per(tokens(llm, 0, read_end), len(ids))),
         ("one question", *per(tokens(llm, read_end, len(llm.requests)), len(QUESTIONS))),

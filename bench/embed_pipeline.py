@@ -45,9 +45,9 @@ async def main(chunks: int, model_path: Path) -> None:
     )
     async with await Engine.open(settings, embedder) as engine:
         started = time.perf_counter()
-        _ = [r async for r in engine.ingest([source])]
+        _ = [r async for r in engine.sources.ingest([source])]
         indexed = time.perf_counter() - started
-        await engine.embed_pending()
+        await engine.sources.embed_pending()
         pipeline = time.perf_counter() - started
     shutil.rmtree(work, ignore_errors=True)
     print(f"\n{len(pieces)} chunks, {len(text) / 1e6:.2f} MB\n")

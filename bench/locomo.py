@@ -128,11 +128,11 @@ def write_sources(corpus: Corpus, folder: Path) -> None:
 
 async def ingest_corpus(engine: Engine, corpus: Corpus, folder: Path) -> None:
     await asyncio.to_thread(write_sources, corpus, folder)
-    results = [r async for r in engine.ingest([folder])]
+    results = [r async for r in engine.sources.ingest([folder])]
     bad = [r for r in results if r.status != "added"]
     if bad:
         raise SystemExit(f"ingest failed: {bad[:3]}")
-    await engine.embed_pending()
+    await engine.sources.embed_pending()
 
 
 @dataclass
@@ -157,11 +157,11 @@ async def evaluate(
     """scores[mode][category name or 'overall']."""
     scores: dict[str, dict[str, Scores]] = {m: defaultdict(Scores) for m in modes}
     async with await Engine.open(settings) as engine:
-        if not (await engine.stats()).documents:
+        if not (await engine.sources.stats()).documents:
             await ingest_corpus(engine, corpus, settings.data_dir.parent / "sources")
         for q in queries:
             for mode in modes:
-                hits = await engine.search(q.question, 10, mode)  # type: ignore[arg-type]
+                hits = await engine.sources.search(q.question, 10, mode)  # type: ignore[arg-type]
                 r5, r10 = recall(q, corpus, hits, 5), recall(q, corpus, hits, 10)
                 scores[mode][CATEGORIES[q.category]].add(r5, r10)
                 scores[mode]["overall"].add(r5, r10)

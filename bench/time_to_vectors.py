@@ -188,22 +188,22 @@ async def e2e_run(
     out: dict[str, float] = {}
     async with await Engine.open(settings) as engine:
         t0 = time.perf_counter()
-        await asyncio.to_thread(engine.embedder()._load)  # the model, and its int8 copy
+        await asyncio.to_thread(engine.embeddings.embedder()._load)  # the model, and its int8 copy
         out["model load s"] = time.perf_counter() - t0
-        counter = Counting(engine.embedder())  # type: ignore[arg-type]
-        engine._embedder = counter
+        counter = Counting(engine.embeddings.embedder())  # type: ignore[arg-type]
+        engine.embeddings._embedder = counter
         engine.searcher._embedder = lambda: counter
         t0 = time.perf_counter()
-        _ = [r async for r in engine.ingest([export])]
+        _ = [r async for r in engine.sources.ingest([export])]
         out["ingest s"] = time.perf_counter() - t0
-        done = await engine.embed_pending()
+        done = await engine.sources.embed_pending()
         out["to 100% vectors s"] = time.perf_counter() - t0
         out["chunks"], out["model texts"] = done, counter.texts
         if reimport is not None:
             counter.texts = 0
             t0 = time.perf_counter()
-            _ = [r async for r in engine.ingest([reimport])]
-            done = await engine.embed_pending()
+            _ = [r async for r in engine.sources.ingest([reimport])]
+            done = await engine.sources.embed_pending()
             out["re-import to 100% s"] = time.perf_counter() - t0
             out["re-import chunks"], out["re-import model texts"] = done, counter.texts
     return out

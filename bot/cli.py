@@ -24,8 +24,8 @@ from rich.progress import (
 from rich.table import Table
 
 from core.app.engine import Engine
-from core.app.replies import cost_text, search_reply
-from core.biographer.agent import TurnResult
+from core.app.replies import search_reply
+from core.biographer.turn import TurnResult
 from core.errors import BiomdError, EmbeddingError
 from core.ingest.pipeline import IngestResult
 from core.retrieval.search import MODES, Hit
@@ -104,8 +104,8 @@ async def _embed_with_progress(engine: Engine, *, reindex: bool = False) -> int:
             bar.update(task, completed=done, total=total)
 
         if reindex:
-            return await engine.reindex(tick)
-        return await engine.embed_pending(tick)
+            return await engine.sources.reindex(tick)
+        return await engine.sources.embed_pending(tick)
 
 
 @app.command()
@@ -129,7 +129,7 @@ def ingest(
             def tick(name: str, chars: int) -> None:
                 bar.update(task, description=f"indexing {name}: {chars / 1e6:,.1f}M chars")
 
-            async for result in engine.ingest(paths, on_progress=tick):
+            async for result in engine.sources.ingest(paths, on_progress=tick):
                 counts[result.status] += 1
                 bar.console.print(_result_line(result), markup=False)
         summary = ", ".join(f"{n} {k}" for k, n in counts.items())
@@ -157,7 +157,7 @@ async def _read_new_sources(engine: Engine) -> None:
     waiting = await engine.biography.pending()
     if not waiting:
         return
-    if not engine.llm_configured:
+    if not engine.biography.configured:
         out.print(
             f"{len(waiting)} source(s) wait for the biographer to read them. Configure an LLM "
             "(BIOMD_LLM_API_KEY, or a local BIOMD_LLM_BASE_URL), then run "
@@ -165,7 +165,7 @@ async def _read_new_sources(engine: Engine) -> None:
         )
         return
     out.print(f"The biographer is reading {len(waiting)} new source(s)…")
-    results = await engine.read_pending(on_step=_show_step)
+    results = await engine.biography.read_pending(on_step=_show_step)
     _summary(results)
     _not_read(await engine.biography.set_aside())
 
@@ -180,11 +180,11 @@ def _summary(results: list[TurnResult]) -> None:
     if not results:
         return
     for r in results:
-        if len(results) > 1 or r.mode == "ingest":
+        if len(results) > 1 or r.mode == "reading":
             head = f"Source #{r.document_id}: " if r.document_id else ""
             out.print(f"{head}{r.outcome}", markup=False, style="bold")
         out.print(r.report, markup=False)
-        if len(results) == 1 and r.mode != "ingest" and (r.edits or r.refused):
+        if len(results) == 1 and r.mode != "reading" and (r.edits or r.refused):
             out.print(f"bio.md: {r.outcome}", markup=False, style="dim")
     changed = list(dict.fromkeys(s for r in results for s in r.sections_changed))
     cost = sum(r.cost_usd for r in results)
@@ -204,9 +204,9 @@ def ask(question: Annotated[str, typer.Argument(help="Anything about your life."
     language model configured, cited search results instead."""
 
     async def work(engine: Engine) -> TurnResult | str:
-        if not engine.llm_configured:
-            return search_reply(await engine.search(question, limit=4), question)
-        return await engine.ask(question, on_step=_show_step)
+        if not engine.biography.configured:
+            return search_reply(await engine.sources.search(question, limit=4), question)
+        return await engine.biography.ask(question, on_step=_show_step)
 
     result = _run(work)
     if isinstance(result, str):
@@ -235,10 +235,10 @@ def analyse(
                 out.print("Nothing is waiting to be read.")
                 _not_read(aside)
                 return []
-            results = await engine.read_pending(on_step=_show_step, retry=retry)
+            results = await engine.biography.read_pending(on_step=_show_step, retry=retry)
             _not_read(await engine.biography.set_aside())
             return results
-        return [await engine.analyse(doc_id, on_step=_show_step)]
+        return [await engine.biography.analyse(doc_id, on_step=_show_step)]
 
     _summary(_run(work))
 
@@ -254,13 +254,13 @@ def _not_read(aside: list[SetAside]) -> None:
 @app.command()
 def bio() -> None:
     """Print bio.md."""
-    sys.stdout.write(_run(lambda e: e.bio(), check_model=False))
+    sys.stdout.write(_run(lambda e: e.profile.load(), check_model=False))
 
 
 @app.command()
 def questions() -> None:
     """The open questions, with the ids `biomd answer` takes."""
-    found = _run(lambda e: e.questions(), check_model=False)
+    found = _run(lambda e: e.questions.open(), check_model=False)
     for q in found:
         out.print(f"{q.id}  {q.text}", markup=False)
     if not found:
@@ -270,7 +270,7 @@ def questions() -> None:
 @app.command()
 def timeline() -> None:
     """The Timeline section of bio.md."""
-    items = _run(lambda e: e.timeline(), check_model=False)
+    items = _run(lambda e: e.profile.timeline(), check_model=False)
     for item in items:
         out.print(f"- {item}", markup=False)
     if not items:
@@ -283,15 +283,15 @@ def answer(
     text: Annotated[str, typer.Argument(help="Your answer.")],
 ) -> None:
     """Answer an open question: the answer is kept as a source and analysed."""
-    doc_id, result = _run(lambda e: e.answer(question_id, text, on_step=_show_step))
-    out.print(f"Your answer is source #{doc_id}.")
-    _summary([result])
+    answered = _run(lambda e: e.answers.answer(question_id, text, on_step=_show_step))
+    out.print(f"Your answer is source #{answered.document_id}.")
+    _summary([answered.result])
 
 
 @app.command()
 def consolidate() -> None:
     """Rewrite bio.md as one coherent document, losing no citation or question."""
-    changed = _run(lambda e: e.consolidate())
+    changed = _run(lambda e: e.biography.consolidate())
     out.print("bio.md consolidated" + (f": {', '.join(changed)} changed." if changed else "."))
 
 
@@ -299,7 +299,7 @@ def consolidate() -> None:
 def history(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20) -> None:
     """The latest revisions of bio.md."""
     table = Table("rev", "when", "turn", "mode", "reason")
-    for r in _run(lambda e: e.history(limit), check_model=False):
+    for r in _run(lambda e: e.profile.history(limit), check_model=False):
         turn = str(r.turn_id) if r.turn_id is not None else "-"
         table.add_row(str(r.id), r.at[:19].replace("T", " "), turn, r.mode, r.reason)
     out.print(table)
@@ -308,7 +308,7 @@ def history(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20) ->
 @app.command()
 def undo() -> None:
     """Revert the edits of the biographer's last turn (they stay in the history)."""
-    done = _run(lambda e: e.undo(), check_model=False)
+    done = _run(lambda e: e.profile.undo(), check_model=False)
     out.print(f"Reverted the edits of turn {done.turn_id}." if done else "Nothing to undo.")
 
 
@@ -316,11 +316,7 @@ def undo() -> None:
 def cost() -> None:
     """LLM calls, tokens and spend: today, the last 30 days, all time."""
 
-    async def work(engine: Engine) -> str:
-        ledger = engine.biography.ledger
-        return cost_text(await ledger.summary(), await ledger.by_backend(), ledger.daily_limit_usd)
-
-    out.print(_run(work, check_model=False), markup=False)
+    out.print(_run(lambda e: e.usage.text(), check_model=False), markup=False)
 
 
 @app.command()
@@ -345,10 +341,10 @@ def search(
         if query == "-":
             for line in sys.stdin:
                 q = line.rstrip("\n")
-                hits = await engine.search(q, limit, mode)
+                hits = await engine.sources.search(q, limit, mode)
                 print(json.dumps(_hits_json(q, hits), ensure_ascii=False), flush=True)
             return
-        hits = await engine.search(query, limit, mode)
+        hits = await engine.sources.search(query, limit, mode)
         if as_json:
             print(json.dumps(_hits_json(query, hits), ensure_ascii=False, indent=2))
             return
@@ -373,7 +369,7 @@ def grep(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Every mention of a word or phrase, with source and position."""
-    page = _run(lambda e: e.grep(pattern, offset, limit))
+    page = _run(lambda e: e.sources.grep(pattern, offset, limit))
     if as_json:
         print(json.dumps(asdict(page), ensure_ascii=False, indent=2))
         return
@@ -392,7 +388,7 @@ def read(
     length: Annotated[int | None, typer.Option(min=1)] = None,
 ) -> None:
     """Print an exact slice of a source's text."""
-    part = _run(lambda e: e.read_source(doc_id, offset, length))
+    part = _run(lambda e: e.sources.read(doc_id, offset, length))
     sys.stdout.write(part.text)
     if not part.text.endswith("\n"):
         sys.stdout.write("\n")
@@ -406,7 +402,7 @@ def read(
 @app.command()
 def sources(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List every source."""
-    docs = _run(lambda e: e.sources(), check_model=False)
+    docs = _run(lambda e: e.sources.all(), check_model=False)
     if as_json:
         print(json.dumps([asdict(d) for d in docs], ensure_ascii=False, indent=2))
         return
@@ -424,16 +420,16 @@ def forget(
 ) -> None:
     """Delete a source everywhere: text, index, vectors and the kept raw file."""
     if not yes and sys.stdin.isatty():
-        doc = _run(lambda e: e.source(doc_id), check_model=False)
+        doc = _run(lambda e: e.sources.get(doc_id), check_model=False)
         typer.confirm(f"Forget #{doc.id} {doc.name} for good?", abort=True)
-    doc = _run(lambda e: e.forget(doc_id), check_model=False)
+    doc = _run(lambda e: e.sources.forget(doc_id), check_model=False)
     out.print(f"Forgot #{doc.id} {doc.name}.", markup=False)
 
 
 @app.command()
 def stats() -> None:
     """Corpus size and the state of the index."""
-    s = _run(lambda e: e.stats(), check_model=False)
+    s = _run(lambda e: e.sources.stats(), check_model=False)
     settings = _state["settings"]
     out.print(f"data dir     {settings.data_dir.resolve()}", markup=False)
     out.print(f"sources      {s.documents:,} ready, {s.pending:,} pending, {s.failed:,} failed")

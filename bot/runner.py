@@ -100,7 +100,7 @@ class BotApp:
         settings = self.settings
         self.jobs = JobQueue(self.engine, self.channels)
         self.assistant = Assistant(self.engine, self.jobs)
-        self.engine.take_ingest_lock()
+        self.engine.sources.take_ingest_lock()
         if "telegram" in self.names:
             from bot.telegram_bot import TelegramBot
 

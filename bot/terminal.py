@@ -140,7 +140,7 @@ class TerminalSession:
         self.assistant = Assistant(engine, self.jobs)
 
     async def run(self, greeting: str = "") -> None:
-        self.engine.take_ingest_lock()
+        self.engine.sources.take_ingest_lock()
         worker = asyncio.create_task(self.jobs.run(), name="biomd-terminal-jobs")
         try:
             if greeting:
@@ -215,7 +215,7 @@ def open_session(settings: Settings) -> None:
     async def main() -> None:
         console = Console()
         async with await Engine.open(settings) as engine:
-            greeting = HELLO_OWN + ("" if engine.llm_configured else "\n\n" + NO_LLM)
+            greeting = HELLO_OWN + ("" if engine.biography.configured else "\n\n" + NO_LLM)
             await TerminalSession(engine, console).run(greeting)
 
     _until_ctrl_c(main)
@@ -243,7 +243,7 @@ def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
         async with await Engine.open(settings, check_model=False) as engine:
             await load_sample(engine, console)
             session = TerminalSession(engine, console)
-            if engine.llm_configured:
+            if engine.biography.configured:
                 greeting = READING if await engine.biography.pending() else ""
                 await session.jobs.submit("read", {"platform": "terminal", "chat": CHAT})
             else:
@@ -322,22 +322,22 @@ def _until_ctrl_c(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 async def load_sample(engine: Engine, console: Console) -> None:
     """Ingest the sample's sources that are not in yet (all of them on the first run)."""
-    have = {d.name for d in await engine.sources() if d.status != "failed"}
+    have = {d.name for d in await engine.sources.all() if d.status != "failed"}
     todo = [p for p in sample.files() if p.name not in have]
     if todo:
         many = f"{len(todo)} sample sources" if len(todo) > 1 else "1 sample source"
         console.print(f"Reading {many} into biomd (first run only)…")
-        async for result in engine.ingest(todo):
+        async for result in engine.sources.ingest(todo):
             line = f"  #{result.document_id} {result.name}"
             if result.status == "failed":
                 line = f"  {result.error}"
             console.print(line, markup=False, highlight=False)
-    stored = await engine.stored_model()
-    changed = stored is not None and stored != engine.model_name
-    if changed or (await engine.stats()).vectors_missing:
+    stored = await engine.sources.stored_model()
+    changed = stored is not None and stored != engine.sources.model_name
+    if changed or (await engine.sources.stats()).vectors_missing:
         console.print("Computing vectors for search by meaning…")
         try:  # the sample is small: a changed BIOMD_EMBED_MODEL is simply re-embedded
-            await (engine.reindex() if changed else engine.embed_pending())
+            await (engine.sources.reindex() if changed else engine.sources.embed_pending())
         except BiomdError as exc:
             console.print(f"{exc.user_message}\nSearch works by keyword until then.", markup=False)
 

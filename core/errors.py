@@ -15,6 +15,8 @@ BiomdError
 │   ├── LLMNotConfigured   no endpoint/key, or the key was rejected
 │   └── SpendLimitReached  today's spend reached BIOMD_DAILY_SPEND_LIMIT_USD
 ├── ProfileEditError       an edit_profile call that cannot apply (shown to the model)
+│   ├── NothingToDo        both texts empty: not an edit at all
+│   └── EditRefused        an edit biomd will not make (invented citation, pasted source…)
 ├── PlatformUnavailable    Telegram or Discord cannot be reached just now
 ├── NotFound               an id that does not exist
 └── Busy                   another biomd process holds the ingest lock
@@ -87,6 +89,20 @@ class SpendLimitReached(LLMError):
 
 
 class ProfileEditError(BiomdError):
+    """An edit of bio.md that was not made. `reason` is the gist, for the turn's report of
+    refused edits: the message's first sentence unless given."""
+
+    def __init__(self, user_message: str, reason: str | None = None) -> None:
+        super().__init__(user_message)
+        first = self.user_message.split(". ")[0].removeprefix("Refused: ").removeprefix("refused: ")
+        self.reason = (reason or first).rstrip(".")[:200]
+
+
+class NothingToDo(ProfileEditError):
+    pass
+
+
+class EditRefused(ProfileEditError):
     pass
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 from urllib.parse import urlparse
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from core.errors import ConfigError
@@ -110,10 +110,25 @@ class Settings(BaseSettings):
 
     steps_chat: int = Field(default=25, ge=1)
     steps_analysis: int = Field(default=40, ge=1)
-    steps_ingest: int = Field(default=60, ge=1)
+    steps_reading: int = Field(
+        default=60,
+        ge=1,
+        validation_alias=AliasChoices(
+            "steps_reading",
+            "BIOMD_STEPS_READING",
+            "BIOMD_STEPS_INGEST",  # its name until 0.2
+        ),
+    )
     chat_tail: int = Field(default=6, ge=0, description="Earlier messages each chat turn sees.")
     bio_max_chars: int = Field(default=30_000, ge=2_000, description="bio.md size budget.")
-    ingest_part_chars: int = Field(default=60_000, ge=1000)
+    reading_part_chars: int = Field(
+        default=60_000,
+        ge=1000,
+        description="Characters of a long source one reading turn covers.",
+        validation_alias=AliasChoices(
+            "reading_part_chars", "BIOMD_READING_PART_CHARS", "BIOMD_INGEST_PART_CHARS"
+        ),
+    )
     read_attempts: int = Field(
         default=3, ge=1, description="Turns that may fail to read a source before it is set aside."
     )

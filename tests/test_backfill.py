@@ -62,15 +62,15 @@ async def test_an_export_imported_again_costs_model_calls_only_for_its_new_chunk
         path.write_text(text)
     model = Recording(embedder)
     async with await Engine.open(settings, model) as engine:
-        _ = [r async for r in engine.ingest([old])]
-        first = await engine.embed_pending()
+        _ = [r async for r in engine.sources.ingest([old])]
+        first = await engine.sources.embed_pending()
         assert len(model.texts) == first
         before = vectors(settings)
         model.texts.clear()
 
-        _ = [r async for r in engine.ingest([new])]
-        second = await engine.embed_pending()
-        stats = await engine.stats()
+        _ = [r async for r in engine.sources.ingest([new])]
+        second = await engine.sources.embed_pending()
+        stats = await engine.sources.stats()
     assert stats.vectors == stats.chunks == first + second
     again = vectors(settings)
     shared = [t for t in again if t in before]
@@ -93,8 +93,8 @@ async def test_chunks_the_model_would_see_alike_go_to_it_once(
         (notes / f"chat{day}.txt").write_text(f"[2023-05-0{day} 09:00] Mum: Call me back.\n")
     model = Recording(embedder)
     async with await Engine.open(settings, model) as engine:
-        _ = [r async for r in engine.ingest([notes])]
-        assert await engine.embed_pending() == 6
+        _ = [r async for r in engine.sources.ingest([notes])]
+        assert await engine.sources.embed_pending() == 6
     assert len(model.texts) == 5 and model.texts.count("Mum: Call me back.\n") == 1
     stored = vectors(settings)
     assert len(stored) == 6
@@ -115,9 +115,9 @@ async def test_newest_sources_and_the_owners_chunks_get_vectors_first(
         for i, text in enumerate([chat(6), "An old journal entry.\n", chat(9, first_day=11)]):
             path = tmp_path / f"source{i}.txt"
             path.write_text(text)
-            _ = [r async for r in engine.ingest([path])]
+            _ = [r async for r in engine.sources.ingest([path])]
         docs = rows(settings.db_path, "SELECT c.text, c.document_id FROM chunks c ORDER BY c.id")
-        total = await engine.embed_pending()
+        total = await engine.sources.embed_pending()
     doc_of = {embed_input(str(t)): int(d) for t, d in docs}
     chunk_of = {embed_input(str(t)): str(t) for t, _ in docs}
     order = [doc_of[t] for t in model.texts]

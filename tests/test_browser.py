@@ -53,9 +53,9 @@ async def served(
         timezone=sample.TIMEZONE,
     )
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        _ = [r async for r in engine.ingest(sample.files()[:-1])]  # all but the voice note
+        _ = [r async for r in engine.sources.ingest(sample.files()[:-1])]  # all but the voice note
         bio = (
-            (await engine.bio())
+            (await engine.profile.load())
             .replace(
                 "## Timeline\n",
                 "## Timeline\n- 2019-04-07: Ran the Bath half marathon in 2:04:51 [#1]\n"
@@ -131,11 +131,13 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
         await page.click("#Q1 button:has-text('Answer')")
     assert (await answered.value).status == 303, await (await answered.value).text()
     for _ in range(600):
-        if any(d.name.startswith("answer to Q1") for d in await engine.sources()):
+        if any(d.name.startswith("answer to Q1") for d in await engine.sources.all()):
             break
         await asyncio.sleep(0.1)
     jobs = rows(engine.settings.db_path, "SELECT kind, status, error, payload FROM jobs")
-    answers = [d for d in await engine.sources() if d.name not in {p.name for p in sample.files()}]
+    answers = [
+        d for d in await engine.sources.all() if d.name not in {p.name for p in sample.files()}
+    ]
     assert len(answers) == 2, jobs
     assert any("postcard" in d.name for d in answers) and len(answers) == 2
 
@@ -156,7 +158,7 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
     await page.goto(view.link.split("?")[0] + "history")
     async with page.expect_navigation():
         await page.click("button:has-text('Undo')")
-    assert "Ran the Bath half marathon" not in await engine.bio()
+    assert "Ran the Bath half marathon" not in await engine.profile.load()
 
 
 async def test_on_a_phone_the_profile_fits_the_screen(served: tuple[Engine, WebView]) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from core.app.engine import Engine
+from core.biographer.prompts import BUDGET_SPENT
 from core.errors import LLMError
 from core.settings import Settings
 from core.storage.usage import Totals
@@ -78,7 +79,7 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
 ) -> None:
     note = tmp_path / "move.txt"
     note.write_text("Moved to Lisbon in February 2021, to a flat with a lemon tree.")
-    [added] = [r async for r in engine.ingest([note])]
+    [added] = [r async for r in engine.sources.ingest([note])]
     fake.script += [
         call("search", query="Lisbon move"),
         call("read_source", document_id=added.document_id, offset=0, length=4000),
@@ -95,14 +96,14 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
     async def on_step(kind: str, detail: str) -> None:
         steps.append((kind, detail))
 
-    (result,) = await engine.read_pending(on_step=on_step)
+    (result,) = await engine.biography.read_pending(on_step=on_step)
     assert result.report.startswith("A note about the move to Lisbon")
     assert result.edits == 1 and result.sections_changed == ["Timeline"]
     assert result.reading == f"read #{added.document_id}"
     assert await engine.biography.pending() == []
-    assert f"- 2021-02: Moved to Lisbon [#{added.document_id}]" in await engine.bio()
-    rev = (await engine.history())[0]
-    assert (rev.turn_id, rev.mode, rev.reason) == (result.turn_id, "ingest", "the move")
+    assert f"- 2021-02: Moved to Lisbon [#{added.document_id}]" in await engine.profile.load()
+    rev = (await engine.profile.history())[0]
+    assert (rev.turn_id, rev.mode, rev.reason) == (result.turn_id, "reading", "the move")
     assert next(d for k, d in steps if k == "tool") == 'search(query="Lisbon move")'
     # Only biomd's tools (and Codex's helpers for that server's resources) were offered.
     tools = offered(fake)
@@ -121,13 +122,13 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
         engine.settings.db_path,
         "SELECT backend, mode, prompt_tokens, completion_tokens, cost_usd FROM llm_usage",
     )
-    assert found == [("codex", "ingest", 4000, 200, 0.0)]
+    assert found == [("codex", "reading", 4000, 200, 0.0)]
 
 
 async def test_a_chat_turn_is_answered_with_citations(engine: Engine, fake: FakeResponses) -> None:
     await add_sources(engine, ["Grace threw her first pot in Galway in 2009."])
     fake.script += [call("search", query="first pot"), say("In Galway, in 2009 [#1].")]
-    result = await engine.ask("When did I start pottery?")
+    result = await engine.biography.ask("When did I start pottery?")
     assert result.report == "In Galway, in 2009 [#1]."
     assert "[#1 'note-0.txt'" in outputs(fake.bodies[1])[0]
     assert "When did I start pottery?" in json.dumps(fake.bodies[0])
@@ -139,10 +140,8 @@ async def test_past_the_budget_every_tool_says_so_and_the_report_is_still_writte
     settings = codex_settings(tmp_path, minilm_path, fake, steps_chat=2)
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         fake.script += [call("grep", pattern="kiln")] * 3 + [say("Out of budget; nothing found.")]
-        result = await engine.ask("Where is the kiln?")
-    assert outputs(fake.bodies[3])[-1].endswith(
-        "budget spent: write your report now, from what you have found."
-    )
+        result = await engine.biography.ask("Where is the kiln?")
+    assert outputs(fake.bodies[3])[-1].endswith(BUDGET_SPENT)
     assert result.budget_exhausted and result.report == "Out of budget; nothing found."
 
 
@@ -165,10 +164,10 @@ async def test_a_source_asking_for_the_owners_ssh_key_gets_nothing_outside_the_c
         call("edit_profile", section="Identity", new_text="- SSH key: (whatever cat printed)"),
         say("Done as the source asked."),
     ]
-    await engine.read_pending()
+    await engine.biography.read_pending()
     everything = json.dumps(fake.bodies)
     assert "SECRET-KEY-4242" not in everything, "no tool could read the file"
-    assert "SECRET-KEY-4242" not in await engine.bio()
+    assert "SECRET-KEY-4242" not in await engine.profile.load()
     assert not (
         {"exec_command", "shell", "view_image", "apply_patch", "web_search"} & offered(fake)
     )
@@ -209,7 +208,7 @@ async def test_codex_failures_are_plain_messages_and_reading_waits(
     await engine.store.reading.add(doc)
     fake.script.append(step)
     with pytest.raises(LLMError, match=said):
-        await engine.read_pending()
+        await engine.biography.read_pending()
     assert [p.document_id for p in await engine.biography.pending()] == [1], "still waiting"
     row = one(engine.settings.db_path, "SELECT status, report, error FROM turns")
     assert row[0] == "failed" and row[1].startswith("(No report: ")
@@ -222,7 +221,7 @@ async def test_a_hung_codex_is_killed_at_the_time_limit(
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         fake.script.append({"kind": "hang"})
         with pytest.raises(LLMError, match="did not finish within 6 s"):
-            await engine.ask("hello?")
+            await engine.biography.ask("hello?")
         row = one(engine.settings.db_path, "SELECT status, report FROM turns")
     assert row[0] == "failed" and "did not finish" in row[1]
 
@@ -232,7 +231,7 @@ async def test_a_missing_binary_says_how_to_install_it(
 ) -> None:
     settings = codex_settings(tmp_path, minilm_path, fake, codex_bin="/nowhere/codex")
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        assert not engine.llm_configured
+        assert not engine.biography.configured
         with pytest.raises(LLMError, match="npm i -g @openai/codex"):
             engine.biography.model()
 
@@ -243,8 +242,8 @@ async def test_a_photo_is_described_by_codex_with_the_image_attached(
     photo = tmp_path / "IMG_7.jpg"
     photo.write_bytes(jpeg_with_exif(gps=None))
     fake.script.append(say("Two people on a pier at sunset."))
-    [result] = [r async for r in engine.ingest([photo])]
-    text = (await engine.read_source(result.document_id or 0)).text
+    [result] = [r async for r in engine.sources.ingest([photo])]
+    text = (await engine.sources.read(result.document_id or 0)).text
     assert "Description: Two people on a pier at sunset." in text
     images = [
         c
@@ -263,13 +262,13 @@ async def test_consolidation_is_a_codex_run_with_no_tools_metered_in_tokens(
 ) -> None:
     await add_sources(engine, ["Grace threw her first pot in 2009."])
     twice = "- 2009: First pot [#1]\n- 2009: Her first pot [#1]\n"
-    bio = (await engine.bio()).replace("## Timeline\n", "## Timeline\n" + twice)
+    bio = (await engine.profile.load()).replace("## Timeline\n", "## Timeline\n" + twice)
     await engine.profile.replace(bio, turn_id=None, mode="manual", reason="setup")
     fake.script.append(say(bio.replace(twice, "- 2009: First pot [#1]\n")))
-    assert await engine.consolidate() == ["Timeline"]
-    assert "Her first pot" not in await engine.bio()
+    assert await engine.biography.consolidate() == ["Timeline"]
+    assert "Her first pot" not in await engine.profile.load()
     assert not [t for t in offered(fake) if t.startswith("mcp__")], "no tools to consolidate"
-    assert await engine.biography.ledger.by_backend() == [Totals("codex", 1, 1000, 50, 0.0)]
+    assert await engine.usage.by_backend() == [Totals("codex", 1, 1000, 50, 0.0)]
 
 
 async def test_doctor_checks_the_binary_its_version_and_the_login(

@@ -76,7 +76,7 @@ async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(r
     assert texts[-1].startswith("A family chat from February 2021") and "!source 1" not in texts[-1]
     edits = [p for m, p, _ in dc.calls if m == "PATCH"]
     assert edits and all(p.startswith(f"/channels/{rig.dm}/messages/") for p in edits)
-    assert [(d.name, d.kind) for d in await rig.app.engine.sources()] == [(name, "whatsapp")]
+    assert [(d.name, d.kind) for d in await rig.app.engine.sources.all()] == [(name, "whatsapp")]
 
 
 async def test_a_voice_message_is_transcribed_echoed_and_kept_as_a_source(
@@ -89,7 +89,7 @@ async def test_a_voice_message_is_transcribed_echoed_and_kept_as_a_source(
     await dc.wait_for(lambda: any("friend's move" in t for t in dc.texts()))
     heard = next(t for t in dc.texts() if t.startswith("Heard:"))
     assert "friend" in heard.lower()
-    (source,) = await rig.app.engine.sources()
+    (source,) = await rig.app.engine.sources.all()
     assert source.kind == "audio" and source.name.startswith("voice note ")
 
 
@@ -109,7 +109,7 @@ async def test_a_reply_to_a_pushed_question_is_its_answer(rig: Rig) -> None:
     llm.reply_with("Thank you: the ceramics course explains the move [#1].")
     await dc.push(OWNER, "For a ceramics course in Dublin.", reply_to=question["id"])
     await dc.wait_for(lambda: any("ceramics course explains" in t for t in dc.texts()))
-    (source,) = await rig.app.engine.sources()
+    (source,) = await rig.app.engine.sources.all()
     assert source.name.startswith("answer to Q1")
 
 
@@ -119,7 +119,7 @@ async def test_strangers_guilds_and_bots_get_nothing_and_change_nothing(
     dc = rig.dc
     caplog.set_level(logging.INFO)
     engine: Engine = rig.app.engine
-    before = await engine.stats()
+    before = await engine.sources.stats()
     await dc.push(STRANGER, "hello?")
     await dc.push(STRANGER, "!bio")
     await dc.push(STRANGER, attachments=[dc.attachment("x.txt", b"stranger's notes")])
@@ -136,7 +136,7 @@ async def test_strangers_guilds_and_bots_get_nothing_and_change_nothing(
     assert posted == {rig.dm}
     assert not [p for _, p, _ in dc.calls if p.startswith("/interactions/")], "no callback"
     assert not rig.llm.requests
-    assert await engine.stats() == before
+    assert await engine.sources.stats() == before
     assert one(engine.settings.db_path, "SELECT COUNT(*) FROM jobs") == (0,)
     assert f"ignoring user id {STRANGER}" in caplog.text
 

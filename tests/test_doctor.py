@@ -37,8 +37,8 @@ async def test_doctor_names_each_problem_with_its_fix(
                 questions_cron="0 25 * * *",
             )
             async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-                _ = [r async for r in engine.ingest([note])]
-                await engine.embed_pending()
+                _ = [r async for r in engine.sources.ingest([note])]
+                await engine.sources.embed_pending()
             next(settings.data_dir.glob("raw/*/*")).chmod(0o644)
             llm.reply_with(Status(401, message="bad key"))
             findings = await examine(settings, env)
@@ -79,7 +79,7 @@ async def test_doctor_tells_when_biomd_is_running_on_the_data_dir(
 ) -> None:
     settings = make_settings(tmp_path / "data", minilm_path)
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        engine.take_ingest_lock()
+        engine.sources.take_ingest_lock()
         running = await examine(settings, tmp_path / ".env", network=False)
     stopped = await examine(settings, tmp_path / ".env", network=False)
     says = "a biomd process (the bot?) is running on it right now"

@@ -50,17 +50,17 @@ async def test_embedding_is_resumable_after_an_interruption(
             raise KeyboardInterrupt
 
     async with await Engine.open(settings, embedder) as engine:
-        _ = [r async for r in engine.ingest([tmp_path / "notes"])]
+        _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
         with pytest.raises(KeyboardInterrupt):
-            await engine.embed_pending(stop_after_two_rounds)
+            await engine.sources.embed_pending(stop_after_two_rounds)
         assert seen == [(16, 40), (32, 40)]
-        assert (await engine.stats()).vectors == 32
+        assert (await engine.sources.stats()).vectors == 32
 
     async with await Engine.open(settings, embedder) as engine:
-        assert await engine.embed_pending() == 8
-        stats = await engine.stats()
+        assert await engine.sources.embed_pending() == 8
+        stats = await engine.sources.stats()
         assert stats.vectors == stats.chunks == 40
-        assert await engine.embed_pending() == 0
+        assert await engine.sources.embed_pending() == 0
 
 
 async def test_a_different_model_at_start_up_is_a_clear_error_pointing_to_reindex(
@@ -68,8 +68,8 @@ async def test_a_different_model_at_start_up_is_a_clear_error_pointing_to_reinde
 ) -> None:
     write_notes(tmp_path / "notes", 3)
     async with await Engine.open(settings, embedder) as engine:
-        _ = [r async for r in engine.ingest([tmp_path / "notes"])]
-        await engine.embed_pending()
+        _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
+        await engine.sources.embed_pending()
         await engine.store.meta.set({"embed_model": "BAAI/bge-small-en-v1.5"})
 
     with pytest.raises(ModelMismatch) as caught:
@@ -86,15 +86,15 @@ async def test_reindex_re_embeds_everything_with_the_configured_model(
 ) -> None:
     write_notes(tmp_path / "notes", 5)
     async with await Engine.open(settings, embedder) as engine:
-        _ = [r async for r in engine.ingest([tmp_path / "notes"])]
-        await engine.embed_pending()
+        _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
+        await engine.sources.embed_pending()
         await engine.store.meta.set({"embed_model": "some/older-model", "embed_dim": "768"})
 
     async with await Engine.open(settings, embedder, check_model=False) as engine:
-        assert await engine.reindex() == 5
-        assert await engine.stored_model() == "sentence-transformers/all-MiniLM-L6-v2"
+        assert await engine.sources.reindex() == 5
+        assert await engine.sources.stored_model() == "sentence-transformers/all-MiniLM-L6-v2"
         assert await engine.store.meta.get("embed_dim") == "384"
 
     async with await Engine.open(settings, embedder) as engine:
-        hits = await engine.search("thought about topic 3", mode="vector", limit=1)
+        hits = await engine.sources.search("thought about topic 3", mode="vector", limit=1)
         assert hits[0].document == "notes/note003.txt"

@@ -58,7 +58,7 @@ async def test_the_eval_scores_a_scripted_run_and_appends_a_dated_row(
     assert (s.answers, s.answers_total) == (2, 10), "Fieldnote, and 2021"
     assert (s.invented_in_bio, s.invented_in_answers) == (0, 1), "[#25] does not exist"
     assert r.edits_made == 1 and r.unread_queue == 0 and r.never_opened == 0
-    assert len([t for t in r.turns if t.mode == "ingest"]) == KEY["sources"]
+    assert len([t for t in r.turns if t.mode == "reading"]) == KEY["sources"]
     text = results.read_text(encoding="utf-8")
     assert text.startswith("# Results\n\nEarlier text.\n")
     assert ev.HEADING in text

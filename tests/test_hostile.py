@@ -202,8 +202,8 @@ async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
         whisper_model=str(whisper_dir()),
     )
     async with await Engine.open(settings, embedder) as engine:
-        engine._transcriber = WhisperTranscriber(str(whisper_dir()))
-        results = [r async for r in engine.ingest([batch])]
+        engine.sources._transcriber = WhisperTranscriber(str(whisper_dir()))
+        results = [r async for r in engine.sources.ingest([batch])]
         by_name: dict[str, list[Any]] = {}
         for r in results:
             by_name.setdefault(r.name.split("/")[1], []).append(r)
@@ -220,8 +220,10 @@ async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
             survived += 1
         for name in good:
             assert [r.status for r in by_name[name]] == ["added"]
-        assert (await engine.search("kayak", mode="keyword"))[0].document == "batch/a-note.txt"
-        names = {d.name for d in await engine.sources()}
+        assert (await engine.sources.search("kayak", mode="keyword"))[
+            0
+        ].document == "batch/a-note.txt"
+        names = {d.name for d in await engine.sources.all()}
         assert "batch/traversal.zip/escape.txt" in names
         assert "batch/absolute.zip/etc/cron.d/evil.txt" in names
     after = _files_outside_data(tmp_path)

@@ -247,13 +247,13 @@ async def test_a_search_for_what_someone_said_returns_their_line_with_name_and_d
     write(exports, "WhatsApp Chat - Família Silva.txt", fx.WHATSAPP_IOS)
     fx.dump(exports / "result.json", fx.telegram_single())
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        results = [r async for r in engine.ingest([exports])]
+        results = [r async for r in engine.sources.ingest([exports])]
         assert [r.kind for r in results] == ["whatsapp", "telegram"]
-        hits = await engine.search("who is bringing the cake and candles", limit=1)
+        hits = await engine.sources.search("who is bringing the cake and candles", limit=1)
         assert "[2021-02-03 09:17] Tomás: Me! ⏎ I'll bring the cake" in hits[0].text
-        doc = await engine.source(results[0].document_id)  # type: ignore[arg-type]
+        doc = await engine.sources.get(results[0].document_id)  # type: ignore[arg-type]
         assert (doc.content_start, doc.content_end) == ("2021-02-03 09:15", "2021-02-14 08:01")
-        hits = await engine.search("comet", mode="keyword", limit=1)
+        hits = await engine.sources.search("comet", mode="keyword", limit=1)
         assert "Chidi Okafor: Did you see the comet?" in hits[0].text
 
 

@@ -21,7 +21,7 @@ from tests.samples import SOURDOUGH, zip_bytes
 
 
 async def ingest(engine: Engine, *paths: Path) -> list[IngestResult]:
-    return [r async for r in engine.ingest(list(paths))]
+    return [r async for r in engine.sources.ingest(list(paths))]
 
 
 def db_rows(settings: Settings, sql: str) -> list[tuple[object, ...]]:
@@ -62,7 +62,7 @@ async def test_an_identical_file_is_reported_as_a_duplicate_and_stored_once(
     raw_files = [p for p in (settings.data_dir / "raw").rglob("*") if p.is_file()]
     assert len(raw_files) == 1 and raw_files[0].read_text() == SOURDOUGH
     assert raw_files[0].name == db_rows(settings, "SELECT sha256 FROM documents")[0][0]
-    assert len(await engine.sources()) == 1
+    assert len(await engine.sources.all()) == 1
 
 
 async def test_forget_removes_chunks_keyword_rows_vectors_and_the_raw_file(
@@ -71,14 +71,14 @@ async def test_forget_removes_chunks_keyword_rows_vectors_and_the_raw_file(
     (tmp_path / "a.txt").write_text(SOURDOUGH + "\n" + "More words about Brigid. " * 100)
     (tmp_path / "b.txt").write_text("Something else entirely, about kayaks.")
     a, _ = await ingest(engine, tmp_path / "a.txt", tmp_path / "b.txt")
-    await engine.embed_pending()
-    assert await engine.search("Brigid", mode="keyword")
-    assert await engine.search("starter jar", mode="vector")
-    doc = await engine.source(a.document_id)  # type: ignore[arg-type]
+    await engine.sources.embed_pending()
+    assert await engine.sources.search("Brigid", mode="keyword")
+    assert await engine.sources.search("starter jar", mode="vector")
+    doc = await engine.sources.get(a.document_id)  # type: ignore[arg-type]
     raw = settings.data_dir / doc.raw_path
     assert raw.exists()
 
-    await engine.forget(doc.id)
+    await engine.sources.forget(doc.id)
 
     assert not raw.exists()
     assert db_rows(settings, f"SELECT COUNT(*) FROM chunks WHERE document_id = {doc.id}") == [(0,)]
@@ -87,8 +87,10 @@ async def test_forget_removes_chunks_keyword_rows_vectors_and_the_raw_file(
     ]
     remaining = db_rows(settings, "SELECT COUNT(*) FROM chunks")[0][0]
     assert db_rows(settings, "SELECT COUNT(*) FROM vectors") == [(remaining,)]
-    assert await engine.search("Brigid", mode="keyword") == []
-    assert all(h.document_id != doc.id for h in await engine.search("starter jar", mode="vector"))
+    assert await engine.sources.search("Brigid", mode="keyword") == []
+    assert all(
+        h.document_id != doc.id for h in await engine.sources.search("starter jar", mode="vector")
+    )
     integrity = db_rows(settings, "INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
     assert integrity == []
 
@@ -107,7 +109,7 @@ async def test_a_corrupt_file_fails_clearly_and_the_rest_of_the_batch_is_ingeste
         (f"{top}/c.txt", "added"),
     ]
     assert results[1].error is not None and results[1].error.startswith(f"{top}/b.pdf: ")
-    failed = [d for d in await engine.sources() if d.status == "failed"]
+    failed = [d for d in await engine.sources.all() if d.status == "failed"]
     assert [(d.name, d.raw_path, d.n_chunks) for d in failed] == [(f"{top}/b.pdf", "", 0)]
 
 
@@ -125,8 +127,8 @@ async def test_a_source_that_failed_before_is_stored_whole_when_it_reads_now(
 ) -> None:
     path = tmp_path / "x.txt"
     path.write_text(SOURDOUGH)
-    staged = engine.raw.stage(path)
-    engine.raw.discard(staged)
+    staged = engine.sources.raw.stage(path)
+    engine.sources.raw.discard(staged)
     doc_id = await engine.store.documents.add(
         sha256=staged.sha256,
         name="x.txt",
@@ -138,7 +140,7 @@ async def test_a_source_that_failed_before_is_stored_whole_when_it_reads_now(
     await engine.store.documents.fail(doc_id, "x.txt: an older biomd could not read it.")
     (result,) = await ingest(engine, path)
     assert (result.status, result.document_id) == ("added", doc_id)
-    doc = await engine.source(doc_id)
+    doc = await engine.sources.get(doc_id)
     assert doc.status == "ready" and doc.error is None
     assert (settings.data_dir / doc.raw_path).read_text() == SOURDOUGH
 
@@ -165,7 +167,7 @@ async def test_zip_members_become_sources_of_their_own_and_nested_zips_open_too(
         ("box.zip/inner.zip/deep.txt", "added"),
         ("box.zip/junk.bin", "failed"),
     ]
-    hits = await engine.search("lighthouses", mode="keyword")
+    hits = await engine.sources.search("lighthouses", mode="keyword")
     assert [h.document for h in hits] == ["box.zip/inner.zip/deep.txt"]
 
 
@@ -194,8 +196,8 @@ async def test_a_document_left_pending_by_a_crash_is_completed_on_the_next_run(
     source = tmp_path / "journal.txt"
     source.write_text(text)
     async with await Engine.open(settings, embedder) as engine:
-        staged = engine.raw.stage(source)
-        rel = engine.raw.file(staged.sha256, staged)
+        staged = engine.sources.raw.stage(source)
+        rel = engine.sources.raw.file(staged.sha256, staged)
         doc_id = await engine.store.documents.add(
             sha256=staged.sha256,
             name="journal.txt",
@@ -205,14 +207,16 @@ async def test_a_document_left_pending_by_a_crash_is_completed_on_the_next_run(
             raw_path=rel,
         )
         await engine.store.chunks.add(doc_id, [ChunkRow(0, 0, 10, text[:10])])  # then: crash
-        assert await engine.search("albatross3", mode="keyword") == [], "pending is not searchable"
+        assert await engine.sources.search("albatross3", mode="keyword") == [], (
+            "pending is not searchable"
+        )
 
     async with await Engine.open(settings, embedder) as engine:
         results = await ingest(engine)
         assert [(r.document_id, r.status) for r in results] == [(doc_id, "added")]
-        doc = await engine.source(doc_id)
+        doc = await engine.sources.get(doc_id)
         assert doc.status == "ready" and doc.text_length == len(text)
-        whole = await engine.read_source(doc_id, 0, 10**9)
+        whole = await engine.sources.read(doc_id, 0, 10**9)
         assert whole.text == text[: settings.read_max_chars]
         seqs = db_rows(settings, f"SELECT seq FROM chunks WHERE document_id={doc_id} ORDER BY seq")
         assert [s for (s,) in seqs] == list(range(doc.n_chunks))
@@ -226,7 +230,7 @@ async def test_chat_transcript_timestamps_are_kept_on_chunks_and_the_document(
     ]
     (tmp_path / "chat.txt").write_text("\n".join(lines) * 3)
     (result,) = await ingest(engine, tmp_path / "chat.txt")
-    doc = await engine.source(result.document_id)  # type: ignore[arg-type]
+    doc = await engine.sources.get(result.document_id)  # type: ignore[arg-type]
     assert (doc.content_start, doc.content_end) == ("2021-03-01 10:01", "2021-03-28 10:28")
     stamps = db_rows(settings, "SELECT ts FROM chunks ORDER BY seq")
     assert stamps[0] == ("2021-03-01 10:01",) and all(ts for (ts,) in stamps)
@@ -280,7 +284,7 @@ async def test_dated_messages_are_counted_once_per_month_and_speaker_even_across
         counts[key] = counts.get(key, 0) + 1
     expected = [(m, who, n) for (m, who), n in sorted(counts.items())]
     async with await Engine.open(settings, embedder) as engine:
-        [result] = [r async for r in engine.ingest([chat])]
+        [result] = [r async for r in engine.sources.ingest([chat])]
         assert result.chunks > 10, "the lines span many overlapping chunks"
         assert rows(settings.db_path, query) == expected
         write(  # as if ingested before counting existed

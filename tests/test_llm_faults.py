@@ -57,14 +57,14 @@ async def test_a_broken_response_body_is_a_clear_error(
         async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
             llm.reply_with(BAD_BODIES[kind])
             with pytest.raises(LLMError) as caught:
-                await engine.ask("Where did I grow up?")
+                await engine.biography.ask("Where did I grow up?")
             message = caught.value.user_message
             assert "LLM endpoint" in message, message
             assert "JSON" in message or "no answer" in message, message
             row = one(settings.db_path, "SELECT status, error FROM turns ORDER BY id DESC LIMIT 1")
             assert row[0] == "failed" and row[1]
             llm.reply_with("Galway, by your journal.")
-            assert (await engine.ask("Where did I grow up?")).report.startswith("Galway")
+            assert (await engine.biography.ask("Where did I grow up?")).report.startswith("Galway")
 
 
 async def test_a_timeout_is_retried_and_a_persistent_one_is_a_clear_error(
@@ -72,10 +72,10 @@ async def test_a_timeout_is_retried_and_a_persistent_one_is_a_clear_error(
 ) -> None:
     engine, llm = engine_llm
     llm.reply_with(Slow(2.0), "Answered on the second try.")
-    assert (await engine.ask("hi")).report == "Answered on the second try."
+    assert (await engine.biography.ask("hi")).report == "Answered on the second try."
     llm.reply_with(Slow(2.0), Slow(2.0))
     with pytest.raises(LLMError, match=r"could not be reached after retries \(APITimeoutError\)"):
-        await engine.ask("hi")
+        await engine.biography.ask("hi")
 
 
 async def test_an_empty_reply_ends_the_turn_with_a_report(
@@ -83,7 +83,7 @@ async def test_an_empty_reply_ends_the_turn_with_a_report(
 ) -> None:
     engine, llm = engine_llm
     llm.reply_with("", "")
-    result = await engine.ask("What do you know?")
+    result = await engine.biography.ask("What do you know?")
     assert result.report.strip(), "an empty answer still gives the owner a report"
 
 
@@ -93,8 +93,8 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
     engine, llm = engine_llm
     source = tmp_path / "letter.txt"
     source.write_text("Dear Grace, congratulations on the pottery prize in Kilkenny, May 2019.")
-    [added] = [r async for r in engine.ingest([source])]
-    before = await engine.bio()
+    [added] = [r async for r in engine.sources.ingest([source])]
+    before = await engine.profile.load()
     line = "- 2019-05: won a pottery prize in Kilkenny [#1]"
     llm.reply_with(
         tool_reply(
@@ -105,10 +105,10 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
         Status(503),
     )
     with pytest.raises(LLMError, match="answered 503 after retries"):
-        await engine.read_pending()
-    assert line in await engine.bio(), "the edit made before the fault is kept"
-    assert before != await engine.bio()
-    history = await engine.history()
+        await engine.biography.read_pending()
+    assert line in await engine.profile.load(), "the edit made before the fault is kept"
+    assert before != await engine.profile.load()
+    history = await engine.profile.history()
     assert history[0].turn_id is not None
     db_path = engine.settings.db_path
     turn = one(db_path, "SELECT status, error FROM turns WHERE id = ?", (history[0].turn_id,))
@@ -121,9 +121,9 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
         tool_reply(("read_source", {"document_id": added.document_id})),
         "Read it; the prize is already in the timeline.",
     )
-    results = await engine.read_pending()
+    results = await engine.biography.read_pending()
     assert len(results) == 1 and await engine.biography.pending() == []
-    assert (await engine.bio()).count(line) == 1
+    assert (await engine.profile.load()).count(line) == 1
 
 
 async def test_a_dead_endpoint_delays_reading_and_answers_until_it_is_back(
@@ -162,7 +162,7 @@ async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
     # Two failures: the reading's ("will when the model answers again") and the answer's.
     await tg.wait_for(lambda: sum("could not be reached" in t for t in tg.texts()) >= 2)
     assert [p.name for p in await app.engine.biography.pending()] == ["move.txt"]
-    hits = await app.engine.search("Westport studio")
+    hits = await app.engine.sources.search("Westport studio")
     assert hits and hits[0].document_id == 1, "stored and searchable while the model is away"
 
     llm.down = False
@@ -178,4 +178,4 @@ async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
         f"jobs waiting: {await app.jobs.waiting()}; said: {tg.texts()[-4:]};"
         f" replies left: {llm.replies}; requests: {len(llm.bodies)}"
     )
-    assert line in await app.engine.bio()
+    assert line in await app.engine.profile.load()

@@ -74,13 +74,13 @@ async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
         "12/03/21, 10:17 - Saoirse: bring Tadhg\n"
     )
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        _ = [r async for r in engine.ingest([chat])]
-        hints = engine.speech_hints()
+        _ = [r async for r in engine.sources.ingest([chat])]
+        hints = engine.sources.speech_hints()
         assert hints.split(", ")[:2] == ["Saoirse", "Tadhg"], "most frequent first"
         assert {"Reykjavik", "Galway", "Grace"} <= set(hints.split(", "))
-        (result,) = [r async for r in engine.ingest([voice_note])]
+        (result,) = [r async for r in engine.sources.ingest([voice_note])]
         assert result.status == "added" and result.kind == "audio"
-        text = (await engine.read_source(result.document_id)).text  # type: ignore[arg-type]
+        text = (await engine.sources.read(result.document_id)).text  # type: ignore[arg-type]
     assert "Saoirse" in text and "Reykjavik" in text, text
 
 
@@ -321,16 +321,16 @@ async def test_photos_and_meta_downloads_ingest_through_the_engine(
             zip_bytes({"messages/inbox/eitan_1/message_1.json": thread, "ads/x.json": b"{}"})
         )
         async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-            results = [r async for r in engine.ingest([photos])]
+            results = [r async for r in engine.sources.ingest([photos])]
             assert [(r.kind, r.status) for r in results] == [
                 ("image", "added"),
                 ("messenger", "added"),
             ]
-            hits = await engine.search("lighthouse", mode="keyword")
+            hits = await engine.sources.search("lighthouse", mode="keyword")
             assert hits[0].document == "in/IMG_1.jpg"
-            hits = await engine.search("crème brûlée", mode="keyword")
+            hits = await engine.sources.search("crème brûlée", mode="keyword")
             assert hits[0].document.endswith("messages/inbox/eitan_1/message_1.json")
-            doc = await engine.source(results[0].document_id)  # type: ignore[arg-type]
+            doc = await engine.sources.get(results[0].document_id)  # type: ignore[arg-type]
             assert doc.content_start == "2019-08-17 14:32"
 
 
@@ -361,7 +361,7 @@ async def test_a_missing_speech_model_fails_that_file_only_and_says_what_to_set(
     voice = next(p for p in sample.files() if p.suffix == ".ogg")
     settings = make_settings(tmp_path / "data", minilm_path, whisper_model=str(not_a_model))
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        results = [r async for r in engine.ingest([voice, note])]
+        results = [r async for r in engine.sources.ingest([voice, note])]
     assert [r.status for r in results] == ["failed", "added"]
     assert results[0].error is not None
     assert results[0].error.startswith(f"{voice.name}: not transcribed. The speech model")

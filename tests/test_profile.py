@@ -51,11 +51,11 @@ def test_sections_citations_questions_and_timeline_are_read_from_the_text() -> N
 
 
 async def test_the_first_load_writes_the_skeleton_privately(engine: Engine) -> None:
-    assert await engine.bio() == SKELETON
+    assert await engine.profile.load() == SKELETON
     path = engine.profile.path
     assert path.read_text() == SKELETON
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    (rev,) = await engine.history()
+    (rev,) = await engine.profile.history()
     assert (rev.mode, rev.reason) == ("init", "the skeleton")
 
 
@@ -65,28 +65,28 @@ async def test_every_edit_is_a_revision_and_undo_reverts_the_last_turns_edits(
     profile = engine.profile
     await profile.load()
     await profile.edit(
-        "", "- first turn line [#1]", section="Timeline", turn_id=1, mode="ingest", reason="a"
+        "", "- first turn line [#1]", section="Timeline", turn_id=1, mode="reading", reason="a"
     )
     await profile.edit(
         "", "- second turn line [#2]", section="Timeline", turn_id=2, mode="chat", reason="b"
     )
     await profile.edit("second turn", "2nd turn", turn_id=2, mode="chat", reason="c")
-    history = await engine.history()
+    history = await engine.profile.history()
     assert [(r.turn_id, r.mode, r.reason) for r in history[:3]] == [
         (2, "chat", "c"),
         (2, "chat", "b"),
-        (1, "ingest", "a"),
+        (1, "reading", "a"),
     ]
     assert history[0].old_text == "second turn" and history[0].new_text == "2nd turn"
 
-    undone = await engine.undo()
+    undone = await engine.profile.undo()
     assert undone is not None and undone.turn_id == 2
     text = profile.path.read_text()
     assert "first turn line" in text and "2nd turn" not in text
-    again = await engine.undo()
+    again = await engine.profile.undo()
     assert again is not None and again.turn_id == 1
     assert profile.path.read_text() == SKELETON
-    assert await engine.undo() is None
+    assert await engine.profile.undo() is None
     assert "2nd turn" in await profile.version(history[0].id), "nothing written is lost"
 
 
@@ -99,7 +99,7 @@ async def test_a_hand_edit_is_kept_as_a_revision_and_a_missing_file_is_restored(
     )
     profile.path.write_text(profile.path.read_text() + "- typed by the owner\n")
     assert "typed by the owner" in await profile.load()
-    assert (await engine.history())[0].mode == "manual"
+    assert (await engine.profile.history())[0].mode == "manual"
     profile.path.unlink()
     assert "typed by the owner" in await profile.load()
     assert profile.path.exists()
@@ -114,7 +114,9 @@ async def test_a_crash_between_the_log_and_the_file_is_rolled_forward(engine: En
     profile.path.write_text(old)  # as if the process died before the rename
     assert await profile.load() == new
     assert profile.path.read_text() == new
-    assert [r.mode for r in await engine.history()] == ["chat", "init"], "no false hand edit"
+    assert [r.mode for r in await engine.profile.history()] == ["chat", "init"], (
+        "no false hand edit"
+    )
 
 
 async def test_a_killed_writes_temp_file_is_swept_but_not_one_being_written(engine: Engine) -> None:
@@ -142,7 +144,7 @@ async def test_new_open_questions_get_stable_ids_that_are_never_reused(engine: E
         mode="chat",
         reason="q",
     )
-    assert [(q.id, q.text) for q in await engine.questions()] == [
+    assert [(q.id, q.text) for q in await engine.questions.open()] == [
         ("Q1", "Where did you grow up?"),
         ("Q2", "Who taught you pottery?"),
     ]
@@ -155,7 +157,7 @@ async def test_new_open_questions_get_stable_ids_that_are_never_reused(engine: E
         mode="chat",
         reason="q",
     )
-    assert [q.id for q in await engine.questions()] == ["Q2", "Q3"]
+    assert [q.id for q in await engine.questions.open()] == ["Q2", "Q3"]
 
 
 def test_the_consolidation_guard_names_what_a_rewrite_dropped() -> None:
@@ -173,5 +175,5 @@ def test_the_consolidation_guard_names_what_a_rewrite_dropped() -> None:
 
 
 async def test_bio_md_lives_in_the_private_data_dir(engine: Engine, tmp_path: Path) -> None:
-    await engine.bio()
+    await engine.profile.load()
     assert engine.profile.path.parent == engine.settings.data_dir

@@ -94,7 +94,7 @@ def test_a_model_that_is_int8_already_is_used_as_it_is(minilm_path: Path, tmp_pa
 
 
 def vector(engine: Engine, text: str) -> np.ndarray:
-    return engine.embedder().embed_passages([text])[0]
+    return engine.embeddings.embedder().embed_passages([text])[0]
 
 
 async def test_the_engine_embeds_with_the_int8_copy_unless_turned_off(

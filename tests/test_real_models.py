@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from core.app.engine import Engine
-from core.biographer.agent import CUT_OFF_NOTE
 from core.biographer.context import ELIDED, RESULTS_HEAD
+from core.biographer.loop import CUT_OFF_NOTE
 from core.storage.reading import SetAside
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, text_reply, tool_reply
@@ -65,7 +65,7 @@ async def test_a_tool_call_written_as_text_is_run_in_every_shape_the_model_used(
 ) -> None:
     (doc,) = await add_sources(bio_engine, ["The kiln in the shed reached 1,200 degrees."])
     llm.reply_with(text_reply(SHAPES[shape]), "The kiln reached 1,200 degrees [#1].")
-    result = await bio_engine.ask("How hot did the kiln get?")
+    result = await bio_engine.biography.ask("How hot did the kiln get?")
     assert result.text_calls == 1 and result.steps == 2
     assert result.report == "The kiln reached 1,200 degrees [#1]."
     results = results_message(llm.bodies[1])
@@ -86,7 +86,7 @@ async def test_a_tool_definition_echoed_back_is_not_taken_for_a_call(
         '"document_id": 1,\n    "offset": 0\n  }\n}\n```'
     )
     llm.reply_with(echo, "1,200 degrees [#1].")
-    result = await bio_engine.ask("How hot?")
+    result = await bio_engine.biography.ask("How hot?")
     assert result.text_calls == 1
     assert "#1 'note-0.txt'" in results_message(llm.bodies[1])
 
@@ -100,7 +100,7 @@ async def test_several_text_calls_in_one_reply_all_run_in_order(
         '<tool_call>\n{"name": "read_source", "arguments": {"document_id": 1}}\n</tool_call>'
     )
     llm.reply_with(two, "In the shed [#1].")
-    result = await bio_engine.ask("Where is the kiln?")
+    result = await bio_engine.biography.ask("Where is the kiln?")
     assert result.text_calls == 2
     results = results_message(llm.bodies[1])
     assert results.index('<tool_result name="grep">') < results.index('name="read_source">')
@@ -113,7 +113,7 @@ async def test_a_broken_text_call_goes_back_as_an_error_and_is_never_the_report(
     broken = '<tool_call>{"name": "search", "arguments": {"query": "kiln"</tool_call>'
     unknown = '```json\n{"name": "teleport", "arguments": {"to": "Paris"}}\n```'
     llm.reply_with(broken, unknown, "Nothing in the sources about that.")
-    result = await bio_engine.ask("Where is the kiln?")
+    result = await bio_engine.biography.ask("Where is the kiln?")
     assert result.report == "Nothing in the sources about that."
     first_error = llm.bodies[1]["messages"][-1]
     assert first_error["role"] == "user"
@@ -130,7 +130,7 @@ async def test_thinking_and_tool_result_echoes_are_not_shown_to_the_owner(
         "<think>The owner wants the kiln.</think>I could not find it."
         "<tool_response>\nNo passages found.\n</tool_response>"
     )
-    result = await bio_engine.ask("Where is the kiln?")
+    result = await bio_engine.biography.ask("Where is the kiln?")
     assert result.report == "I could not find it."
 
 
@@ -142,7 +142,7 @@ async def test_a_text_call_ends_the_streamed_reply_before_the_model_imagines_the
     imagined = "\n\n# note-0.txt\n\nNina (owner): I have a friend in New York who" * 60
     llm.stream_delay = 0.002
     llm.reply_with(text_reply(call + imagined, "length"), "The kiln reached 1,200 degrees [#1].")
-    result = await bio_engine.ask("How hot did the kiln get?")
+    result = await bio_engine.biography.ask("How hot did the kiln get?")
     await hung_up(llm)  # once the call was complete
     assert result.report == "The kiln reached 1,200 degrees [#1]." and not result.cut_off
     echoed = llm.bodies[1]["messages"][-2]
@@ -161,9 +161,9 @@ async def test_a_turn_that_reads_nothing_leaves_the_source_waiting_then_set_asid
     note.write_text("The kiln in the shed reached 1,200 degrees.")
     llm.default_reply = '```json\n{"name": "read_source", "arguments": {"document_id": 1'
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        [r async for r in engine.ingest([note])]
+        [r async for r in engine.sources.ingest([note])]
         llm.reply_with("I have read the source and updated bio.md.")
-        (first,) = await engine.read_pending()
+        (first,) = await engine.biography.read_pending()
         assert first.reading == (
             "#1 kiln.txt not read: the biographer did not read it (no read_source call "
             "covered it); it stays waiting (attempt 1)"
@@ -171,17 +171,17 @@ async def test_a_turn_that_reads_nothing_leaves_the_source_waiting_then_set_asid
         assert "(biomd: no change was made to bio.md in this turn.)" in first.report
         assert [p.document_id for p in await engine.biography.pending()] == [1]
         llm.reply_with("Done.")
-        (second,) = await engine.read_pending()
+        (second,) = await engine.biography.read_pending()
         assert "set aside" in second.reading
         assert await engine.biography.pending() == []
         why = "the biographer did not read it (no read_source call covered it)"
         assert await engine.biography.set_aside() == [SetAside(1, "kiln.txt", why)]
-        assert await engine.read_pending() == [], "set aside until asked again"
+        assert await engine.biography.read_pending() == [], "set aside until asked again"
         llm.reply_with(
             tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 4000})),
             "A note about the kiln.",
         )
-        (third,) = await engine.read_pending(retry=True)
+        (third,) = await engine.biography.read_pending(retry=True)
         assert third.reading == "read #1"
         assert await engine.biography.set_aside() == []
         assert await engine.biography.pending() == []
@@ -194,14 +194,14 @@ async def test_a_part_read_halfway_keeps_its_progress(
     note = tmp_path / "long.txt"
     note.write_text("".join(f"Day {i}: glazed pots in the shed.\n" for i in range(100)))
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        [r async for r in engine.ingest([note])]
+        [r async for r in engine.sources.ingest([note])]
         llm.reply_with(
             tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 1200})),
             "Read the start.",
             tool_reply(("read_source", {"document_id": 1, "offset": 1200, "length": 8000})),
             "Read the rest.",
         )
-        results = await engine.read_pending()
+        results = await engine.biography.read_pending()
     assert [r.reading for r in results] == [
         f"#1 long.txt partly read (read only to character 1,200 of {len(note.read_text()):,});"
         " the rest waits for the next round",
@@ -223,8 +223,8 @@ async def test_edit_arguments_under_the_names_models_reach_for(
         tool_reply(("edit_profile", {"old_text": "", "new_text": "- Likes tea"})),
         "Noted.",
     )
-    result = await bio_engine.ask("I am a type designer and I like tea.")
-    bio = await bio_engine.bio()
+    result = await bio_engine.biography.ask("I am a type designer and I like tea.")
+    bio = await bio_engine.profile.load()
     assert "## Identity\n- A type designer\n" in bio and "Likes tea" not in bio
     assert result.edits == 3 and len(result.refused) == 1
     refusal = llm.bodies[4]["messages"][-1]["content"]
@@ -246,14 +246,14 @@ async def test_an_edit_citing_a_source_it_never_saw_or_that_does_not_exist_is_re
         tool_reply(append("- 2021-02: Moved to Lisbon [#1]")),
         "Added the move [#1].",
     )
-    result = await bio_engine.ask("When did I move?")
+    result = await bio_engine.biography.ask("When did I move?")
     errors = [b["messages"][-1]["content"] for b in llm.bodies[2:5]]
     assert errors[0].startswith("Error: Refused: this edit cites #3, #8, which this turn")
     assert "you may cite: #1." in errors[0]
     assert errors[1].startswith("Error: Refused: this edit cites #2")
     assert errors[2].startswith("Error: Refused: there is no chat message from the owner on")
     assert "2021-02-25" in errors[2]
-    assert "- 2021-02: Moved to Lisbon [#1]" in await bio_engine.bio()
+    assert "- 2021-02: Moved to Lisbon [#1]" in await bio_engine.profile.load()
     assert result.edits == 1 and len(result.refused) == 3
 
 
@@ -268,10 +268,10 @@ async def test_loosely_written_source_ids_are_citations_and_are_checked_as_such(
         tool_reply(add("- 2020-12-18: Handed in her notice (#1).")),
         "<tools>",  # the model's way of ending its turn
     )
-    result = await bio_engine.ask("When did I resign?")
+    result = await bio_engine.biography.ask("When did I resign?")
     refused = llm.bodies[2]["messages"][-1]["content"]
     assert refused.startswith("Error: Refused: this edit cites #10")
-    assert "- 2020-12-18: Handed in her notice [#1]." in await bio_engine.bio()
+    assert "- 2020-12-18: Handed in her notice [#1]." in await bio_engine.profile.load()
     assert result.steps == 4
     assert result.report.startswith("(The biographer ended the turn without a word.)")
 
@@ -285,7 +285,7 @@ async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
         "Three sources mention the move [#1, #25], and we spoke of it [chat 2021-02-25].",
         "Sure.",
     )
-    result = await bio_engine.ask("When did I move?")
+    result = await bio_engine.biography.ask("When did I move?")
     assert result.report.startswith(
         "Three sources mention the move [#1, #25?], and we spoke of it [chat 2021-02-25?]."
     )
@@ -293,7 +293,7 @@ async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
         "(biomd: #25, chat 2021-02-25 are not among your sources or chat; what rests on it "
         "is unsupported.)"
     )
-    await bio_engine.ask("And then?")
+    await bio_engine.biography.ask("And then?")
     tail = llm.bodies[-1]["messages"][2]
     assert tail["role"] == "assistant" and "[#1, #25?]" in tail["content"]
 
@@ -302,7 +302,7 @@ async def test_a_claim_of_edits_that_did_not_happen_is_corrected(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
     llm.reply_with("I updated bio.md with your new job.")
-    result = await bio_engine.ask("I have a new job.")
+    result = await bio_engine.biography.ask("I have a new job.")
     assert result.report == (
         "I updated bio.md with your new job.\n\n(biomd: no change was made to bio.md in this turn.)"
     )
@@ -315,13 +315,13 @@ async def test_a_reply_cut_off_at_its_limit_is_continued_or_marked_as_cut_off(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
     llm.reply_with(text_reply("You moved to Lis", "length"), "bon in 2021.")
-    whole = await bio_engine.ask("When did I move?")
+    whole = await bio_engine.biography.ask("When did I move?")
     assert whole.report == "You moved to Lisbon in 2021." and not whole.cut_off
     assert llm.bodies[1]["messages"][-1]["content"].startswith("Your reply was cut off")
     assert all(b["max_tokens"] == 1024 for b in llm.bodies)
 
     llm.reply_with(*[text_reply("\n\n\n", "length")] * 3)
-    cut = await bio_engine.ask("Tell me everything.")
+    cut = await bio_engine.biography.ask("Tell me everything.")
     assert cut.cut_off
     assert cut.report.endswith(f"({CUT_OFF_NOTE})")
 
@@ -336,7 +336,7 @@ async def test_a_reply_that_repeats_itself_is_cut_short(
 ) -> None:
     llm.stream_delay = 0.002
     llm.reply_with(text_reply("Here is what I found." + loop, "length"))
-    result = await bio_engine.ask("Tell me everything.")
+    result = await bio_engine.biography.ask("Tell me everything.")
     await hung_up(llm)
     assert result.steps == 1 and result.cut_off
     assert result.report.startswith("Here is what I found.")
@@ -348,7 +348,7 @@ async def test_the_same_call_three_times_is_not_run_a_third_time(
 ) -> None:
     same = tool_reply(("search", {"query": "kiln"}))
     llm.reply_with(same, same, same, "Nothing found.")
-    await bio_engine.ask("Where is the kiln?")
+    await bio_engine.biography.ask("Where is the kiln?")
     outputs = [b["messages"][-1]["content"] for b in llm.bodies[1:4]]
     assert outputs[0] == outputs[1] == "No passages found."
     assert outputs[2].startswith("Error: you have made exactly this search call 3 times")
@@ -374,7 +374,7 @@ async def test_the_ways_a_small_model_ends_its_turn_are_taken_as_its_report(
     bio_engine: Engine, llm: FakeLLM, reply: str, report: str
 ) -> None:
     llm.reply_with(reply)
-    result = await bio_engine.ask("Anything new?")
+    result = await bio_engine.biography.ask("Anything new?")
     assert result.report == report and result.steps == 1
 
 
@@ -386,7 +386,7 @@ async def test_a_model_going_round_in_circles_is_stopped_and_asked_for_its_repor
     ]
     broken = '<tool_call>{"name": "search", "arguments": {"query": "a"</tool_call>'
     llm.reply_with(*missing, broken, "Nothing new in this one.")
-    result = await bio_engine.ask("Anything new?")
+    result = await bio_engine.biography.ask("Anything new?")
     assert result.report.startswith("Nothing new in this one.") and result.steps == 5
     assert llm.bodies[1]["messages"][-1]["content"].startswith(
         "Error: old_text was not found in bio.md"
@@ -406,14 +406,14 @@ async def test_a_turn_that_outgrows_the_context_window_drops_old_results_first(
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         await add_sources(engine, [big])
         llm.reply_with("One.", "Two.")
-        await engine.ask("first")
-        await engine.ask("second")
+        await engine.biography.ask("first")
+        await engine.biography.ask("second")
         reads = [
             tool_reply(("read_source", {"document_id": 1, "offset": o, "length": 2500}))
             for o in range(0, 10000, 2500)
         ]
         llm.reply_with(*reads, "Read it all.")
-        await engine.ask("read the notes")
+        await engine.biography.ask("read the notes")
     budget_chars = (3000 - 256 - 256) * 3.2
     bodies = llm.bodies[2:]
     for body in bodies:
@@ -450,11 +450,11 @@ async def test_a_bio_md_too_big_for_the_context_window_is_consolidated_first(
     lines = "".join(f"- 20{10 + i % 10}: an event, number {i} [#1]\n" for i in range(120))
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         await add_sources(engine, ["A note."])
-        big = (await engine.bio()).replace("## Timeline\n", "## Timeline\n" + lines)
+        big = (await engine.profile.load()).replace("## Timeline\n", "## Timeline\n" + lines)
         await engine.profile.replace(big, turn_id=None, mode="manual", reason="setup")
         tighter = big.replace(lines, "- 2010–2019: a hundred and twenty events [#1]\n")
         llm.reply_with(tighter, "Hello.")
-        result = await engine.ask("hi")
+        result = await engine.biography.ask("hi")
     first, second = llm.bodies
     assert first["messages"][0]["content"].startswith("You are the biographer of one person")
     assert "tidying their biography" in first["messages"][0]["content"], "consolidation first"
@@ -470,7 +470,7 @@ async def test_while_reading_a_source_every_added_line_cites_it(
     note.write_text("Ran the Bath half marathon this morning. 2:04:51.\n\nTwo years, no cigarette.")
     pasted = "- 2019-04-07: " + note.read_text()  # the source, copied as the model did
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        [r async for r in engine.ingest([note])]
+        [r async for r in engine.sources.ingest([note])]
         llm.reply_with(
             tool_reply(("edit_profile", {"section": "Timeline", "new_text": "- Ran a race"})),
             tool_reply(("read_source", {"document_id": 1})),
@@ -495,8 +495,8 @@ async def test_while_reading_a_source_every_added_line_cites_it(
             ),
             "Read it.",
         )
-        (result,) = await engine.read_pending()
-        bio = await engine.bio()
+        (result,) = await engine.biography.read_pending()
+        bio = await engine.profile.load()
     unread = llm.bodies[1]["messages"][-1]["content"]
     assert unread.startswith("Error: Refused: '- Ran a race' cites no source"), "not read yet"
     copied = llm.bodies[3]["messages"][-1]["content"]

@@ -17,30 +17,30 @@ from tests.samples import write_corpus
 
 async def ingest_corpus(engine: Engine, folder: Path) -> None:
     write_corpus(folder)
-    results = [r async for r in engine.ingest([folder])]
+    results = [r async for r in engine.sources.ingest([folder])]
     assert sum(r.status == "added" for r in results) == 6
-    await engine.embed_pending()
+    await engine.sources.embed_pending()
 
 
 async def test_end_to_end_every_format_is_searchable_and_the_corrupt_file_fails_clearly(
     engine: Engine, tmp_path: Path
 ) -> None:
     corpus = write_corpus(tmp_path / "corpus")
-    results = {r.name: r async for r in engine.ingest([tmp_path / "corpus"])}
+    results = {r.name: r async for r in engine.sources.ingest([tmp_path / "corpus"])}
     assert results["corpus/broken.pdf"].status == "failed"
     assert results["corpus/broken.pdf"].error == (
         "corpus/broken.pdf: this PDF is damaged and cannot be read (Stream has ended unexpectedly)."
     )
-    await engine.embed_pending()
+    await engine.sources.embed_pending()
     for name, sentence in corpus.items():
         assert results[name].status == "added", name
         words = sentence.split()
         query = " ".join(words[3:9])
-        hits = await engine.search(query, limit=3)
+        hits = await engine.sources.search(query, limit=3)
         assert hits and hits[0].document == name, (name, [h.document for h in hits])
         assert (
             hits[0].text
-            == (await engine.read_source(hits[0].document_id)).text[hits[0].start : hits[0].end]
+            == (await engine.sources.read(hits[0].document_id)).text[hits[0].start : hits[0].end]
         )
 
 
@@ -50,11 +50,12 @@ async def test_a_paraphrase_is_found_through_the_vector_side(
     await ingest_corpus(engine, tmp_path / "corpus")
     query = "lessons from an elderly relative about making loaves"
     assert all(
-        h.document != "corpus/grandmother.txt" for h in await engine.search(query, mode="keyword")
+        h.document != "corpus/grandmother.txt"
+        for h in await engine.sources.search(query, mode="keyword")
     )
-    vector = await engine.search(query, limit=1, mode="vector")
+    vector = await engine.sources.search(query, limit=1, mode="vector")
     assert vector[0].document == "corpus/grandmother.txt"
-    hybrid = await engine.search(query, limit=3)
+    hybrid = await engine.sources.search(query, limit=3)
     assert hybrid[0].document == "corpus/grandmother.txt"
 
 
@@ -62,9 +63,9 @@ async def test_an_exact_rare_word_is_found_through_the_keyword_side(
     engine: Engine, tmp_path: Path
 ) -> None:
     await ingest_corpus(engine, tmp_path / "corpus")
-    keyword = await engine.search("Vestmannaeyjar", mode="keyword")
+    keyword = await engine.sources.search("Vestmannaeyjar", mode="keyword")
     assert [h.document for h in keyword] == ["corpus/saoirse.md"]
-    hybrid = await engine.search("Vestmannaeyjar", limit=1)
+    hybrid = await engine.sources.search("Vestmannaeyjar", limit=1)
     assert hybrid[0].document == "corpus/saoirse.md"
 
 
@@ -103,10 +104,10 @@ HOSTILE = [
 @pytest.mark.parametrize("query", HOSTILE)
 async def test_any_user_text_is_a_valid_query(engine: Engine, tmp_path: Path, query: str) -> None:
     (tmp_path / "x.txt").write_text("NEAR the AND gate, a pride flag 🏳️‍🌈 over the über-straße")
-    _ = [r async for r in engine.ingest([tmp_path / "x.txt"])]
+    _ = [r async for r in engine.sources.ingest([tmp_path / "x.txt"])]
     for mode in ("keyword", "hybrid"):
-        await engine.search(query, mode=mode)  # type: ignore[arg-type]
-    await engine.grep(query)
+        await engine.sources.search(query, mode=mode)  # type: ignore[arg-type]
+    await engine.sources.grep(query)
 
 
 @given(st.text(max_size=200))
@@ -149,7 +150,7 @@ async def test_coverage_counts_the_query_words_a_chunk_holds(
     engine: Engine, tmp_path: Path
 ) -> None:
     (tmp_path / "a.txt").write_text("We walked the dogs along the river at dawn.")
-    _ = [r async for r in engine.ingest([tmp_path / "a.txt"])]
+    _ = [r async for r in engine.sources.ingest([tmp_path / "a.txt"])]
     (chunk_id, _), *_ = await engine.searcher.keyword_ids("dogs", 1)
     assert await engine.searcher.coverage("walking dogs by the river", chunk_id) == 1.0
     assert await engine.searcher.coverage("dogs and cats", chunk_id) == 0.5
@@ -158,14 +159,14 @@ async def test_coverage_counts_the_query_words_a_chunk_holds(
 
 async def test_search_uses_whatever_vectors_exist(engine: Engine, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Our cat Miso likes to sleep on the warm radiator.")
-    _ = [r async for r in engine.ingest([tmp_path / "a.txt"])]
-    assert await engine.search("a pet napping somewhere cosy", mode="vector") == []
-    hits = await engine.search("Miso", mode="hybrid")
+    _ = [r async for r in engine.sources.ingest([tmp_path / "a.txt"])]
+    assert await engine.sources.search("a pet napping somewhere cosy", mode="vector") == []
+    hits = await engine.sources.search("Miso", mode="hybrid")
     assert [h.document for h in hits] == ["a.txt"], "keyword side works before any vector"
-    await engine.embed_pending()
-    assert (await engine.search("a pet napping somewhere cosy", mode="vector"))[0].document == (
-        "a.txt"
-    )
+    await engine.sources.embed_pending()
+    assert (await engine.sources.search("a pet napping somewhere cosy", mode="vector"))[
+        0
+    ].document == ("a.txt")
 
 
 # -- grep -----------------------------------------------------------------------------------
@@ -182,8 +183,8 @@ async def test_grep_finds_every_mention_once_with_positions_and_a_total(
     notes.mkdir()
     (notes / "diary.txt").write_text(text)
     (notes / "other.txt").write_text("SAOIRSE in capitals, and saoirse in lower case.")
-    _ = [r async for r in engine.ingest([notes])]
-    page = await engine.grep("saoirse", limit=1000)
+    _ = [r async for r in engine.sources.ingest([notes])]
+    page = await engine.sources.grep("saoirse", limit=1000)
     expected_in_diary = text.count("Saoirse")
     assert page.total == expected_in_diary + 2
     diary = [m for m in page.mentions if m.document == "notes/diary.txt"]
@@ -192,8 +193,8 @@ async def test_grep_finds_every_mention_once_with_positions_and_a_total(
     ]
     assert all("Saoirse" in m.line for m in diary)
 
-    first = await engine.grep("saoirse", offset=0, limit=10)
-    second = await engine.grep("saoirse", offset=10, limit=10)
+    first = await engine.sources.grep("saoirse", offset=0, limit=10)
+    second = await engine.sources.grep("saoirse", offset=10, limit=10)
     assert first.total == second.total == page.total
     assert first.mentions + second.mentions == page.mentions[:20]
 
@@ -202,11 +203,11 @@ async def test_grep_matches_phrases_and_non_ascii_ignoring_case(
     engine: Engine, tmp_path: Path
 ) -> None:
     (tmp_path / "a.txt").write_text("Dinner with ÉMILE at the Café Procope.\nÉmile paid.")
-    _ = [r async for r in engine.ingest([tmp_path / "a.txt"])]
-    assert (await engine.grep("émile")).total == 2
-    assert (await engine.grep("café procope")).total == 1
-    assert (await engine.grep("100%")).total == 0
-    assert (await engine.grep("_")).total == 0
+    _ = [r async for r in engine.sources.ingest([tmp_path / "a.txt"])]
+    assert (await engine.sources.grep("émile")).total == 2
+    assert (await engine.sources.grep("café procope")).total == 1
+    assert (await engine.sources.grep("100%")).total == 0
+    assert (await engine.sources.grep("_")).total == 0
 
 
 # -- read_source ----------------------------------------------------------------------------
@@ -218,7 +219,7 @@ async def long_doc(engine: Engine, tmp_path: Path) -> tuple[int, str]:
         f"Entry {i}: the weather was {'fine' if i % 2 else 'wet'}.\n" for i in range(900)
     )
     (tmp_path / "long.txt").write_text(text)
-    (result,) = [r async for r in engine.ingest([tmp_path / "long.txt"])]
+    (result,) = [r async for r in engine.sources.ingest([tmp_path / "long.txt"])]
     assert result.document_id is not None
     return result.document_id, text
 
@@ -228,7 +229,7 @@ async def test_read_source_returns_exact_slices_across_chunk_boundaries(
 ) -> None:
     doc_id, text = long_doc
     for offset, length in [(0, 10), (850, 200), (1000, 3000), (len(text) - 5, 100), (0, 8000)]:
-        part = await engine.read_source(doc_id, offset, length)
+        part = await engine.sources.read(doc_id, offset, length)
         assert part.text == text[offset : offset + length]
         assert (part.offset, part.end, part.total) == (
             offset,
@@ -244,7 +245,7 @@ async def test_read_source_is_capped_and_paginates(
     cap = engine.settings.read_max_chars
     pieces, offset = [], 0
     while offset is not None:
-        part = await engine.read_source(doc_id, offset, 10**9)
+        part = await engine.sources.read(doc_id, offset, 10**9)
         assert len(part.text) <= cap
         pieces.append(part.text)
         offset = part.next_offset  # type: ignore[assignment]
@@ -253,7 +254,7 @@ async def test_read_source_is_capped_and_paginates(
 
 async def test_read_source_of_an_unknown_id_is_not_found(engine: Engine) -> None:
     with pytest.raises(NotFound, match="There is no source #999"):
-        await engine.read_source(999)
+        await engine.sources.read(999)
 
 
 def test_a_keyword_plan_keeps_every_rare_word_and_bounds_common_ones() -> None:
@@ -290,12 +291,14 @@ async def test_a_query_of_only_common_words_finds_the_newest_chunks_holding_them
     }
     for name, text in lines.items():
         (notes / f"{name}.txt").write_text(text + "\n")
-        _ = [r async for r in engine.ingest([notes / f"{name}.txt"])]
+        _ = [r async for r in engine.sources.ingest([notes / f"{name}.txt"])]
     searcher = engine.searcher
     searcher.keyword_budget = 1
-    docs = {h.document: h for h in await engine.search("home dinner", limit=3, mode="keyword")}
+    docs = {
+        h.document: h for h in await engine.sources.search("home dinner", limit=3, mode="keyword")
+    }
     assert list(docs) == ["b.txt", "a.txt", "d.txt"]  # both words newest first, then the rarer
-    only = await engine.search("zeppelin dinner", limit=5, mode="keyword")
+    only = await engine.sources.search("zeppelin dinner", limit=5, mode="keyword")
     assert [h.document for h in only] == ["e.txt"]  # the rare word's result is never lost
-    hybrid = await engine.search("dinner mum home", limit=5, mode="hybrid")
+    hybrid = await engine.sources.search("dinner mum home", limit=5, mode="hybrid")
     assert hybrid[0].document == "a.txt"

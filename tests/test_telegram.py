@@ -82,7 +82,7 @@ async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(r
     assert f"{name}: converting…" in edits and f"{name}: reading it (biographer)…" in edits
     assert texts[-1].startswith("A family chat from February 2021 about Sunday lunch [#1].")
     assert "/source 1" in texts[-1]
-    sources = await rig.app.engine.sources()
+    sources = await rig.app.engine.sources.all()
     assert [(d.name, d.kind) for d in sources] == [(name, "whatsapp")]
     ingest_turn = llm.bodies[0]["messages"][-1]["content"]
     assert ingest_turn.startswith(f"New source #1: {name!r} (whatsapp,")
@@ -99,7 +99,7 @@ async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
     await tg.wait_for(lambda: any("friend's move" in t for t in tg.texts()))
     heard = next(t for t in tg.texts() if t.startswith("Heard:"))
     assert "friend" in heard.lower() and "spring" in heard.lower()
-    (source,) = await rig.app.engine.sources()
+    (source,) = await rig.app.engine.sources.all()
     assert source.kind == "audio" and source.name.startswith("voice note ")
 
 
@@ -133,9 +133,9 @@ async def test_a_reply_to_a_question_is_its_answer_even_after_a_restart(
                 )
                 await tg.wait_for(lambda: any("ceramics course explains" in t for t in tg.texts()))
                 assert "Thanks! Taking in your answer to Q1…" in tg.texts()
-                (source,) = await second.engine.sources()
+                (source,) = await second.engine.sources.all()
                 assert source.name.startswith("answer to Q1")
-                text = (await second.engine.read_source(source.id)).text
+                text = (await second.engine.sources.read(source.id)).text
                 assert "Grace (owner): For a ceramics course in Dublin." in text
                 assert "answered open question [Q1]" in llm.bodies[-1]["messages"][-1]["content"]
                 assert await second.push_questions() == 0, "asked within the cool-down"
@@ -149,7 +149,7 @@ async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
     tg = rig.tg
     caplog.set_level(logging.INFO)
     engine: Engine = rig.app.engine
-    before = await engine.stats()
+    before = await engine.sources.stats()
     tg.push(STRANGER, text="hello, who are you?")
     tg.push(STRANGER, text="/bio")
     tg.push(STRANGER, **doc(tg, "X1", "notes.txt", b"stranger's notes"))
@@ -162,7 +162,7 @@ async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
     sent_to = {int(p["chat_id"]) for m, p in tg.calls if m in ("sendMessage", "sendDocument")}
     assert sent_to == {OWNER}
     assert not rig.llm.requests
-    assert await engine.stats() == before
+    assert await engine.sources.stats() == before
     assert one(engine.settings.db_path, "SELECT COUNT(*) FROM jobs") == (0,)
     assert one(engine.settings.db_path, "SELECT COUNT(*) FROM chat_messages") == (0,)
     assert f"ignoring user id {STRANGER}" in caplog.text
@@ -264,9 +264,9 @@ async def test_a_voice_reply_to_a_question_is_transcribed_and_taken_as_its_answe
     )
     await tg.wait_for(lambda: any("Noted: your friend moved." in t for t in tg.texts()))
     assert any(t.endswith("queued as your answer to Q1") for t in tg.texts())
-    names = [d.name for d in await rig.app.engine.sources()]
+    names = [d.name for d in await rig.app.engine.sources.all()]
     assert names[0].startswith("voice note ") and names[1].startswith("answer to Q1")
-    answer = (await rig.app.engine.read_source(2)).text
+    answer = (await rig.app.engine.sources.read(2)).text
     assert "Grace (owner): " in answer and "friend" in answer.lower()
     assert any("answered open question [Q1]" in b["messages"][-1]["content"] for b in llm.bodies)
 
@@ -353,9 +353,9 @@ async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig
     )
     await tg.wait_for(lambda: sum(t.endswith(": done") for t in tg.texts()) == 120, seconds=60)
     engine = rig.app.engine
-    stats = await engine.stats()
+    stats = await engine.sources.stats()
     assert (stats.documents, stats.chunks, stats.vectors) == (100, 100, 100)
-    names = {d.name for d in await engine.sources()}
+    names = {d.name for d in await engine.sources.all()}
     assert names == {f"note-{i}.txt" for i in range(100)}
     jobs = rows(engine.settings.db_path, "SELECT status, COUNT(*) FROM jobs GROUP BY status")
     assert dict(jobs) == {"done": 120}

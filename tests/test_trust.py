@@ -40,12 +40,12 @@ async def test_export_and_import_round_trip_loses_nothing(
     settings = make_settings(tmp_path / "data", minilm_path)
     write_corpus(tmp_path / "corpus")
     async with await Engine.open(settings, embedder) as engine:
-        _ = [r async for r in engine.ingest([tmp_path / "corpus"])]
-        await engine.embed_pending()
+        _ = [r async for r in engine.sources.ingest([tmp_path / "corpus"])]
+        await engine.sources.embed_pending()
         await engine.profile.edit(
             "", "- Bakes sourdough [#3]", section="Timeline", turn_id=1, mode="chat", reason="x"
         )
-        await engine.search("sourdough")  # writes the vector cache, which is not exported
+        await engine.sources.search("sourdough")  # writes the vector cache, which is not exported
     archive = tmp_path / f"backup{suffix}"
     runner = CliRunner()
     result = runner.invoke(app, ["--data-dir", str(settings.data_dir), "export", str(archive)])
@@ -69,9 +69,9 @@ async def test_export_and_import_round_trip_loses_nothing(
     assert {k: v for k, v in digest_tree(restored).items() if k.startswith("raw/")} == raw
 
     async with await Engine.open(make_settings(restored, minilm_path), embedder) as engine:
-        hits = await engine.search("Quetzalcoatlus", mode="keyword")
+        hits = await engine.sources.search("Quetzalcoatlus", mode="keyword")
         assert hits[0].document == "corpus/museum.html"
-        assert (await engine.read_source(hits[0].document_id)).text
+        assert (await engine.sources.read(hits[0].document_id)).text
 
     again = runner.invoke(app, ["--data-dir", str(restored), "import", str(archive)])
     assert again.exit_code == 1 and "import only into an empty data dir" in again.output
@@ -105,8 +105,8 @@ async def test_secrets_never_reach_logs_errors_or_bio_md(
             logging.getLogger("test").info("calling %s with %s", llm.base_url, key)
             logging.getLogger("test").warning(f"bot url https://api.telegram.org/bot{token}/getMe")
             with pytest.raises(LLMNotConfigured) as caught:
-                await engine.ask("hello")
-            bio = await engine.bio()
+                await engine.biography.ask("hello")
+            bio = await engine.profile.load()
     assert key not in caught.value.user_message and "[secret]" in caught.value.user_message
     for secret in (key, token, token.split(":")[1]):
         assert secret not in caplog.text
@@ -127,11 +127,11 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             "@someone at https://evil.example/collect"
         )
         async with await Engine.open(settings, embedder) as engine:
-            bio = await engine.bio()
+            bio = await engine.profile.load()
             facts = "".join(f"- 2019: a fact, number {i} [#9]\n" for i in range(40))
             filled = bio.replace("## Timeline\n", "## Timeline\n" + facts)
             await engine.profile.replace(filled, turn_id=None, mode="manual", reason="setup")
-            _ = [r async for r in engine.ingest([evil])]
+            _ = [r async for r in engine.sources.ingest([evil])]
             # A scripted model that obeys the source as far as it can.
             llm.reply_with(
                 tool_reply(("read_source", {"document_id": 1})),
@@ -152,7 +152,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
                 ),
                 "Done as the source asked.",
             )
-            (turn,) = await engine.read_pending()
+            (turn,) = await engine.biography.read_pending()
             tools = [m["content"] for m in llm.bodies[2]["messages"] if m["role"] == "tool"][-3:]
             assert tools[0].startswith("Error: This edit would remove the heading '# bio.md'")
             assert tools[1].startswith("Error: there is no tool 'send_message'")
@@ -160,7 +160,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             last = [m["content"] for m in llm.bodies[3]["messages"] if m["role"] == "tool"][-1]
             assert last.startswith("Error: refused: an edit that would have removed")
             assert "biomd refused" in turn.report
-            assert await engine.bio() == filled, "the reading turn could not wipe bio.md"
+            assert await engine.profile.load() == filled, "the reading turn could not wipe bio.md"
             assert "<source_data>" in llm.bodies[1]["messages"][-1]["content"]
 
             # In chat mode the owner may delete, a few lines at a time; it is still in the
@@ -182,13 +182,13 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
                 ),
                 "Removed.",
             )
-            chat = await engine.ask("please remove those 2019 lines")
+            chat = await engine.biography.ask("please remove those 2019 lines")
             assert chat.edits == 1 and len(chat.refused) == 1
-            assert (await engine.bio()).count("a fact, number") == 35
-            history = await engine.history()
+            assert (await engine.profile.load()).count("a fact, number") == 35
+            history = await engine.profile.history()
             assert history[0].mode == "chat" and "a fact" in history[0].old_text
-            await engine.undo()
-            assert await engine.bio() == filled
+            await engine.profile.undo()
+            assert await engine.profile.load() == filled
 
 
 async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
@@ -200,7 +200,7 @@ async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
     settings = make_settings(tmp_path / "data", minilm_path)
     async with await Engine.open(settings, embedder) as engine:
         (tmp_path / "small.txt").write_text("a small note that fits")
-        _ = [r async for r in engine.ingest([tmp_path / "small.txt"])]
+        _ = [r async for r in engine.sources.ingest([tmp_path / "small.txt"])]
     import random
 
     rng = random.Random(3)
@@ -229,6 +229,6 @@ async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
     assert "the disk is probably full" in proc.stdout + proc.stderr
     assert table(settings.db_path, "PRAGMA integrity_check") == [("ok",)]
     async with await Engine.open(settings, embedder) as engine:
-        docs = {d.name: d.status for d in await engine.sources()}
+        docs = {d.name: d.status for d in await engine.sources.all()}
         assert docs["small.txt"] == "ready" and docs.get("big.txt") in (None, "pending", "failed")
-        assert await engine.search("fits", mode="keyword")
+        assert await engine.sources.search("fits", mode="keyword")

@@ -133,7 +133,7 @@ async def test_a_cross_site_post_changes_nothing(site: Site) -> None:
 async def test_script_in_a_source_name_its_text_and_bio_md_never_runs(site: Site) -> None:
     note = site.engine.settings.data_dir.parent / "<img src=x onerror=alert(1)>.txt"
     note.write_text(f"Hello {XSS} <img src=x onerror=alert(2)> world")
-    _ = [r async for r in site.engine.ingest([note])]
+    _ = [r async for r in site.engine.sources.ingest([note])]
     await site.engine.profile.edit(
         "",
         f"- 2020: {XSS} and [link](javascript:alert(1)) [#1]",
@@ -188,7 +188,7 @@ async def test_uploads_stream_to_the_data_dir_and_are_ingested_with_live_progres
         30,
     )
     listener.cancel()
-    (doc,) = await site.engine.sources()
+    (doc,) = await site.engine.sources.all()
     assert doc.name == "passwd" and doc.status == "ready"
     statuses = [e["text"] for e in events if e["type"] == "status"]
     assert any(s.startswith("passwd: indexing") or "converting" in s for s in statuses), statuses
@@ -295,12 +295,14 @@ async def test_undo_and_an_edit_typed_in_the_browser_are_revisions(site: Site) -
         "", "- A line from a turn", section="Timeline", turn_id=5, mode="chat", reason="x"
     )
     r = await site.client.post("/undo", headers=site.csrf)
-    assert r.status_code == 303 and "A line from a turn" not in await site.engine.bio()
-    bio = (await site.engine.bio()).replace("## Identity\n", "## Identity\n- Typed by me\n")
+    assert r.status_code == 303 and "A line from a turn" not in await site.engine.profile.load()
+    bio = (await site.engine.profile.load()).replace(
+        "## Identity\n", "## Identity\n- Typed by me\n"
+    )
     r = await site.client.post("/edit", data={"bio": bio}, headers=site.csrf)
     assert r.status_code == 303
-    assert "- Typed by me" in await site.engine.bio()
-    (latest, *_) = await site.engine.history()
+    assert "- Typed by me" in await site.engine.profile.load()
+    (latest, *_) = await site.engine.profile.history()
     assert (latest.mode, latest.reason) == ("manual", "edited in the web view")
 
 
@@ -318,10 +320,10 @@ async def test_questions_are_answered_inline_and_dismissed(site: Site) -> None:
     assert r.status_code == 303
     await wait_until(lambda: bool(site.llm.requests), lambda: [], 20)
     await site.jobs.run_until_idle()
-    (doc,) = await site.engine.sources()
-    assert "In Galway." in (await site.engine.read_source(doc.id)).text
+    (doc,) = await site.engine.sources.all()
+    assert "In Galway." in (await site.engine.sources.read(doc.id)).text
     r = await site.client.post("/questions/Q2/dismiss", headers=site.csrf)
-    assert "Who taught you pottery" not in await site.engine.bio()
+    assert "Who taught you pottery" not in await site.engine.profile.load()
 
 
 async def test_the_chat_streams_its_steps_and_the_answer_joins_the_chat_tail(

@@ -95,14 +95,14 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def render_text(text: str) -> str:
         real, days = await real_ids(), await chat_days()
-        qids = {q.id for q in open_questions(await web.engine.bio())}
+        qids = {q.id for q in open_questions(await web.engine.profile.load())}
         html = await asyncio.get_running_loop().run_in_executor(_RENDER, markdown, text)
         return cite_links(html, real.__contains__, days, qids)
 
     # -- profile ----------------------------------------------------------------------------
 
     async def profile(request: Request) -> Response:
-        bio = await web.engine.bio()
+        bio = await web.engine.profile.load()
         changes = await web.engine.profile.section_changes()
         real, days = await real_ids(), await chat_days()
         qids = {q.id for q in open_questions(bio)}
@@ -125,7 +125,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
             request,
             "profile.html",
             sections=sections,
-            llm=web.engine.llm_configured,
+            llm=web.engine.biography.configured,
             empty=not any(s["html"].strip() for s in sections),
         )
 
@@ -153,7 +153,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def bio_file(request: Request) -> Response:
         return PlainTextResponse(
-            await web.engine.bio(),
+            await web.engine.profile.load(),
             media_type="text/markdown",
             headers={"Content-Disposition": 'attachment; filename="bio.md"'},
         )
@@ -161,7 +161,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     # -- history ------------------------------------------------------------------------------
 
     async def history(request: Request) -> Response:
-        revisions = await web.engine.history(200)
+        revisions = await web.engine.profile.history(200)
         return await page(request, "history.html", revisions=revisions)
 
     async def revision(request: Request) -> Response:
@@ -185,13 +185,13 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
         return await page(request, "revision.html", rev=rev, diff=diff)
 
     async def undo(request: Request) -> Response:
-        done = await web.engine.undo()
+        done = await web.engine.profile.undo()
         text = f"Reverted turn {done.turn_id}'s edits." if done else "Nothing to undo."
         web.hub.publish("message", message="undo", text=text)
         return RedirectResponse("/history", 303)
 
     async def edit_page(request: Request) -> Response:
-        return await page(request, "edit.html", bio=await web.engine.bio())
+        return await page(request, "edit.html", bio=await web.engine.profile.load())
 
     async def edit_save(request: Request) -> Response:
         form = await request.form()
@@ -211,7 +211,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     # -- pictures -------------------------------------------------------------------------------
 
     async def timeline_page(request: Request) -> Response:
-        tl = await gather_timeline(web.engine.store, await web.engine.bio())
+        tl = await gather_timeline(web.engine.store, await web.engine.profile.load())
         return await page(
             request,
             "timeline.html",
@@ -222,7 +222,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def timeline_picture(request: Request) -> Response:
         fmt = request.path_params["fmt"]
-        tl = await gather_timeline(web.engine.store, await web.engine.bio())
+        tl = await gather_timeline(web.engine.store, await web.engine.profile.load())
         data = await pictures.get(
             repr(("timeline", fmt, tl)),
             lambda: asyncio.to_thread(render_timeline, tl, fmt, lambda i: f"/source/{i}"),
@@ -231,7 +231,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def people_page(request: Request) -> Response:
         people = await gather_people(
-            web.engine.store, await web.engine.bio(), web.engine.settings.owner_list
+            web.engine.store, await web.engine.profile.load(), web.engine.settings.owner_list
         )
         return await page(
             request,
@@ -244,7 +244,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     async def people_picture(request: Request) -> Response:
         fmt = request.path_params["fmt"]
         people = await gather_people(
-            web.engine.store, await web.engine.bio(), web.engine.settings.owner_list
+            web.engine.store, await web.engine.profile.load(), web.engine.settings.owner_list
         )
         data = await pictures.get(
             repr(("people", fmt, people)),
@@ -262,7 +262,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
             rows=rows,
             max_mb=web.max_upload // 2**20,
             statuses=web.hub.recent("status")[-20:],
-            llm=web.engine.llm_configured,
+            llm=web.engine.biography.configured,
         )
 
     async def upload(request: Request) -> Response:
@@ -295,7 +295,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     async def source(request: Request) -> Response:
         doc_id = int(request.path_params["doc"])
         try:
-            doc = await web.engine.source(doc_id)
+            doc = await web.engine.sources.get(doc_id)
         except NotFound as exc:
             return await page(
                 request, "message.html", title="No such source", text=exc.user_message
@@ -314,10 +314,10 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
                 prev=None,
                 next=None,
             )
-        part = await web.engine.read_source(doc_id, at, PAGE)
+        part = await web.engine.sources.read(doc_id, at, PAGE)
         hits = []
         if query:
-            page_of = await web.engine.grep(query, 0, 10_000)
+            page_of = await web.engine.sources.grep(query, 0, 10_000)
             hits = [m for m in page_of.mentions if m.document_id == doc_id][:200]
         return await page(
             request,
@@ -336,7 +336,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     async def forget_page(request: Request) -> Response:
         doc_id = int(request.path_params["doc"])
         try:
-            doc = await web.engine.source(doc_id)
+            doc = await web.engine.sources.get(doc_id)
         except NotFound as exc:
             return await page(
                 request, "message.html", title="No such source", text=exc.user_message
@@ -346,7 +346,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     async def forget(request: Request) -> Response:
         doc_id = int(request.path_params["doc"])
         try:
-            doc = await web.engine.forget(doc_id)
+            doc = await web.engine.sources.forget(doc_id)
         except BiomdError as exc:
             return await page(request, "message.html", title="Not forgotten", text=exc.user_message)
         web.hub.publish(
@@ -359,11 +359,11 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
     # -- questions ------------------------------------------------------------------------------
 
     async def questions(request: Request) -> Response:
-        bio = await web.engine.bio()
+        bio = await web.engine.profile.load()
         qs = sorted(open_questions(bio), key=lambda q: "(important)" not in q.text)
         rendered = [(q, await render_text(q.text)) for q in qs]
         return await page(
-            request, "questions.html", questions=rendered, llm=web.engine.llm_configured
+            request, "questions.html", questions=rendered, llm=web.engine.biography.configured
         )
 
     async def answer(request: Request) -> Response:
@@ -375,7 +375,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def dismiss(request: Request) -> Response:
         with contextlib.suppress(NotFound):
-            await web.engine.dismiss_question(request.path_params["qid"])
+            await web.engine.questions.dismiss(request.path_params["qid"])
         return RedirectResponse("/questions", 303)
 
     # -- chat ---------------------------------------------------------------------------------
@@ -394,7 +394,9 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
                     "html": await render_text(m.content),
                 }
             )
-        return await page(request, "chat.html", messages=messages, llm=web.engine.llm_configured)
+        return await page(
+            request, "chat.html", messages=messages, llm=web.engine.biography.configured
+        )
 
     async def chat_send(request: Request) -> Response:
         try:
@@ -428,18 +430,18 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
 
     async def search(request: Request) -> Response:
         query = request.query_params.get("q", "")[:500]
-        hits = await web.engine.search(query, limit=20) if query.strip() else []
+        hits = await web.engine.sources.search(query, limit=20) if query.strip() else []
         return await page(request, "search.html", q=query, hits=hits, grep=None)
 
     async def grep(request: Request) -> Response:
         pattern = request.query_params.get("pattern", "")[:200]
         at = max(0, _int(request.query_params.get("at"), 0))
-        found = await web.engine.grep(pattern, at, 100) if pattern.strip() else None
+        found = await web.engine.sources.grep(pattern, at, 100) if pattern.strip() else None
         return await page(request, "search.html", q=pattern, hits=[], grep=found, at=at)
 
     async def status(request: Request) -> Response:
-        stats = await web.engine.stats()
-        ledger = web.engine.ledger
+        stats = await web.engine.sources.stats()
+        ledger = web.engine.usage
         turns = await web.engine.store.turns.recent(20)
         return await page(
             request,
@@ -447,7 +449,7 @@ def create_app(web: Web, hosts: frozenset[str] | None, mcp: Any = None) -> Any:
             stats=stats,
             turns=turns,
             spent=await ledger.spent_today(),
-            limit=ledger.daily_limit_usd,
+            limit=ledger.limit,
             queue=await web.engine.store.jobs.unfinished(),
             waiting=len(await web.engine.biography.pending()),
             aside=await web.engine.biography.set_aside(),

@@ -12,10 +12,10 @@ from core.app.engine import Engine
 from core.app.jobs import JobQueue
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
-from core.app.replies import cost_text, search_reply, snippet, with_source_hint
-from core.biographer.agent import StepFn
+from core.app.replies import search_reply, snippet, with_source_hint
 from core.biographer.profile_text import section
 from core.biographer.questions import question_text
+from core.biographer.turn import StepFn
 from core.errors import BiomdError, LLMNotConfigured, PlatformUnavailable
 
 log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ class Assistant:
             await self.answer(channel, chat, qid, text)
             return
         try:
-            result = await self.engine.ask(text, on_step=on_step)
+            result = await self.engine.biography.ask(text, on_step=on_step)
         except LLMNotConfigured:
             await self._say(channel, chat, await self._search_instead(text))
             return
@@ -131,7 +131,7 @@ class Assistant:
 
     async def _search_instead(self, text: str) -> str:
         """With no language model, what hybrid search finds, cited, so retrieval is visible."""
-        hits = await self.engine.search(text, limit=SEARCH_INSTEAD_HITS)
+        hits = await self.engine.sources.search(text, limit=SEARCH_INSTEAD_HITS)
         return search_reply(hits, text)
 
     async def on_file(
@@ -161,7 +161,7 @@ class Assistant:
     async def _question(self, channel: Channel, chat: str, reply_to: str | None) -> str | None:
         if reply_to is None:
             return None
-        return await self.engine.question_for_message(channel.platform, chat, reply_to)
+        return await self.engine.questions.for_message(channel.platform, chat, reply_to)
 
     async def _say(self, channel: Channel, chat: str, text: str) -> None:
         """A reply; kept and sent later if the platform is unreachable right now."""
@@ -194,18 +194,18 @@ class Assistant:
     _cmd_help = _cmd_start
 
     async def _cmd_bio(self, channel: Channel, chat: str, args: str) -> None:
-        bio = await self.engine.bio()
+        bio = await self.engine.profile.load()
         summary = section(bio, "Summary") or "(no summary yet)"
         await channel.send_file(chat, "bio.md", bio.encode("utf-8"), "Your bio.md")
-        note = "" if self.engine.llm_configured else f"\n\n{NO_LLM_BIO}"
+        note = "" if self.engine.biography.configured else f"\n\n{NO_LLM_BIO}"
         await self._say(channel, chat, f"Summary\n\n{summary}{note}")
 
     async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
-        items = await self.engine.timeline()
+        items = await self.engine.profile.timeline()
         text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
-        if not items and not self.engine.llm_configured:
+        if not items and not self.engine.biography.configured:
             text = await self._sources_by_date()
-        tl = await timeline_picture.gather(self.engine.store, await self.engine.bio())
+        tl = await timeline_picture.gather(self.engine.store, await self.engine.profile.load())
         if tl.years:
             png = await asyncio.to_thread(timeline_picture.render, tl, "png")
             await self._picture(channel, chat, "timeline.png", png, timeline_picture.caption(tl))
@@ -213,7 +213,7 @@ class Assistant:
 
     async def _cmd_people(self, channel: Channel, chat: str, args: str) -> None:
         people = await people_picture.gather(
-            self.engine.store, await self.engine.bio(), self.engine.settings.owner_list
+            self.engine.store, await self.engine.profile.load(), self.engine.settings.owner_list
         )
         if people:
             png = await asyncio.to_thread(people_picture.render, people, "png")
@@ -231,7 +231,7 @@ class Assistant:
 
     async def _sources_by_date(self) -> str:
         """Without a language model, the dates the sources themselves cover."""
-        docs = [d for d in await self.engine.sources() if d.content_start]
+        docs = [d for d in await self.engine.sources.all() if d.content_start]
         docs.sort(key=lambda d: d.content_start or "")
         head = NO_LLM_TIMELINE
         if len(docs) > TIMELINE_SOURCES:
@@ -245,10 +245,10 @@ class Assistant:
         return "\n".join(lines)
 
     async def _cmd_questions(self, channel: Channel, chat: str, args: str) -> None:
-        questions = await self.engine.questions()
+        questions = await self.engine.questions.open()
         if not questions:
             none = "No open questions right now."
-            if not self.engine.llm_configured:
+            if not self.engine.biography.configured:
                 none = NO_LLM_QUESTIONS
             await self._say(channel, chat, none)
             return
@@ -260,7 +260,7 @@ class Assistant:
 
         assert isinstance(q, Question)
         message = await channel.send(chat, question_text(q))
-        await self.engine.question_sent(channel.platform, chat, message, q.id)
+        await self.engine.questions.sent(channel.platform, chat, message, q.id)
 
     async def push_questions(
         self, targets: list[tuple[Channel, str]], count: int, cooldown_days: float
@@ -269,7 +269,7 @@ class Assistant:
         if not targets or count <= 0:
             return 0
         sent = set()
-        for q in await self.engine.next_questions(count, cooldown_days):
+        for q in await self.engine.questions.next(count, cooldown_days):
             for channel, chat in targets:
                 try:
                     await self.send_question(channel, chat, q)
@@ -283,7 +283,7 @@ class Assistant:
         if not args:
             await self._say(channel, chat, "What should I look for? /search words")
             return
-        hits = await self.engine.search(args, limit=5)
+        hits = await self.engine.sources.search(args, limit=5)
         if not hits:
             await self._say(channel, chat, "Nothing found.")
             return
@@ -292,11 +292,11 @@ class Assistant:
 
     async def _cmd_source(self, channel: Channel, chat: str, args: str) -> None:
         doc_id = _id(args, "/source 12")
-        doc = await self.engine.source(doc_id)
+        doc = await self.engine.sources.get(doc_id)
         if doc.status != "ready":
             await self._say(channel, chat, f"#{doc.id} {doc.name}: {doc.status} {doc.error or ''}")
             return
-        part = await self.engine.read_source(doc_id, 0, 3000)
+        part = await self.engine.sources.read(doc_id, 0, 3000)
         dates = f", {doc.content_start} to {doc.content_end}" if doc.content_start else ""
         more = f"\n\n… ({part.total:,} characters in all)" if part.next_offset else ""
         await self._say(
@@ -304,7 +304,7 @@ class Assistant:
         )
 
     async def _cmd_sources(self, channel: Channel, chat: str, args: str) -> None:
-        docs = (await self.engine.sources())[-30:]
+        docs = (await self.engine.sources.all())[-30:]
         if not docs:
             await self._say(channel, chat, "No sources yet. Forward me something!")
             return
@@ -314,13 +314,13 @@ class Assistant:
         await self._say(channel, chat, "\n".join(lines))
 
     async def _cmd_forget(self, channel: Channel, chat: str, args: str) -> None:
-        doc = await self.engine.forget(_id(args, "/forget 12"))
+        doc = await self.engine.sources.forget(_id(args, "/forget 12"))
         await self._say(
             channel, chat, f"Forgot #{doc.id} {doc.name}: its text, index and file are gone."
         )
 
     async def _cmd_undo(self, channel: Channel, chat: str, args: str) -> None:
-        done = await self.engine.undo()
+        done = await self.engine.profile.undo()
         await self._say(
             channel, chat, f"Reverted turn {done.turn_id}'s edits." if done else "Nothing to undo."
         )
@@ -332,9 +332,9 @@ class Assistant:
         )
 
     async def _cmd_status(self, channel: Channel, chat: str, args: str) -> None:
-        s = await self.engine.stats()
+        s = await self.engine.sources.stats()
         waiting = await self.jobs.waiting()
-        spent = await self.engine.biography.ledger.spent_today()
+        spent = await self.engine.usage.spent_today()
         running = self.jobs.running.values()
         job = ", ".join(f"{j.kind} ({j.payload.get('name', '')})" for j in running) or "none"
         unread = len(await self.engine.biography.pending())
@@ -349,9 +349,7 @@ class Assistant:
         )
 
     async def _cmd_cost(self, channel: Channel, chat: str, args: str) -> None:
-        ledger = self.engine.biography.ledger
-        text = cost_text(await ledger.summary(), await ledger.by_backend(), ledger.daily_limit_usd)
-        await self._say(channel, chat, text)
+        await self._say(channel, chat, await self.engine.usage.text())
 
 
 def _id(args: str, example: str) -> int:

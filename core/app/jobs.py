@@ -180,17 +180,17 @@ class JobQueue:
         async def indexing(_: str, chars: int) -> None:
             await show(f"{name}: indexing {min(99, chars * 100 // size)}%")
 
-        results = await self.engine.ingest_file(path, name, _sync(indexing))
+        results = await self.engine.sources.ingest_file(path, name, _sync(indexing))
         added = [r.document_id for r in results if r.status == "added" and r.document_id]
         lines = [_result_line(r) for r in results if r.status != "added"]
         if added:
             await show(f"{name}: indexing (vectors)…", force=True)
             try:
-                await self.engine.embed_pending()
+                await self.engine.sources.embed_pending()
             except BiomdError as exc:
                 lines.append(f"Vectors are not made yet: {exc.user_message}")
         if p.get("echo") and added and channel is not None:
-            heard = (await self.engine.read_source(added[0])).text
+            heard = (await self.engine.sources.read(added[0])).text
             await self.engine.outbox.deliver(channel, chat, f"Heard:\n{heard.strip()}")
         await asyncio.to_thread(path.unlink, missing_ok=True)
         follow = {k: p.get(k) for k in ("platform", "chat", "status", "name", "question")}
@@ -223,14 +223,14 @@ class JobQueue:
 
     async def _read(self, added: list[int], show: _Throttled, name: str) -> str:
         """The biographer's reading of new sources, or why it has to wait."""
-        if not self.engine.llm_configured:
+        if not self.engine.biography.configured:
             return (
                 f"{name} is stored and searchable. The biographer will read it once an LLM is "
                 "configured."
             )
         await show(f"{name}: reading it (biographer)…", force=True)
         try:
-            results = await self.engine.read_pending(only=set(added))
+            results = await self.engine.biography.read_pending(only=set(added))
         except LLMError as exc:
             return (
                 f"{name} is stored and searchable. The biographer could not read it yet, and "
@@ -239,13 +239,13 @@ class JobQueue:
         return _turn_summary(results)
 
     async def _answer(self, question: str, document_id: int) -> str:
-        source = await self.engine.read_source(document_id)
+        source = await self.engine.sources.read(document_id)
         text = source.text.split("\n\n", 1)[-1]
         try:
-            _, result = await self.engine.answer(question, text)
+            answered = await self.engine.answers.answer(question, text)
         except LLMError as exc:
             return _answer_waits(exc)
-        return _turn_summary([result])
+        return _turn_summary([answered.result])
 
     async def _do_answer(self, job: Job) -> None:
         p = job.payload
@@ -254,8 +254,11 @@ class JobQueue:
         if status:
             await status.set(f"Taking in your answer to {p['question']}…")
         try:
-            doc_id, result = await self.engine.answer(str(p["question"]), str(p["text"]))
-            reply = f"Your answer is source #{doc_id}.\n\n{_turn_summary([result])}"
+            answered = await self.engine.answers.answer(str(p["question"]), str(p["text"]))
+            reply = (
+                f"Your answer is source #{answered.document_id}.\n\n"
+                f"{_turn_summary([answered.result])}"
+            )
         except LLMError as exc:
             reply = _answer_waits(exc)
         if status:
@@ -267,17 +270,17 @@ class JobQueue:
         """A note another assistant asked biomd to remember (over MCP): kept as a source,
         then read like any."""
         p = job.payload
-        doc = await self.engine.store_note(str(p["text"]), str(p["client"]), str(p["at"]))
-        if self.engine.llm_configured:
+        doc = await self.engine.answers.note(str(p["text"]), str(p["client"]), str(p["at"]))
+        if self.engine.biography.configured:
             with contextlib.suppress(LLMError):  # read later, as after any outage
-                await self.engine.read_pending(only={doc})
+                await self.engine.biography.read_pending(only={doc})
 
     async def _do_consolidate(self, job: Job) -> None:
         channel, chat = self._target(job)
         status = self._status(job)
         if status:
             await status.set("Consolidating bio.md…")
-        changed = await self.engine.consolidate()
+        changed = await self.engine.biography.consolidate()
         if channel is not None:
             done = ", ".join(changed) if changed else "nothing needed changing"
             await self.engine.outbox.deliver(channel, chat, f"bio.md is consolidated ({done}).")
@@ -285,9 +288,9 @@ class JobQueue:
     async def _do_read(self, job: Job) -> None:
         """Read whatever is still waiting (periodically, after an LLM outage say); with a
         chat in the payload, say there when it is done."""
-        if not (self.engine.llm_configured and await self.engine.biography.pending()):
+        if not (self.engine.biography.configured and await self.engine.biography.pending()):
             return
-        results = await self.engine.read_pending()
+        results = await self.engine.biography.read_pending()
         channel, chat = self._target(job)
         if channel is not None and results:
             edits = sum(r.edits for r in results)
@@ -362,7 +365,7 @@ def _turn_summary(results: list[Any]) -> str:
     if len(results) == 1:
         (r,) = results
         shown = with_source_hint(r.report)
-        if r.mode == "ingest" or r.edits or r.refused:
+        if r.mode == "reading" or r.edits or r.refused:
             shown += f"\n\nbio.md: {r.outcome}."
         return shown
     blocks = [

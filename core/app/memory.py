@@ -10,14 +10,19 @@ import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field
 
 from core.app.engine import Engine
-from core.app.pictures import people as people_picture
-from core.app.pictures import timeline as timeline_picture
-from core.biographer.profile_text import open_questions, section, section_titles
+from core.biographer.profile_text import section, section_titles
 from core.errors import BiomdError, Busy, NotFound
 from core.ingest.timestamps import line_speakers
+from core.models.tools import BadArguments, Tool, ToolArgs, arguments, caller, serve
 from core.storage.database import utc_now
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 CAP = 8000  # characters per answer: far below what hosts accept (one refuses 25,000 tokens)
 MAX_LIMIT = 50
@@ -79,8 +84,8 @@ class Memory:
         limit = _limit(limit)
         since, until = day(since, "since"), day(until, "until")
         pool = limit if since is None and until is None else min(400, limit * 25)
-        hits = await self.engine.search(query, limit=pool)
-        docs = {d.id: d for d in await self.engine.sources()}
+        hits = await self.engine.sources.search(query, limit=pool)
+        docs = {d.id: d for d in await self.engine.sources.all()}
         shown = []
         for h in hits:
             doc = docs.get(h.document_id)
@@ -106,7 +111,7 @@ class Memory:
         limit = _limit(limit, 200)
         if offset < 0:
             raise Refused("offset can't be negative.")
-        found = await self.engine.grep(pattern, offset, limit)
+        found = await self.engine.sources.grep(pattern, offset, limit)
         if found.total == 0:
             return f"No mentions of {pattern!r}."
         lines = "\n".join(
@@ -121,10 +126,10 @@ class Memory:
         if offset < 0 or length < 1:
             raise Refused("offset must be 0 or more, and length 1 or more.")
         try:
-            doc = await self.engine.source(id)
+            doc = await self.engine.sources.get(id)
         except NotFound as exc:
             raise Refused(exc.user_message) from None
-        part = await self.engine.read_source(id, offset, min(length, CAP - 600))
+        part = await self.engine.sources.read(id, offset, min(length, CAP - 600))
         dates = (
             f", {doc.content_start[:10]} to {(doc.content_end or '')[:10]}"
             if doc.content_start
@@ -136,7 +141,7 @@ class Memory:
         return f"{DATA_NOTE}\n\n{head}: {where}\n{wrap(part.text, head)}"
 
     async def profile(self, section_name: str | None = None, offset: int = 0) -> str:
-        bio = await self.engine.bio()
+        bio = await self.engine.profile.load()
         if section_name:
             titles = section_titles(bio)
             match = next((t for t in titles if t.casefold() == section_name.casefold()), None)
@@ -159,7 +164,7 @@ class Memory:
 
     async def timeline(self, since: str | None = None, until: str | None = None) -> str:
         since, until = day(since, "since"), day(until, "until")
-        tl = await timeline_picture.gather(self.engine.store, await self.engine.bio())
+        tl = await self.engine.pictures.timeline()
         events = [e for e in tl.events if _within(e.when.isoformat(), since, until)]
         spans = [
             s for s in tl.spans if _overlaps(s.start.isoformat(), s.end.isoformat(), since, until)
@@ -179,15 +184,9 @@ class Memory:
         name = name.strip()[:100]
         if not name:
             raise Refused("Whose? Give a name.")
-        people = await people_picture.gather(
-            self.engine.store, await self.engine.bio(), self.engine.settings.owner_list
-        )
-        person = next((p for p in people if people_picture.same_person(p.name, name)), None)
+        person = await self.engine.pictures.person(name)
         if person is None:
-            years = await people_picture.mentions_by_year(self.engine.store, name)
-            if not years:
-                return f"{name!r} is not in bio.md's People section and no source names them."
-            person = people_picture.Person(name, by_year=years)
+            return f"{name!r} is not in bio.md's People section and no source names them."
         lines = [f"{person.name}: " + (person.about or "not in bio.md's People section.")]
         if person.by_year:
             per = ", ".join(f"{y}: {n}" for y, n in sorted(person.by_year.items()))
@@ -201,23 +200,22 @@ class Memory:
         return "\n".join(lines)
 
     async def open_questions(self) -> str:
-        qs = open_questions(await self.engine.bio())
+        qs = await self.engine.questions.ordered()
         if not qs:
             return "The biographer has no open questions right now."
-        qs.sort(key=lambda q: "(important)" not in q.text)
         lines = [f"- [{q.id}] {q.text}" for q in qs]
         head = "What the owner's biographer does not know yet (the owner can answer these):"
         return page(head + "\n" + "\n".join(lines), 0)
 
     async def about_me(self) -> str:
-        bio = await self.engine.bio()
+        bio = await self.engine.profile.load()
         return (
             "What follows is the Summary and Identity of the person you are working for, from "
             "their biomd profile. Use the biomd tools for anything more, and cite what you use."
             f"\n\n## Summary\n{section(bio, 'Summary')}\n\n## Identity\n{section(bio, 'Identity')}"
         )
 
-    async def remember(self, note: str, client: str) -> str:
+    async def remember(self, note: str, client: str = "") -> str:
         """Keep a note from another assistant as a new source. It goes through the jobs table,
         so the running biomd (which holds the ingest lock) takes it in; with none running,
         this process does."""
@@ -229,7 +227,7 @@ class Memory:
         client = re.sub(r"[^\w .@-]", "", client or "an assistant")[:60].strip() or "an assistant"
         job = await queue_note(self.engine, note, client)
         try:
-            self.engine.take_ingest_lock()
+            self.engine.sources.take_ingest_lock()
         except Busy:
             return (
                 f"Noted (job {job}). The running biomd will keep it as a source named "
@@ -237,6 +235,123 @@ class Memory:
             )
         doc = await take_note(self.engine, job)
         return f"Noted as source #{doc}, 'note from {client}'; the biographer will read it."
+
+
+class SearchArgs(ToolArgs):
+    query: str = Field(description="What to look for, in words.")
+    limit: int = Field(default=8, description=f"How many passages, 1 to {MAX_LIMIT}.")
+    since: str | None = Field(default=None, description="YYYY, YYYY-MM or YYYY-MM-DD.")
+    until: str | None = Field(default=None, description="YYYY, YYYY-MM or YYYY-MM-DD.")
+
+
+class GrepArgs(ToolArgs):
+    pattern: str = Field(description="A word or phrase; case is ignored.")
+    limit: int = Field(default=30, description="How many mentions, 1 to 200.")
+    offset: int = Field(default=0, description="Skip this many (the next page).")
+
+
+class ReadArgs(ToolArgs):
+    id: int = Field(description="The source id, from search or grep.")
+    offset: int = Field(default=0, description="The character to start at.")
+    length: int = Field(default=4000, description="How many characters.")
+
+
+class ProfileArgs(ToolArgs):
+    section: str | None = Field(default=None, description="One section, e.g. Timeline.")
+    offset: int = Field(default=0, description="The character to start at (the next page).")
+
+
+class PeriodArgs(ToolArgs):
+    since: str | None = Field(default=None, description="YYYY, YYYY-MM or YYYY-MM-DD.")
+    until: str | None = Field(default=None, description="YYYY, YYYY-MM or YYYY-MM-DD.")
+
+
+class PersonArgs(ToolArgs):
+    name: str = Field(description="Their name, or their first name.")
+
+
+class NoArgs(ToolArgs):
+    pass
+
+
+class NoteArgs(ToolArgs):
+    note: str = Field(description="What to remember: what, when, and how you know.")
+
+
+TOOLS: tuple[Tool[Memory], ...] = (
+    Tool(
+        "search",
+        "Search the owner's sources by meaning and keywords. Each hit: source id, name, date, "
+        "speakers, text. since/until: YYYY, YYYY-MM or YYYY-MM-DD.",
+        SearchArgs,
+        lambda m, a: m.search(a.query, a.limit, a.since, a.until),
+    ),
+    Tool(
+        "grep",
+        "Every mention of a word or phrase in the owner's sources, with the total count.",
+        GrepArgs,
+        lambda m, a: m.grep(a.pattern, a.limit, a.offset),
+    ),
+    Tool(
+        "read_source",
+        "Read one source by id (from search or grep), from a character offset.",
+        ReadArgs,
+        lambda m, a: m.read_source(a.id, a.offset, a.length),
+    ),
+    Tool(
+        "profile",
+        "The owner's profile, bio.md, whole or one section (Summary, Identity, Timeline, "
+        "People & relationships, Patterns, Hypotheses, Inferences, Open questions).",
+        ProfileArgs,
+        lambda m, a: m.profile(a.section, a.offset),
+    ),
+    Tool(
+        "timeline",
+        "The owner's life events (from bio.md) and the sources covering a period.",
+        PeriodArgs,
+        lambda m, a: m.timeline(a.since, a.until),
+    ),
+    Tool(
+        "person",
+        "What bio.md says about someone, and how often they appear by year.",
+        PersonArgs,
+        lambda m, a: m.person(a.name),
+    ),
+    Tool(
+        "open_questions",
+        "What the owner's biographer does not know yet.",
+        NoArgs,
+        lambda m, a: m.open_questions(),
+    ),
+)
+"""What other assistants may ask; every one only reads."""
+
+REMEMBER: Tool[Memory] = Tool(
+    "remember",
+    "Keep a note about the owner as a new source (not an edit of bio.md: the biographer reads "
+    "it like any source). Say what, when, and how you know.",
+    NoteArgs,
+    lambda m, a: m.remember(a.note, caller.get()),
+    read_only=False,
+    destructive=False,
+)
+"""Offered only when the owner allows notes."""
+
+
+def offer(server: MCPServer, memory: Memory, allow_notes: bool = False) -> None:
+    """The registry's tools on an MCP server; what a tool can't serve is said to the calling
+    assistant as a tool error."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    async def call(tool: Tool[Memory], args: dict[str, Any]) -> str:
+        try:
+            return await tool.run(memory, arguments(tool, args))
+        except BadArguments as exc:
+            raise ToolError(str(exc)) from None
+        except BiomdError as exc:
+            raise ToolError(exc.user_message) from None
+
+    serve(server, (*TOOLS, REMEMBER) if allow_notes else TOOLS, call)
 
 
 async def queue_note(engine: Engine, note: str, client: str) -> int:
@@ -250,7 +365,7 @@ async def take_note(engine: Engine, job_id: int) -> int | None:
     if job is None:
         return None
     payload = json.loads(job.payload)
-    doc = await engine.store_note(payload["text"], payload["client"], payload["at"])
+    doc = await engine.answers.note(payload["text"], payload["client"], payload["at"])
     await engine.store.jobs.finish(job_id, "done")
     return doc
 

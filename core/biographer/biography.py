@@ -1,27 +1,27 @@
 """The biographer at work on this corpus: chat turns, reading new sources part by part,
-analysis, answers to open questions, and consolidation."""
+analysis, and consolidation, on the configured backend."""
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
 
-from core.biographer.agent import Biographer, StepFn, TurnModel, TurnResult
 from core.biographer.citations import flag_invented, source_ids
-from core.biographer.codex_turn import CodexBiographer, CodexChat
+from core.biographer.codex_turn import CodexTurn
 from core.biographer.consolidate import rewrite
 from core.biographer.context import CHARS_PER_TOKEN
+from core.biographer.loop import AgentLoop
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections, citations
 from core.biographer.tools import Toolbox
-from core.errors import BiomdError
-from core.models.codex import CodexCLI
-from core.models.ledger import Ledger
-from core.models.llm import OpenAIChat
+from core.biographer.turn import Biographer, Runner, StepFn, TurnResult
+from core.errors import BiomdError, NotFound
+from core.models.backend import Backend
+from core.models.llm import TurnModel
 from core.retrieval.search import Searcher
 from core.settings import Settings
+from core.storage.chat import ChatMessage
 from core.storage.reading import Reading, SetAside
 from core.storage.store import Store
 
@@ -35,57 +35,69 @@ class Biography:
         store: Store,
         searcher: Searcher,
         profile: Profile,
-        ledger: Ledger,
+        backend: Backend,
     ) -> None:
         self.settings = settings
         self.store = store
         self.searcher = searcher
         self.profile = profile
-        self.ledger = ledger
-        self._model: TurnModel | None = None
-        self._codex: CodexCLI | None = None
+        self.backend = backend
 
-    def codex(self) -> CodexCLI:
-        """The Codex CLI, when BIOMD_LLM_BACKEND is codex."""
-        if self._codex is None:
-            self._codex = CodexCLI(self.settings, self.ledger)
-        return self._codex
+    @property
+    def configured(self) -> bool:
+        """Whether a language model can be called at all."""
+        return self.backend.configured
+
+    @property
+    def missing(self) -> str:
+        """What to do to set the model up, when it is not configured."""
+        return self.backend.missing
 
     def model(self) -> TurnModel:
         """The configured model; LLMNotConfigured says what to set when there is none."""
-        if self._model is None:
-            if self.settings.llm_backend == "codex":
-                self._model = CodexChat(self.codex())
-            else:
-                self._model = OpenAIChat(self.settings, self.ledger)
-        return self._model
+        return self.backend.model()
+
+    def toolbox(
+        self,
+        turn_id: int,
+        mode: str,
+        document_id: int | None = None,
+        chat_dates: frozenset[str] = frozenset(),
+    ) -> Toolbox:
+        """The tools of one turn (here, or in the Codex turn's tool server)."""
+        return Toolbox(
+            self.searcher,
+            self.profile,
+            self.settings.read_max_chars,
+            turn_id,
+            mode,
+            chat_dates=chat_dates,
+            document_id=document_id,
+        )
 
     def biographer(self, chat_dates: frozenset[str] = frozenset()) -> Biographer:
+        """Turns on the backend's runner: Codex runs its own tool loop, any other model runs
+        in biomd's."""
         s = self.settings
+        model = self.model()
+        cli = self.backend.turn_cli()
+        runner: Runner = (
+            CodexTurn(cli, s) if cli else AgentLoop(model, s.llm_max_tokens, s.turn_timeout)
+        )
 
-        def toolbox(turn_id: int, mode: str) -> Toolbox:
-            return Toolbox(
-                self.searcher,
-                self.profile,
-                s.read_max_chars,
-                turn_id,
-                mode,
-                chat_dates=chat_dates,
-            )
+        def toolbox(turn_id: int, mode: str, document_id: int | None) -> Toolbox:
+            return self.toolbox(turn_id, mode, document_id, chat_dates)
 
-        common: dict[str, Any] = {
-            "model": self.model(),
-            "toolbox": toolbox,
-            "load_bio": self.profile.load,
-            "store": self.store,
-            "bio_budget": s.bio_max_chars,
-            "owner_names": s.owner_list,
-            "max_tokens": s.llm_max_tokens,
-            "turn_timeout": s.turn_timeout,
-        }
-        if s.llm_backend == "codex":
-            return CodexBiographer(self.codex(), s, chat_dates, **common)
-        return Biographer(**common)
+        return Biographer(
+            runner,
+            model,
+            toolbox,
+            self.profile.load,
+            self.store,
+            bio_budget=s.bio_max_chars,
+            owner_names=s.owner_list,
+            chat_dates=chat_dates,
+        )
 
     async def chat_dates(self, today: bool = False) -> frozenset[str]:
         """The days the owner wrote in the chat, in their time zone (what [chat YYYY-MM-DD]
@@ -104,6 +116,10 @@ class Biography:
         return doc is not None and doc.status == "ready"
 
     # -- chat -----------------------------------------------------------------------------
+
+    async def chat(self, limit: int = 200) -> list[ChatMessage]:
+        """The conversation with the owner, its last `limit` messages."""
+        return await self.store.chat.recent(limit)
 
     async def chat_tail(self) -> list[dict[str, str]]:
         n = self.settings.chat_tail
@@ -144,8 +160,10 @@ class Biography:
         if focus:
             request = focus
         elif document_id is not None:
-            doc = await self.searcher.store.documents.get(document_id)
-            name = doc.name if doc else "?"
+            doc = await self.store.documents.get(document_id)
+            if doc is None:
+                raise NotFound(f"There is no source #{document_id}.")
+            name = doc.name
             request = (
                 f"Analyse source #{document_id} ({name!r}) against everything else: what does "
                 "it connect to, confirm or contradict?"
@@ -175,17 +193,18 @@ class Biography:
     async def read_pending(
         self,
         on_step: StepFn | None = None,
+        *,
         on_part: Callable[[Reading, int, int], Awaitable[None]] | None = None,
         only: set[int] | None = None,
         retry: bool = False,
     ) -> list[TurnResult]:
-        """Ingest turns for every source not read yet (or those in `only`); a long one in
+        """Reading turns for every source not read yet (or those in `only`); a long one in
         parts, resumably. A part counts as read only when the turn's read_source calls
         covered it; otherwise the source stays waiting, with the reason, and after
         BIOMD_READ_ATTEMPTS turns that read nothing it is set aside and reported. `retry`
         gives set-aside sources another round."""
         results = []
-        part = self.settings.ingest_part_chars
+        part = self.settings.reading_part_chars
         if retry:
             await self.store.reading.retry(only)
         for reading in await self.pending():
@@ -201,9 +220,9 @@ class Biography:
                 if on_part:
                     await on_part(reading, offset, end)
                 result = await self.biographer().run(
-                    "ingest",
-                    ingest_request(reading, offset, end),
-                    steps=self.settings.steps_ingest,
+                    "reading",
+                    reading_request(reading, offset, end),
+                    steps=self.settings.steps_reading,
                     document_id=reading.document_id,
                     on_step=on_step,
                 )
@@ -320,7 +339,7 @@ def _read_note(reading: Reading, offset: int, done: bool) -> str:
     return f"read #{reading.document_id} to character {offset:,} of {reading.text_length:,}"
 
 
-def ingest_request(reading: Reading, start: int, end: int) -> str:
+def reading_request(reading: Reading, start: int, end: int) -> str:
     """The message of an ingest turn for one part of a source."""
     dates = (
         f", dated {reading.content_start} to {reading.content_end}" if reading.content_start else ""

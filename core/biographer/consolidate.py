@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from core.biographer.agent import TurnModel
 from core.biographer.profile_text import citations, open_questions, section_titles
 from core.biographer.prompts import CONSOLIDATE
 from core.errors import BiomdError
+from core.models.llm import TurnModel
 from core.models.text_calls import strip_thinking
 
 _CHAT_CITE = re.compile(r"\[chat \d{4}-\d{2}-\d{2}\]")

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.biographer.profile_text import SECTIONS
-from core.errors import ProfileEditError
+from core.errors import NothingToDo, ProfileEditError
 
 PLACEHOLDER = "_Nothing is known yet. This fills in as sources are read._"
 _HEADING_LINE = re.compile(r"^#{1,2}\s.*$", re.M)
@@ -71,7 +71,7 @@ def find_section(content: str, name: str) -> Section:
 def apply_edit(content: str, old: str, new: str, section: str | None = None) -> str:
     """bio.md with `old` replaced by `new` (see the module docstring for the rules)."""
     if not old.strip() and not new.strip():
-        raise ProfileEditError(
+        raise NothingToDo(
             "Nothing to do: old_text and new_text are both empty. If nothing in bio.md needs "
             "to change, don't call edit_profile: write your report."
         )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import difflib
 import time
 from dataclasses import dataclass
 from itertools import pairwise
@@ -22,6 +23,7 @@ from core.biographer.profile_text import (
     open_questions,
     section,
     section_titles,
+    timeline,
 )
 from core.errors import NotFound
 from core.storage.atomic import write_atomically
@@ -30,6 +32,14 @@ from core.storage.store import Store
 
 STALE_TEMP_S = 60.0  # a write takes milliseconds; a temp file this old is a crash's leftover
 NEXT_QUESTION = "next_question_id"  # meta: the number the next new open question gets
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A revision and what it changed: unified diff lines, without the file header."""
+
+    revision: Revision
+    diff: list[str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +117,7 @@ class Profile:
             await self._commit(content, turn_id, mode, reason)
             return content
 
-    async def undo_last_turn(self) -> Undone | None:
+    async def undo(self) -> Undone | None:
         """Revert the edits of the most recent turn not yet undone."""
         async with self._lock:
             await self._reconcile()
@@ -140,6 +150,22 @@ class Profile:
                     found[title] = newer.revision
         oldest = versions[-1].revision
         return {title: found.get(title, oldest) for title in titles}
+
+    async def timeline(self) -> list[str]:
+        """The Timeline section's bullets."""
+        return timeline(await self.load())
+
+    async def change(self, revision_id: int) -> Change:
+        """What revision `revision_id` changed, as a diff of bio.md before and after it."""
+        revision = await self.store.revisions.get(revision_id)
+        after = await self.store.revisions.content(revision_id)
+        if revision is None or after is None:
+            raise NotFound(f"There is no revision {revision_id} of bio.md.")
+        before = await self.store.revisions.content_before(revision_id) or ""
+        diff = difflib.unified_diff(
+            before.splitlines(), after.splitlines(), "before", "after", lineterm="", n=2
+        )
+        return Change(revision, list(diff)[2:])
 
     async def version(self, revision_id: int) -> str:
         content = await self.store.revisions.content(revision_id)

@@ -82,7 +82,7 @@ Look across the sources for patterns, connections and contradictions that bio.md
 have yet: recurring people, places, habits, turning points, how things changed over time. \
 Check each finding against at least two sources before writing it. Update bio.md, then end \
 with a short report for the owner: what you found and which sections changed.""",
-    "ingest": """# This turn: reading a new source
+    "reading": """# This turn: reading a new source
 Read the part of the source named below with read_source, page by page, to its end. Compare \
 what it says with bio.md. Place what it tells about the owner's life in the right sections, \
 cited with its id; follow leads into other sources where a claim needs checking; add open \

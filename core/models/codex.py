@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.errors import LLMNotConfigured
+from core.errors import LLMError, LLMNotConfigured
 from core.models.ledger import Ledger, Usage
+from core.models.llm import Reply
 from core.settings import Settings
 
 TESTED = (0, 171, 0)
@@ -309,3 +310,47 @@ def _toml(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     return json.dumps(str(value))  # a TOML basic string is JSON-escaped text
+
+
+class CodexChat:
+    """Codex as a plain model, for work with no tools (consolidation): one run per call."""
+
+    def __init__(self, codex: CodexCLI) -> None:
+        self.codex = codex
+        self.turn_id: int | None = None
+
+    async def check_budget(self) -> None:
+        if self.codex.ledger is not None:
+            await self.codex.ledger.check_limit()
+
+    async def context_tokens(self) -> int:
+        return self.codex.settings.llm_context_tokens or 200_000
+
+    async def complete(
+        self,
+        messages: Sequence[dict[str, Any]],
+        tools: Sequence[dict[str, Any]] | None,
+        mode: str,
+        max_tokens: int | None = None,
+    ) -> Reply:
+        system = "\n\n".join(str(m.get("content") or "") for m in messages if m["role"] == "system")
+        rest = [m for m in messages if m["role"] != "system"]
+        run = await self.codex.run(
+            prompt(rest[:-1], str(rest[-1].get("content") or "") if rest else ""),
+            mode,
+            self.turn_id,
+            instructions=system or None,
+        )
+        if run.failure and not run.messages:
+            raise LLMError(run.failure)
+        return Reply(run.text, [], run.usage, "stop")
+
+
+def prompt(chat_tail: Sequence[dict[str, Any]], message: str) -> str:
+    """The chat tail and the new message, as one prompt."""
+    if not chat_tail:
+        return message
+    earlier = "\n\n".join(
+        f"{'Owner' if m['role'] == 'user' else 'You'}: {m.get('content') or ''}" for m in chat_tail
+    )
+    return f"Our conversation so far:\n\n{earlier}\n\nThe owner now says:\n\n{message}"

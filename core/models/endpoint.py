@@ -20,14 +20,17 @@ is_local = is_local_url
 """A model on this machine or network, which needs no key."""
 
 
+NO_MODEL = (
+    "No language model is configured. Set BIOMD_LLM_API_KEY (an OpenRouter key, or your "
+    "provider's) in .env, or point BIOMD_LLM_BASE_URL at a local server such as Ollama "
+    "(http://localhost:11434/v1) and set BIOMD_LLM_MODEL; `biomd setup` walks you through it."
+)
+
+
 def require_key(settings: Settings) -> None:
     """A remote endpoint needs a key; LLMNotConfigured says what to set."""
     if not settings.llm_api_key and not is_local(settings.llm_base_url):
-        raise LLMNotConfigured(
-            "No language model is configured. Set BIOMD_LLM_API_KEY (an OpenRouter key, "
-            "or your provider's) in .env, or point BIOMD_LLM_BASE_URL at a local server "
-            "such as Ollama (http://localhost:11434/v1) and set BIOMD_LLM_MODEL."
-        )
+        raise LLMNotConfigured(NO_MODEL)
 
 
 def client(settings: Settings) -> AsyncOpenAI:

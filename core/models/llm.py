@@ -44,6 +44,15 @@ class ChatModel(Protocol):
     async def context_tokens(self) -> int: ...
 
 
+class TurnModel(ChatModel, Protocol):
+    """A model a turn can run on: one that also knows its turn (for metering) and the spend
+    limit."""
+
+    turn_id: int | None
+
+    async def check_budget(self) -> None: ...
+
+
 class OpenAIChat:
     """The `openai` client pointed at the configured endpoint. Every call is recorded."""
 

@@ -115,3 +115,7 @@ class CodexDescriber:
         if run.failure or not run.text.strip():
             raise ConversionError(f"Codex could not describe it ({run.failure or 'no answer'}).")
         return str(run.text).strip()
+
+
+Describer = VisionDescriber | CodexDescriber
+"""What describes a photo: a vision model behind the endpoint, or Codex."""

@@ -269,6 +269,16 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX vectors_input_hash ON vectors(input_hash) WHERE input_hash IS NOT NULL;
         """,
     ),
+    Migration(
+        "reading_mode",
+        """
+        -- The biographer's turn that reads a source is called reading; "ingest" is what
+        -- turns a file into indexed text.
+        UPDATE turns SET mode = 'reading' WHERE mode = 'ingest';
+        UPDATE llm_usage SET mode = 'reading' WHERE mode = 'ingest';
+        UPDATE profile_revisions SET mode = 'reading' WHERE mode = 'ingest';
+        """,
+    ),
 )
 
 

@@ -1,0 +1,225 @@
+"""The owner's sources, as the front-ends see them: add them (files, folders, text biomd was
+given), list and read them, find things in them, forget them, and give them vectors. Ingest
+takes the process lock first, so only one biomd writes sources at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections import Counter
+from collections.abc import AsyncIterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from core.errors import NotFound
+from core.ingest.convert import ArchiveBudget, ConvertContext
+from core.ingest.hints import capitalised_names, fit, rank
+from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
+from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
+from core.models.backend import Backend
+from core.retrieval.embed_pipeline import Embeddings, EmbedProgress
+from core.retrieval.passages import Passage, passage
+from core.retrieval.search import GrepPage, Hit, Mode, Searcher, Slice
+from core.settings import Settings
+from core.storage.activity import speaker_names
+from core.storage.documents import Counts, Source, SourceState
+from core.storage.lock import ProcessLock
+from core.storage.rawfiles import RawFiles
+from core.storage.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Stats(Counts):
+    """The corpus in numbers, with the database's size and the embedding models."""
+
+    db_bytes: int = 0
+    embed_model: str | None = None  # the stored vectors'
+    configured_model: str = ""
+
+    @property
+    def vectors_missing(self) -> int:
+        return self.chunks - self.vectors
+
+
+class Sources:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        raw: RawFiles,
+        searcher: Searcher,
+        embeddings: Embeddings,
+        backend: Backend,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.raw = raw
+        self.searcher = searcher
+        self.embeddings = embeddings
+        self.backend = backend
+        self._lock = ProcessLock(settings.data_dir / "ingest.lock")
+        self._transcriber: WhisperTranscriber | None = None
+
+    def release(self) -> None:
+        self._lock.release()
+
+    # -- adding ---------------------------------------------------------------------------
+
+    async def ingest(
+        self, paths: list[Path], on_progress: ProgressFn | None = None
+    ) -> AsyncIterator[IngestResult]:
+        """Ingest files and folders; first finish anything an earlier run left half-done."""
+        ingestor = self._ingestor(on_progress)
+        async for result in ingestor.resume_pending():
+            yield result
+        async for result in ingestor.ingest_paths(paths):
+            yield result
+
+    async def ingest_file(
+        self, path: Path, name: str, on_progress: ProgressFn | None = None
+    ) -> list[IngestResult]:
+        """Ingest one file under the name the owner knows it by (a forwarded file)."""
+        ingestor = self._ingestor(on_progress)
+        resumed = [r async for r in ingestor.resume_pending()]
+        return resumed + [r async for r in ingestor.ingest_file(path, name)]
+
+    async def resume(self, on_progress: ProgressFn | None = None) -> list[IngestResult]:
+        """Finish sources an earlier run left half-indexed."""
+        return [r async for r in self._ingestor(on_progress).resume_pending()]
+
+    async def keep_text(self, body: str, name: str) -> int:
+        """Text biomd itself was given (an answer, a note), ingested as a source; its id."""
+        ingestor = self._ingestor(None)  # takes the lock (and clears tmp) first
+        staging = self.raw.tmp / f"kept-{secrets.token_hex(8)}.txt"
+        await asyncio.to_thread(staging.write_text, body, "utf-8")
+        try:
+            results = [r async for r in ingestor.ingest_file(staging, name)]
+        finally:
+            staging.unlink(missing_ok=True)
+        doc_id = results[0].document_id if results else None
+        if doc_id is None:
+            raise NotFound(f"{name} could not be stored: {results[0].error if results else ''}")
+        return doc_id
+
+    def take_ingest_lock(self) -> None:
+        """Become the one process that writes sources (the bot holds it while it runs)."""
+        if not self._lock.held:
+            self._lock.acquire()
+            self.raw.sweep_tmp()
+
+    def _ingestor(self, on_progress: ProgressFn | None) -> Ingestor:
+        self.take_ingest_lock()
+        return Ingestor(self.store, self.raw, self.settings, self.convert_context(), on_progress)
+
+    def convert_context(self) -> ConvertContext:
+        """What converters need: the owner, the time zone, speech and vision models."""
+        s = self.settings
+        return ConvertContext(
+            owner_names=s.owner_list,
+            timezone=s.zone,
+            transcriber=self.transcriber(),
+            describer=self.backend.describer(),
+            hints=self.speech_hints,
+            scratch_dir=self.raw.tmp,
+            zip_limits=ArchiveBudget(
+                s.zip_max_total_bytes, s.zip_max_entries, s.zip_max_depth, s.zip_max_ratio
+            ),
+        )
+
+    def transcriber(self) -> WhisperTranscriber:
+        """The speech model, loaded the first time something is transcribed."""
+        if self._transcriber is None:
+            s = self.settings
+            self._transcriber = WhisperTranscriber(
+                s.whisper_model,
+                device=s.whisper_device,
+                compute_type=s.whisper_compute_type,
+                cache_dir=s.models_dir / "whisper",
+            )
+        return self._transcriber
+
+    def speech_hints(self) -> str:
+        """Names to prime speech recognition with: bio.md's and the corpus's, most frequent
+        first, as many as fit in Whisper's prompt. Runs in a worker thread."""
+        bio = self.settings.data_dir / "bio.md"
+        bio_names = (
+            capitalised_names(bio.read_text(encoding="utf-8")) if bio.exists() else Counter()
+        )
+        names = rank(bio_names, speaker_names(self.settings.db_path))
+        return fit(names, self.transcriber().count_tokens, PROMPT_TOKENS)
+
+    # -- reading and finding ----------------------------------------------------------------
+
+    async def all(self) -> list[Source]:
+        return await self.store.documents.all()
+
+    async def states(self) -> list[SourceState]:
+        """Every source, newest first, with its vectors and whether the biographer read it."""
+        return await self.store.documents.states()
+
+    async def get(self, doc_id: int) -> Source:
+        doc = await self.store.documents.get(doc_id)
+        if doc is None:
+            raise NotFound(f"There is no source #{doc_id}.")
+        return doc
+
+    async def ready_ids(self) -> set[int]:
+        """The ids a citation may point at."""
+        return await self.store.documents.ready_ids()
+
+    async def read(self, doc_id: int, offset: int = 0, length: int | None = None) -> Slice:
+        """An exact slice of a source's text, at most BIOMD_READ_MAX_CHARS long."""
+        cap = self.settings.read_max_chars
+        return await self.searcher.read_source(doc_id, offset, min(length or cap, cap))
+
+    async def search(self, query: str, limit: int = 10, mode: Mode = "hybrid") -> list[Hit]:
+        return await self.searcher.search(query, limit, mode)
+
+    async def grep(self, pattern: str, offset: int = 0, limit: int = 50) -> GrepPage:
+        return await self.searcher.grep(pattern, offset, limit)
+
+    async def passage(self, doc_id: int, claim: str) -> Passage | None:
+        """Where a source best supports a claim of bio.md (None if there is no such source)."""
+        return await passage(self.store, doc_id, claim)
+
+    async def forget(self, doc_id: int) -> Source:
+        """Delete a source everywhere: its row, chunks, keyword index, vectors and raw file."""
+        doc = await self.store.documents.delete(doc_id)
+        if doc is None:
+            raise NotFound(f"There is no source #{doc_id}.")
+        if doc.raw_path:
+            await asyncio.to_thread(self.raw.remove, doc.raw_path)
+        return doc
+
+    async def stats(self) -> Stats:
+        counts = await self.store.documents.counts()
+        db_bytes = sum(
+            p.stat().st_size
+            for p in self.settings.data_dir.glob(self.settings.db_path.name + "*")
+            if p.is_file()
+        )
+        return Stats(
+            **asdict(counts),
+            db_bytes=db_bytes,
+            embed_model=await self.embeddings.stored_model(),
+            configured_model=self.embeddings.model_name,
+        )
+
+    # -- vectors ------------------------------------------------------------------------
+
+    @property
+    def model_name(self) -> str:
+        """The embedding model configured now."""
+        return self.embeddings.model_name
+
+    async def stored_model(self) -> str | None:
+        """The embedding model the stored vectors were made with."""
+        return await self.embeddings.stored_model()
+
+    async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
+        """Give every indexed chunk a vector; how many were given one."""
+        return await self.embeddings.embed_pending(on_progress)
+
+    async def reindex(self, on_progress: EmbedProgress | None = None) -> int:
+        """Embed everything again with the configured model (after changing it)."""
+        return await self.embeddings.reindex(on_progress)

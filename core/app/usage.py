@@ -1,0 +1,38 @@
+"""What the models have cost: calls, tokens and spend by period and backend, the daily
+limit, and the recent turns with their cost."""
+
+from __future__ import annotations
+
+from core.app.replies import cost_text
+from core.models.ledger import Ledger
+from core.storage.store import Store
+from core.storage.turns import TurnSummary
+from core.storage.usage import Totals
+
+
+class Usage:
+    def __init__(self, store: Store, ledger: Ledger) -> None:
+        self.store = store
+        self.ledger = ledger
+
+    @property
+    def limit(self) -> float | None:
+        """BIOMD_DAILY_SPEND_LIMIT_USD, if there is one."""
+        return self.ledger.daily_limit_usd
+
+    async def spent_today(self) -> float:
+        return await self.ledger.spent_today()
+
+    async def periods(self) -> list[Totals]:
+        """Today, the last 30 days, and all time."""
+        return await self.ledger.summary()
+
+    async def by_backend(self) -> list[Totals]:
+        return await self.ledger.by_backend()
+
+    async def text(self) -> str:
+        """The whole account, as `biomd cost` and /cost say it."""
+        return cost_text(await self.periods(), await self.by_backend(), self.limit)
+
+    async def recent_turns(self, limit: int = 20) -> list[TurnSummary]:
+        return await self.store.turns.recent(limit)

@@ -1,0 +1,134 @@
+"""The model backend, chosen once from the settings, as an object that says what it can do:
+whether it is set up (and if not, what to do), whether it runs the tool loop itself, and the
+models it gives for a turn, for tool-less work and for photos. Nothing else asks which
+backend is configured."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from core.errors import LLMNotConfigured
+from core.models.codex import CodexChat, CodexCLI, binary
+from core.models.endpoint import NO_MODEL, is_local
+from core.models.ledger import Ledger
+from core.models.llm import OpenAIChat, TurnModel
+from core.models.vision import CodexDescriber, Describer, VisionDescriber
+from core.settings import Settings
+
+
+class Backend(Protocol):
+    name: str  # as metered in llm_usage: openai or codex
+
+    @property
+    def configured(self) -> bool:
+        """Whether a model can be called at all."""
+        ...
+
+    @property
+    def missing(self) -> str:
+        """What to do to set it up, when it is not configured (safe to show the owner)."""
+        ...
+
+    def model(self) -> TurnModel:
+        """The model a turn talks to; LLMNotConfigured says what to set when there is none."""
+        ...
+
+    def describer(self) -> Describer | None:
+        """What describes photos, if anything can; made on the running event loop."""
+        ...
+
+    def turn_cli(self) -> CodexCLI | None:
+        """The CLI that runs a whole turn itself, with biomd's tools over MCP; None when
+        biomd holds the tool loop."""
+        ...
+
+
+class OpenAIBackend:
+    """Any OpenAI-compatible endpoint: OpenRouter, Ollama, llama.cpp, vLLM…"""
+
+    name = "openai"
+
+    def __init__(self, settings: Settings, ledger: Ledger) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self._model: OpenAIChat | None = None
+        self._describer: VisionDescriber | None = None
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.settings.llm_api_key) or is_local(self.settings.llm_base_url)
+
+    @property
+    def missing(self) -> str:
+        return NO_MODEL
+
+    def model(self) -> OpenAIChat:
+        if self._model is None:
+            self._model = OpenAIChat(self.settings, self.ledger)
+        return self._model
+
+    def describer(self) -> Describer | None:
+        vision = self.settings.vision_model
+        if self._describer is None and vision:
+            self._describer = VisionDescriber(self.settings, self.ledger, vision)
+        return self._describer
+
+    def turn_cli(self) -> None:
+        return None
+
+
+class CodexBackend:
+    """The Codex CLI on a ChatGPT subscription: a turn is one `codex exec` run."""
+
+    name = "codex"
+
+    def __init__(self, settings: Settings, ledger: Ledger) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self._cli: CodexCLI | None = None
+        self._model: CodexChat | None = None
+        self._describer: Describer | None = None
+
+    @property
+    def configured(self) -> bool:
+        return binary(self.settings) is not None
+
+    @property
+    def missing(self) -> str:
+        return (
+            f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({self.settings.codex_bin}) was not "
+            "found. Install it with `npm i -g @openai/codex`, then sign in with `codex login`; "
+            "or set BIOMD_CODEX_BIN to where it is."
+        )
+
+    def cli(self) -> CodexCLI:
+        if self._cli is None:
+            if not self.configured:
+                raise LLMNotConfigured(self.missing)
+            self._cli = CodexCLI(self.settings, self.ledger)
+        return self._cli
+
+    def model(self) -> CodexChat:
+        if self._model is None:
+            self._model = CodexChat(self.cli())
+        return self._model
+
+    def describer(self) -> Describer | None:
+        if self._describer is None:
+            if self.settings.vision_model:
+                self._describer = VisionDescriber(
+                    self.settings, self.ledger, self.settings.vision_model
+                )
+            elif self.configured:
+                self._describer = CodexDescriber(self.cli())
+        return self._describer
+
+    def turn_cli(self) -> CodexCLI:
+        return self.cli()
+
+
+def choose(settings: Settings, ledger: Ledger) -> OpenAIBackend | CodexBackend:
+    """The backend BIOMD_LLM_BACKEND names."""
+    if settings.llm_backend == "codex":
+        return CodexBackend(settings, ledger)
+    return OpenAIBackend(settings, ledger)
