@@ -22,7 +22,7 @@ import numpy as np
 from bench.synth import NAMES, vocabulary, word_probabilities
 from core.app.assistant import Assistant
 from core.app.engine import Engine
-from core.app.jobs import JobQueue
+from core.app.jobs import JobQueue, SourceJob
 from core.settings import Settings
 
 
@@ -126,17 +126,7 @@ async def main(mb: int, embed_seconds: float, model_path: Path, web: bool = True
     async with await Engine.open(settings) as engine:
         jobs = JobQueue(engine, {"bench": channel})
         assistant = Assistant(engine, jobs)
-        await jobs.submit(
-            "source",
-            {
-                "platform": "bench",
-                "chat": "1",
-                "status": None,
-                "file": str(export),
-                "name": export.name,
-                "media": "document",
-            },
-        )
+        await jobs.submit(SourceJob(platform="bench", chat="1", file=str(export), name=export.name))
         view = None
         if web:
             from bot.web.server import WebView

@@ -1,8 +1,10 @@
-"""The `biomd` command: a thin layer over `Engine`. Errors become messages only here."""
+"""The `biomd` command, every subcommand of it: a thin layer over the engine's services.
+Errors become messages only here, in one place (`Commands.invoke`)."""
 
 from __future__ import annotations
 
 import asyncio
+import getpass
 import json
 import logging
 import sys
@@ -22,9 +24,10 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from typer.core import TyperGroup
 
 from core.app.engine import Engine
-from core.app.replies import search_reply
+from core.app.replies import search_reply, turn_summary, turn_totals
 from core.biographer.turn import TurnResult
 from core.errors import BiomdError, EmbeddingError
 from core.ingest.pipeline import IngestResult
@@ -32,7 +35,24 @@ from core.retrieval.search import MODES, Hit
 from core.settings import Settings
 from core.storage.reading import SetAside
 
+
+class Commands(TyperGroup):
+    """Every command, with one error handler: a biomd error is its message and exit status
+    1; Ctrl-C says how to go on and exits 130."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's own (vendored) click Context
+        try:
+            return super().invoke(ctx)
+        except BiomdError as exc:
+            err.print(f"[red]error:[/red] {exc.user_message}")
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            err.print("Stopped. Run the same command again to continue where it left off.")
+            raise typer.Exit(130) from None
+
+
 app = typer.Typer(
+    cls=Commands,
     help="biomd: your life's sources in one SQLite file, searchable, and one cited bio.md.",
     no_args_is_help=True,
     add_completion=False,
@@ -56,23 +76,13 @@ def _main(
 
 
 def _run(work: Callable[[Engine], Awaitable[T]], *, check_model: bool = True) -> T:
-    """Open the engine, run `work`, close it; a biomd error becomes a message and exit 1."""
+    """Open the engine, run `work`, close it."""
 
     async def go() -> T:
-        engine = await Engine.open(_state["settings"], check_model=check_model)
-        try:
+        async with await Engine.open(_state["settings"], check_model=check_model) as engine:
             return await work(engine)
-        finally:
-            await engine.close()
 
-    try:
-        return asyncio.run(go())
-    except BiomdError as exc:
-        err.print(f"[red]error:[/red] {exc.user_message}")
-        raise typer.Exit(1) from None
-    except KeyboardInterrupt:
-        err.print("Stopped. Run the same command again to continue where it left off.")
-        raise typer.Exit(130) from None
+    return asyncio.run(go())
 
 
 def _progress(transient: bool = True) -> Progress:
@@ -176,26 +186,10 @@ async def _show_step(kind: str, detail: str) -> None:
 
 
 def _summary(results: list[TurnResult]) -> None:
-    """Every turn's report with what it really did; after a reading, one block per source."""
-    if not results:
-        return
-    for r in results:
-        if len(results) > 1 or r.mode == "reading":
-            head = f"Source #{r.document_id}: " if r.document_id else ""
-            out.print(f"{head}{r.outcome}", markup=False, style="bold")
-        out.print(r.report, markup=False)
-        if len(results) == 1 and r.mode != "reading" and (r.edits or r.refused):
-            out.print(f"bio.md: {r.outcome}", markup=False, style="dim")
-    changed = list(dict.fromkeys(s for r in results for s in r.sections_changed))
-    cost = sum(r.cost_usd for r in results)
-    steps = sum(r.steps for r in results)
-    tokens = sum(r.prompt_tokens + r.completion_tokens for r in results)
-    where = f"; bio.md sections changed: {', '.join(changed)}" if changed else ""
-    out.print(
-        f"({len(results)} turn(s), {steps} model calls, {tokens:,} tokens, ${cost:.4f}{where})",
-        markup=False,
-        style="dim",
-    )
+    """Every turn's report with what it really did (as the bots say it), then the cost."""
+    if results:
+        out.print(turn_summary(results, hints=False), markup=False)
+        out.print(turn_totals(results), markup=False, style="dim")
 
 
 @app.command()
@@ -205,7 +199,8 @@ def ask(question: Annotated[str, typer.Argument(help="Anything about your life."
 
     async def work(engine: Engine) -> TurnResult | str:
         if not engine.biography.configured:
-            return search_reply(await engine.sources.search(question, limit=4), question)
+            hits = await engine.sources.search(question, limit=4)
+            return search_reply(hits, question, engine.biography.missing)
         return await engine.biography.ask(question, on_step=_show_step)
 
     result = _run(work)
@@ -463,11 +458,7 @@ def export_backup(
     from core.storage.backup import export
 
     settings = _state["settings"]
-    try:
-        summary = export(settings.data_dir, target)
-    except BiomdError as exc:
-        err.print(f"[red]error:[/red] {exc.user_message}")
-        raise typer.Exit(1) from None
+    summary = export(settings.data_dir, target)
     out.print(
         f"Wrote {target}: {summary.documents:,} sources, {summary.raw_files:,} raw files, "
         f"{summary.revisions:,} revisions of bio.md, {_mb(summary.bytes)}.",
@@ -483,16 +474,120 @@ def import_backup(
     from core.storage.backup import restore
 
     settings = _state["settings"]
-    try:
-        summary = restore(archive, settings.data_dir)
-    except BiomdError as exc:
-        err.print(f"[red]error:[/red] {exc.user_message}")
-        raise typer.Exit(1) from None
+    summary = restore(archive, settings.data_dir)
     out.print(
         f"Restored {summary.documents:,} sources, {summary.raw_files:,} raw files and "
         f"{summary.revisions:,} revisions of bio.md into {settings.data_dir}.",
         markup=False,
     )
+
+
+@app.command(name="run")
+def run_bot(
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the web view in the browser.")
+    ] = False,
+) -> None:
+    """Start the Telegram and/or Discord bot and the web view; with no bot configured, a
+    terminal session (and the web view) over a sample life."""
+    from bot.runner import configured_platforms, run
+
+    settings = _state["settings"]
+    if not configured_platforms(settings):
+        from bot.terminal import open_sample_session
+
+        out.print(NO_BOT_YET, markup=False)
+        open_sample_session(settings, open_browser=open_browser)
+        return
+    run(settings, open_browser=open_browser)
+
+
+@app.command()
+def web(
+    open_browser: Annotated[bool, typer.Option("--open", help="Open it in the browser.")] = False,
+) -> None:
+    """Serve the web view alone (with the job worker), over your own data."""
+    from bot.runner import run
+
+    run(_state["settings"], web_only=True, open_browser=open_browser)
+
+
+@app.command()
+def mcp(
+    allow_notes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-notes", help="Add the remember(note) tool, which keeps a note as a source."
+        ),
+    ] = False,
+) -> None:
+    """Serve your memory to other assistants (Claude, Codex, Cursor…) over MCP on stdio.
+    Read-only unless --allow-notes."""
+    from bot.mcp_server import run_stdio
+
+    run_stdio(_state["settings"], allow_notes)
+
+
+@app.command()
+def chat(
+    sample: Annotated[
+        bool, typer.Option("--sample", help="Over the bundled sample life, not your data.")
+    ] = False,
+) -> None:
+    """Talk to the biographer in the terminal, as you would to the bot."""
+    from bot.terminal import open_sample_session, open_session
+
+    (open_sample_session if sample else open_session)(_state["settings"])
+
+
+@app.command()
+def setup(
+    env_file: Annotated[Path, typer.Option("--env-file", help="The .env to write.")] = Path(".env"),
+) -> None:
+    """A friendly walk-through that writes .env: language model, Telegram, Discord, schedule."""
+    from bot.setup import Wizard
+
+    class Terminal:
+        def ask(self, question: str, default: str = "", secret: bool = False) -> str:
+            try:
+                if secret and sys.stdin.isatty():  # typed keys are not shown on screen
+                    return getpass.getpass(f"{question}: ").strip()
+                answer = input(f"{question}{f' [{default}]' if default else ''}: ").strip()
+            except EOFError:
+                return default
+            return answer or default
+
+        def say(self, text: str) -> None:
+            out.print(text, markup=False, highlight=False)
+
+    wizard = Wizard(_state["settings"], Terminal())
+    try:
+        asyncio.run(wizard.run(env_file, template=Path(".env.example")))
+    except KeyboardInterrupt:
+        err.print("\nStopped; .env was not changed.")
+        raise typer.Exit(130) from None
+
+
+@app.command()
+def doctor(
+    offline: Annotated[
+        bool, typer.Option("--offline", help="Skip the checks that need the network.")
+    ] = False,
+    env_file: Annotated[Path, typer.Option("--env-file")] = Path(".env"),
+) -> None:
+    """Check configuration, models, data dir, store, LLM, bot tokens and schedule."""
+    from bot.doctor import FAIL, examine, render
+
+    findings = asyncio.run(examine(_state["settings"], env_file, network=not offline))
+    out.print(render(findings), markup=False, highlight=False)
+    if any(f.status == FAIL for f in findings):
+        raise typer.Exit(1)
+
+
+NO_BOT_YET = (
+    "No Telegram or Discord bot is configured yet, so here is biomd in your terminal with a "
+    "sample life. `biomd setup` sets up your own private bot."
+)
 
 
 def main() -> None:

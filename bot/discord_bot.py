@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 import discord
 
-from core.app.assistant import COMMANDS, Assistant, Incoming
+from core.app.assistant import Assistant, Incoming, commands
 from core.app.replies import DISCORD_LIMIT
 from core.errors import BiomdError, PlatformUnavailable
 from core.settings import Settings
@@ -25,7 +25,7 @@ from core.settings import Settings
 log = logging.getLogger(__name__)
 
 _AUDIO = (".ogg", ".oga", ".opus", ".m4a", ".mp3", ".wav", ".webm")
-_COMMANDS = {name for name, _ in COMMANDS}
+_COMMANDS = {c.name for c in commands()}
 READY_WAIT_S = 60
 
 
@@ -46,6 +46,7 @@ class DiscordChannel:
 
     platform = "discord"
     max_length = DISCORD_LIMIT
+    local = False
 
     def __init__(self, client: discord.Client) -> None:
         self.client = client

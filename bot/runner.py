@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from core.app.assistant import Assistant
 from core.app.channels import Channel
 from core.app.engine import Engine
-from core.app.jobs import JobQueue
+from core.app.jobs import JobQueue, ReadJob
 from core.errors import ConfigError, PlatformUnavailable
 from core.retrieval.embedding import Embedder
 from core.settings import Settings
@@ -158,7 +158,7 @@ class BotApp:
 
     async def read_pending(self) -> None:
         if await self.engine.biography.pending():
-            await self.jobs.submit("read", {})
+            await self.jobs.submit(ReadJob())
 
     async def stop(self) -> None:
         log.info("stopping")

@@ -26,7 +26,7 @@ from telegram.ext import (
     filters,
 )
 
-from core.app.assistant import COMMANDS, Assistant, Incoming
+from core.app.assistant import Assistant, Incoming, commands
 from core.app.replies import TELEGRAM_LIMIT
 from core.errors import BiomdError, PlatformUnavailable
 from core.settings import Settings
@@ -59,6 +59,7 @@ class TelegramChannel:
 
     platform = "telegram"
     max_length = TELEGRAM_LIMIT
+    local = False
 
     def __init__(self, application: Application) -> None:  # type: ignore[type-arg]
         self.app = application
@@ -169,7 +170,7 @@ class TelegramBot:
     def _register(self) -> None:
         app = self.app
         app.add_handler(TypeHandler(Update, self._gatekeeper), group=-1)
-        app.add_handler(CommandHandler([name for name, _ in COMMANDS], self._command))
+        app.add_handler(CommandHandler([c.name for c in commands()], self._command))
         media = (
             filters.Document.ALL
             | filters.PHOTO
@@ -260,7 +261,9 @@ class TelegramBot:
             try:
                 with reachable():
                     await self.app.initialize()
-                    await self.app.bot.set_my_commands([BotCommand(n, d) for n, d in COMMANDS])
+                    await self.app.bot.set_my_commands(
+                        [BotCommand(c.name, c.help) for c in commands()]
+                    )
                 break
             except PlatformUnavailable as exc:
                 log.warning("%s; trying again in %.0f s", exc.user_message, delay)

@@ -22,11 +22,10 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 
 from core import sample
-from core.app.assistant import Assistant, Incoming
+from core.app.assistant import Assistant, commands
 from core.app.engine import Engine
-from core.app.jobs import JobQueue
+from core.app.jobs import JobQueue, ReadJob
 from core.errors import BiomdError
-from core.ingest.pipeline import walk_files
 from core.settings import Settings
 from core.storage.database import ensure_private_dir
 
@@ -43,6 +42,7 @@ class TerminalChannel:
 
     platform = "terminal"
     max_length = 1_000_000
+    local = True
 
     def __init__(self, console: Console, prompt: Callable[[], str | None] = lambda: None):
         self.console = console
@@ -165,31 +165,13 @@ class TerminalSession:
         command = command.lower()
         if command in ("quit", "exit", "q"):
             return False
-        try:
-            if command == "ingest":
-                await self.ingest(args.strip())
-            elif command == "answer":
-                qid, _, text = args.strip().partition(" ")
-                if not qid or not text.strip():
-                    raise BiomdError("Answer which question? For example /answer Q3 your answer.")
-                await self.assistant.answer(self.channel, CHAT, qid.upper(), text.strip())
-            elif command == "wait":
-                await self.wait_for_jobs()
-            elif command in ("help", "start"):
-                await self.channel.send(CHAT, TERMINAL_HELP)
-            else:
-                await self.assistant.on_command(self.channel, CHAT, command, args)
-        except BiomdError as exc:
-            await self.channel.send(CHAT, exc.user_message)
+        if command == "wait":
+            await self.wait_for_jobs()
+        elif command in ("help", "start"):
+            await self.channel.send(CHAT, TERMINAL_HELP)
+        else:
+            await self.assistant.on_command(self.channel, CHAT, command, args)
         return True
-
-    async def ingest(self, arg: str) -> None:
-        """Queue a file, or every file in a folder, as if it had been sent to the bot."""
-        if not arg:
-            raise BiomdError("Ingest what? For example /ingest ~/Documents/journal")
-        for file, name in await asyncio.to_thread(files_at, arg):
-            media = "audio" if file.suffix.lower() in AUDIO else "document"
-            await self.assistant.on_file(self.channel, CHAT, Incoming(str(file), name, media))
 
     async def wait_for_jobs(self, poll_s: float = 0.2) -> None:
         """Until the queue is empty and nothing is running (scripts and tests)."""
@@ -197,16 +179,6 @@ class TerminalSession:
             if not (await self.jobs.waiting() or self.jobs.running):
                 return
             await asyncio.sleep(poll_s)
-
-
-def files_at(arg: str) -> list[tuple[Path, str]]:
-    """The file named, or every file under the folder named, with the names to give them."""
-    path = Path(arg.strip("'\"")).expanduser().resolve()
-    if not path.exists():
-        raise BiomdError(f"{path}: no such file or folder.")
-    if path.is_dir():
-        return [(p, str(p.relative_to(path))) for p in walk_files(path)]
-    return [(path, path.name)]
 
 
 def open_session(settings: Settings) -> None:
@@ -245,7 +217,7 @@ def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
             session = TerminalSession(engine, console)
             if engine.biography.configured:
                 greeting = READING if await engine.biography.pending() else ""
-                await session.jobs.submit("read", {"platform": "terminal", "chat": CHAT})
+                await session.jobs.submit(ReadJob(platform="terminal", chat=CHAT))
             else:
                 greeting = NO_LLM
             greeting = "\n\n".join(x for x in (greeting, TERMINAL_HELP, sample.TRY) if x)
@@ -343,8 +315,13 @@ async def load_sample(engine: Engine, console: Console) -> None:
 
 
 TERMINAL_HELP = (
-    "Ask anything in plain words. Commands: /bio, /timeline, /questions, /answer Q1 text, "
-    "/ingest PATH, /search words, /source 3, /sources, /status, /help, /quit."
+    "Ask anything in plain words. Commands: "
+    + ", ".join(
+        c.help.split(": ", 1)[1] if ": " in c.help else f"/{c.name}"
+        for c in commands(local=True)
+        if c.name != "start"
+    )
+    + ", /quit."
 )
 HELLO_OWN = "biomd, in your terminal. " + TERMINAL_HELP
 READING = (

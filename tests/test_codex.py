@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner
 
+from bot.cli import app
 from core.app.engine import Engine
 from core.biographer.prompts import BUDGET_SPENT
 from core.errors import LLMError
@@ -21,6 +23,7 @@ from tests.conftest import make_settings
 from tests.db import one, rows
 from tests.fake_responses import FakeResponses, call, outputs, say
 from tests.media_fixtures import jpeg_with_exif
+from tests.models import MINILM_NAME
 from tests.samples import add_sources
 
 CODEX = codex_bin()
@@ -234,6 +237,23 @@ async def test_a_missing_binary_says_how_to_install_it(
         assert not engine.biography.configured
         with pytest.raises(LLMError, match="npm i -g @openai/codex"):
             engine.biography.model()
+
+
+def test_asked_without_the_codex_cli_biomd_says_how_to_install_it_not_to_set_a_model_up(
+    tmp_path: Path, minilm_path: Path
+) -> None:
+    env = {
+        "BIOMD_DATA_DIR": str(tmp_path / "data"),
+        "BIOMD_EMBED_MODEL": MINILM_NAME,
+        "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
+        "BIOMD_LLM_BACKEND": "codex",
+        "BIOMD_CODEX_BIN": "/nowhere/codex",
+    }
+    said = CliRunner().invoke(app, ["ask", "Where is the kiln?"], env=env)
+    assert said.exit_code == 0, said.output
+    assert "the Codex CLI (/nowhere/codex) was not found" in said.output
+    assert "npm i -g @openai/codex" in said.output and "codex login" in said.output
+    assert "No language model is configured" not in said.output, "Codex is configured"
 
 
 async def test_a_photo_is_described_by_codex_with_the_image_attached(

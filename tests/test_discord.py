@@ -13,7 +13,7 @@ import pytest
 
 from bot.runner import BotApp
 from core.app.engine import Engine
-from core.app.jobs import JobQueue
+from core.app.jobs import JobQueue, SourceJob
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.db import one
@@ -149,15 +149,10 @@ async def test_a_job_queued_before_a_restart_is_finished(
             settings = settings_for(tmp_path, minilm_path, llm)
             url = dc.add_file("diary.txt", b"Grace's diary: kiln fired at 1240C today.")
             async with await Engine.open(settings, embedder) as engine:
-                payload = {
-                    "platform": "discord",
-                    "chat": dc.dm_channel(OWNER),
-                    "status": None,
-                    "file": url,
-                    "name": "diary.txt",
-                    "media": "document",
-                }
-                await JobQueue(engine, {}).submit("source", payload)
+                payload = SourceJob(
+                    platform="discord", chat=dc.dm_channel(OWNER), file=url, name="diary.txt"
+                )
+                await JobQueue(engine, {}).submit(payload)
             llm.default_reply = "Read the diary."
             app = BotApp(settings, embedder)
             await app.start()

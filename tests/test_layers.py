@@ -198,3 +198,36 @@ def test_only_storage_opens_a_database_or_reaches_for_its_connection() -> None:
 def test_the_top_of_core_holds_only_the_base_and_packages() -> None:
     loose = {p.stem for p in ROOT.joinpath("core").glob("*.py")} - {"__init__"}
     assert loose == {"settings", "errors", "redact"}
+
+
+ENGINE_API = {
+    "settings",
+    "sources",
+    "biography",
+    "profile",
+    "questions",
+    "answers",
+    "usage",
+    "pictures",
+    "outbox",
+    "open",
+    "close",
+}
+"""The engine's services: what front-ends call (core/app/engine.py says what each is)."""
+
+
+def test_front_ends_call_the_engines_services_and_never_reach_into_its_wiring() -> None:
+    reached = []
+    for path in sources():
+        if not module_name(path).startswith("bot"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Attribute):
+                continue
+            owner = node.value
+            name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+            if name.endswith("engine") and node.attr not in ENGINE_API:
+                reached.append(f"{module_name(path)}: {name}.{node.attr}")
+            if node.attr == "store":
+                reached.append(f"{module_name(path)}: .store")
+    assert reached == []

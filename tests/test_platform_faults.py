@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-import core.app.jobs
+import core.app.jobs.queue
 from bot.runner import BotApp
+from core.app.jobs import SourceJob
 from tests.conftest import make_settings
 from tests.db import one, rows
 from tests.fake_discord import fake_discord
@@ -41,7 +42,7 @@ def local_source(tmp_path: Path, name: str, text: str) -> str:
 
 @pytest.fixture(autouse=True)
 def quick_platform_retry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.app.jobs, "PLATFORM_RETRY_S", 1)
+    monkeypatch.setattr(core.app.jobs.queue, "PLATFORM_RETRY_S", 1)
 
 
 async def test_telegram_going_away_and_coming_back_loses_nothing(
@@ -66,12 +67,12 @@ async def test_telegram_going_away_and_coming_back_loses_nothing(
                 tg.outage = True
                 await tg.wait_for(lambda: "getUpdates" in tg.refused)
                 meta = tg.add_file("F1", b"Grace's diary: the kiln cracked again.", "d/f1.txt")
-                chat = {"platform": "telegram", "chat": str(OWNER), "status": None}
+                chat = {"platform": "telegram", "chat": str(OWNER)}
                 download = await app.jobs.submit(
-                    "source", chat | {"file": meta["file_id"], "name": "diary.txt"}
+                    SourceJob(**chat, file=meta["file_id"], name="diary.txt")
                 )
                 path = local_source(tmp_path, "letter.txt", LETTER)
-                await app.jobs.submit("source", chat | {"path": path, "name": "letter.txt"})
+                await app.jobs.submit(SourceJob(**chat, path=path, name="letter.txt"))
                 tg.push(OWNER, text="/sources")  # Telegram holds it until the bot polls again
                 await until(lambda: _waiting(app))
                 row = one(
@@ -117,8 +118,9 @@ async def test_discord_dropping_the_gateway_and_rest_reconnects_and_loses_nothin
             try:
                 await dc.go_down()
                 path = local_source(tmp_path, "letter.txt", LETTER)
-                chat = {"platform": "discord", "chat": dm, "status": None}
-                await app.jobs.submit("source", chat | {"path": path, "name": "letter.txt"})
+                await app.jobs.submit(
+                    SourceJob(platform="discord", chat=dm, path=path, name="letter.txt")
+                )
                 await until(lambda: _waiting(app))
                 await app.flush_outbox()
                 assert await app.engine.outbox.waiting() > 0, "still down: still kept"

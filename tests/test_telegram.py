@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ import pytest
 
 from bot.runner import BotApp
 from core.app.engine import Engine
-from core.app.jobs import JobQueue
+from core.app.jobs import JobQueue, SourceJob
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.db import one, rows, write
@@ -179,16 +179,11 @@ async def test_a_job_queued_before_a_restart_is_finished(
             )
             async with await Engine.open(settings, embedder) as engine:
                 queue = JobQueue(engine, {})
-                payload = {
-                    "platform": "telegram",
-                    "chat": str(OWNER),
-                    "status": None,
-                    "file": meta["file_id"],
-                    "name": "diary.txt",
-                    "media": "document",
-                }
-                await queue.submit("source", payload)
-                crashed = await queue.submit("source", payload | {"name": "again.txt"})
+                payload = SourceJob(
+                    platform="telegram", chat=str(OWNER), file=meta["file_id"], name="diary.txt"
+                )
+                await queue.submit(payload)
+                crashed = await queue.submit(replace(payload, name="again.txt"))
                 write(
                     settings.db_path,
                     ("UPDATE jobs SET status = 'running' WHERE id = ?", (crashed,)),

@@ -88,7 +88,7 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     # /ingest works like forwarding a file to the bot, and the note is then searchable
     assert "my-note.md: queued" in out and "#11 my-note.md" in out
     assert "Nothing is known yet" in out and "People & relationships" in out  # /bio
-    assert "writes bio.md as it reads your sources, and none is configured yet" in out
+    assert "writes bio.md as it reads your sources, so it is still empty" in out
     assert note.exists(), "the owner's own file is copied, never moved"
     assert (tmp_path / "data-sample" / "biomd.sqlite3").exists()
     own = tmp_path / "data"

@@ -1,6 +1,8 @@
-"""The web view over a real port: every page and action, and every way in that must stay
-shut (no token, a wrong one, a foreign Host, a cross-site POST, XSS in names, text and
-bio.md, a path-traversal upload name, an oversized upload)."""
+"""The web view: every page and action, and every way in that must stay shut (no token, a
+wrong one, a foreign Host, a cross-site POST, XSS in names, text and bio.md, a
+path-traversal upload name, an oversized upload). In-process, through httpx's ASGI transport,
+where the socket isn't the point; over a real port where it is (serving, the events stream,
+a port that is taken)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
+from bot.web.app import create_app
+from bot.web.security import allowed_hosts
 from bot.web.server import WebView, bind
 from core.app.assistant import Assistant
 from core.app.engine import Engine
@@ -38,44 +42,75 @@ class Site:
     llm: FakeLLM
     client: httpx.AsyncClient  # signed in
     base: str
+    transport: httpx.AsyncBaseTransport | None = None  # the app itself, in-process
 
     @property
     def csrf(self) -> dict[str, str]:
         return {"X-CSRF-Token": self.view.keys.csrf, "Origin": self.base}
 
+    def stranger(self) -> httpx.AsyncClient:
+        """A client that has not signed in."""
+        return httpx.AsyncClient(base_url=self.base, transport=self.transport)
+
     async def rows(self, table: str) -> int:
         return int(one(self.engine.settings.db_path, f"SELECT COUNT(*) FROM {table}")[0])
+
+
+@contextlib.asynccontextmanager
+async def serving(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object, live: bool
+) -> AsyncIterator[Site]:
+    """The web view over a fresh data dir, with the job worker running: on a real port when
+    `live`, else in-process."""
+    settings = llm_settings(tmp_path, minilm_path, llm, web_port=0, web_max_upload_mb=1)
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        jobs = JobQueue(engine, {})
+        view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
+        transport = None
+        if live:
+            await view.start()
+        else:
+            view.port = 8765
+            app = create_app(view.web, allowed_hosts("127.0.0.1", view.port))
+            transport = httpx.ASGITransport(app=app)
+        worker = asyncio.create_task(jobs.run())
+        base = f"http://127.0.0.1:{view.port}"
+        async with httpx.AsyncClient(base_url=base, timeout=30, transport=transport) as client:
+            signed = await client.get(f"/?token={view.keys.token}", follow_redirects=True)
+            assert signed.status_code == 200
+            try:
+                yield Site(engine, view, jobs, llm, client, base, transport)
+            finally:
+                worker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await worker
+                if live:
+                    await view.stop()
 
 
 @pytest.fixture
 async def site(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
 ) -> AsyncIterator[Site]:
-    settings = llm_settings(tmp_path, minilm_path, llm, web_port=0, web_max_upload_mb=1)
-    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        jobs = JobQueue(engine, {})
-        view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
-        await view.start()
-        worker = asyncio.create_task(jobs.run())
-        base = f"http://127.0.0.1:{view.port}"
-        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
-            signed = await client.get(f"/?token={view.keys.token}", follow_redirects=True)
-            assert signed.status_code == 200
-            try:
-                yield Site(engine, view, jobs, llm, client, base)
-            finally:
-                worker.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await worker
-                await view.stop()
+    async with serving(tmp_path, minilm_path, llm, embedder, live=False) as s:
+        yield s
+
+
+@pytest.fixture
+async def live(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
+) -> AsyncIterator[Site]:
+    async with serving(tmp_path, minilm_path, llm, embedder, live=True) as s:
+        yield s
 
 
 # -- getting in ------------------------------------------------------------------------------
 
 
 async def test_the_token_is_exchanged_for_a_strict_cookie_and_leaves_the_address(
-    site: Site,
+    live: Site,
 ) -> None:
+    site = live
     token_file = site.engine.settings.data_dir / "web-token"
     assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
     assert token_file.read_text().strip() == site.view.keys.token
@@ -95,7 +130,7 @@ async def test_the_token_is_exchanged_for_a_strict_cookie_and_leaves_the_address
 )
 async def test_without_the_token_nothing_is_shown(site: Site, path: str) -> None:
     await add_sources(site.engine, ["Secret diary: I buried the treasure under the oak."])
-    async with httpx.AsyncClient(base_url=site.base) as stranger:
+    async with site.stranger() as stranger:
         wrong = "token=wrong-token-wrong-token-wrong-token-wrong"
         for url in (path, path + ("&" if "?" in path else "?") + wrong):
             r = await stranger.get(url)
@@ -173,24 +208,21 @@ async def test_script_in_a_source_name_its_text_and_bio_md_never_runs(site: Site
 async def test_uploads_stream_to_the_data_dir_and_are_ingested_with_live_progress(
     site: Site,
 ) -> None:
-    events: list[dict[str, Any]] = []
-    listener = asyncio.create_task(_listen(site, events))
-    await asyncio.sleep(0.2)
     r = await site.client.put(
         "/upload?name=../../../etc/passwd",
         content=b"Grace moved to Westport in 2020.",
         headers=site.csrf,
     )
     assert r.status_code == 202 and r.json()["name"] == "passwd"
+    events = site.view.hub.recent  # what every open page was sent, newest last
     await wait_until(
-        lambda: any("done" in str(e.get("text")) for e in events),
-        lambda: [str(e) for e in events],
+        lambda: any("done" in str(e.get("text")) for e in events()),
+        lambda: [str(e) for e in events()],
         30,
     )
-    listener.cancel()
     (doc,) = await site.engine.sources.all()
     assert doc.name == "passwd" and doc.status == "ready"
-    statuses = [e["text"] for e in events if e["type"] == "status"]
+    statuses = [e["text"] for e in events("status")]
     assert any(s.startswith("passwd: indexing") or "converting" in s for s in statuses), statuses
     assert not list((site.engine.settings.data_dir / "uploads").iterdir()), "moved to the inbox"
 
@@ -327,13 +359,15 @@ async def test_questions_are_answered_inline_and_dismissed(site: Site) -> None:
 
 
 async def test_the_chat_streams_its_steps_and_the_answer_joins_the_chat_tail(
-    site: Site,
+    live: Site,
 ) -> None:
+    site = live
     await add_sources(site.engine, ["Moved to Lisbon in February 2021."])
     site.llm.reply_with(tool_reply(("search", {"query": "Lisbon move"})), "In 2021 [#1].")
     events: list[dict[str, Any]] = []
-    listener = asyncio.create_task(_listen(site, events))
-    await asyncio.sleep(0.2)
+    listening = asyncio.Event()
+    listener = asyncio.create_task(_listen(site, events, listening))
+    await listening.wait()
     r = await site.client.post("/chat", json={"text": "When did I move?"}, headers=site.csrf)
     assert r.status_code == 202
     await wait_until(
@@ -350,14 +384,17 @@ async def test_the_chat_streams_its_steps_and_the_answer_joins_the_chat_tail(
     assert "When did I move?" in chat and "In 2021" in chat
 
 
-async def test_a_port_that_is_taken_is_a_clear_error(site: Site) -> None:
-    with pytest.raises(ConfigError, match=f"port {site.view.port} is taken"):
-        bind("127.0.0.1", site.view.port)
+async def test_a_port_that_is_taken_is_a_clear_error(live: Site) -> None:
+    with pytest.raises(ConfigError, match=f"port {live.view.port} is taken"):
+        bind("127.0.0.1", live.view.port)
 
 
-async def _listen(site: Site, into: list[dict[str, Any]]) -> None:
+async def _listen(site: Site, into: list[dict[str, Any]], listening: asyncio.Event) -> None:
+    """The page's events stream, as a browser reads it; `listening` is set once it is open."""
     async with site.client.stream("GET", "/events") as stream:
         async for line in stream.aiter_lines():
+            if line.startswith("retry:"):
+                listening.set()
             if line.startswith("data: "):
                 into.append(json.loads(line[6:]))
 

@@ -59,6 +59,7 @@ class WebChannel:
 
     platform = PLATFORM
     max_length = 1_000_000
+    local = False
 
     def __init__(self, hub: Hub, uploads: Path) -> None:
         self.hub = hub

@@ -15,7 +15,8 @@ from typing import Any
 import uvicorn
 
 from bot.mcp_server import http_app
-from bot.web.app import Web, create_app
+from bot.web.app import create_app
+from bot.web.context import Web
 from bot.web.hub import Hub, WebChannel
 from bot.web.security import Keys, allowed_hosts, load_token
 from core.app.assistant import Assistant

@@ -1,72 +1,30 @@
 """What the owner can do from a chat app, independent of the app: the adapters turn platform
-events into these calls and implement `Channel` for the replies."""
+events into these calls and implement `Channel` for the replies. The commands are one table,
+`COMMANDS` (name, help, handler), which the bots' menus, the terminal and /help all read."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from core.app.channels import Channel
 from core.app.engine import Engine
-from core.app.jobs import JobQueue
+from core.app.jobs import AnswerJob, ConsolidateJob, JobQueue, SourceJob
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
-from core.app.replies import search_reply, snippet, with_source_hint
-from core.biographer.profile_text import section
+from core.app.replies import search_reply, snippet, status_text, with_source_hint
+from core.app.status import gather as gather_status
+from core.biographer.profile_text import Question, section
 from core.biographer.questions import question_text
 from core.biographer.turn import StepFn
 from core.errors import BiomdError, LLMNotConfigured, PlatformUnavailable
+from core.ingest.pipeline import walk_files
 
 log = logging.getLogger(__name__)
 
-COMMANDS: list[tuple[str, str]] = [
-    ("start", "What I am and how to use me"),
-    ("help", "Everything I can do"),
-    ("bio", "Your bio.md, as a file"),
-    ("timeline", "The timeline of your life so far, as a picture"),
-    ("people", "The people in your life, by year"),
-    ("questions", "Open questions (reply to one to answer it)"),
-    ("search", "Search your sources: /search words"),
-    ("source", "Open a source: /source 12"),
-    ("sources", "The latest sources"),
-    ("forget", "Delete a source everywhere: /forget 12"),
-    ("undo", "Revert the biographer's last edits"),
-    ("consolidate", "Tidy bio.md, losing nothing"),
-    ("status", "Corpus, queue and today's spend"),
-    ("cost", "Tokens and spend"),
-]
-
-HELP = "\n".join(
-    [
-        "I'm your biographer. I keep bio.md, one cited profile of your life, built from what "
-        "you send me.",
-        "",
-        "• Forward files and exports (WhatsApp, Telegram, Instagram, Messenger, iMessage, "
-        "Discord, ChatGPT, Claude, email, PDFs, documents, photos, audio, video). I read them "
-        "and tell you what I learned.",
-        "• Send a voice note: I transcribe it on this computer and keep it as a journal entry.",
-        "• Ask me anything about your life in plain text; my answers cite sources like [#12], "
-        "which /source 12 opens.",
-        "• I send you a question now and then. Reply to it (text or voice) to answer.",
-        "",
-        "Commands: " + " ".join(f"/{name}" for name, _ in COMMANDS[2:]),
-    ]
-)
-
-
-NO_LLM_TIMELINE = (
-    "The timeline in bio.md is written by the biographer, and no language model is "
-    "configured yet. Meanwhile, here is what each source covers, by date"
-)
-NO_LLM_BIO = (
-    "The biographer (a language model) writes bio.md as it reads your sources, and none is "
-    "configured yet, so it is still empty. `biomd setup` connects one."
-)
-NO_LLM_QUESTIONS = (
-    "Open questions come from the biographer's reading, and no language model is configured "
-    "yet, so there are none. `biomd setup` connects one."
-)
 SEARCH_INSTEAD_HITS = 4
 TIMELINE_SOURCES = 50
 
@@ -82,7 +40,7 @@ class Incoming:
 
 
 class Assistant:
-    def __init__(self, engine: Engine, jobs: JobQueue, max_download: int | None = None) -> None:
+    def __init__(self, engine: Engine, jobs: JobQueue) -> None:
         self.engine = engine
         self.jobs = jobs
 
@@ -119,20 +77,13 @@ class Assistant:
         """The owner's answer to open question `qid`: kept as a source and read."""
         status = await self._ack(channel, chat, f"Thanks! Taking in your answer to {qid}…")
         await self.jobs.submit(
-            "answer",
-            {
-                "platform": channel.platform,
-                "chat": chat,
-                "status": status,
-                "question": qid,
-                "text": text,
-            },
+            AnswerJob(platform=channel.platform, chat=chat, status=status, question=qid, text=text)
         )
 
     async def _search_instead(self, text: str) -> str:
         """With no language model, what hybrid search finds, cited, so retrieval is visible."""
         hits = await self.engine.sources.search(text, limit=SEARCH_INSTEAD_HITS)
-        return search_reply(hits, text)
+        return search_reply(hits, text, self.engine.biography.missing)
 
     async def on_file(
         self, channel: Channel, chat: str, incoming: Incoming, reply_to: str | None = None
@@ -145,17 +96,16 @@ class Assistant:
             ack = f"{incoming.name}: queued as your answer to {qid}"
         status = await self._ack(channel, chat, ack)
         await self.jobs.submit(
-            "source",
-            {
-                "platform": channel.platform,
-                "chat": chat,
-                "status": status,
-                "file": incoming.file_ref,
-                "name": incoming.name,
-                "media": incoming.media,
-                "echo": voice,
-                "question": qid if voice else None,
-            },
+            SourceJob(
+                platform=channel.platform,
+                chat=chat,
+                status=status,
+                file=incoming.file_ref,
+                name=incoming.name,
+                media=incoming.media,
+                echo=voice,
+                question=qid if voice else None,
+            )
         )
 
     async def _question(self, channel: Channel, chat: str, reply_to: str | None) -> str | None:
@@ -178,26 +128,45 @@ class Assistant:
 
     # -- commands -------------------------------------------------------------------------
 
-    async def on_command(self, channel: Channel, chat: str, command: str, args: str) -> None:
-        handler = getattr(self, f"_cmd_{command.lower()}", None)
-        if handler is None:
-            await self._say(channel, chat, f"I don't know /{command}. /help lists what I can do.")
+    async def on_command(self, channel: Channel, chat: str, name: str, args: str) -> None:
+        """Run a command of the table, if this channel offers it."""
+        command = BY_NAME.get(name.lower())
+        if command is None or (command.local and not channel.local):
+            await self._say(channel, chat, f"I don't know /{name}. /help lists what I can do.")
             return
         try:
-            await handler(channel, chat, args.strip())
+            await command.run(self, channel, chat, args.strip())
         except BiomdError as exc:
             await self._say(channel, chat, exc.user_message)
 
-    async def _cmd_start(self, channel: Channel, chat: str, args: str) -> None:
-        await self._say(channel, chat, HELP)
+    async def _cmd_help(self, channel: Channel, chat: str, args: str) -> None:
+        await self._say(channel, chat, help_text(channel.local))
 
-    _cmd_help = _cmd_start
+    async def _cmd_answer(self, channel: Channel, chat: str, args: str) -> None:
+        qid, _, text = args.partition(" ")
+        if not qid or not text.strip():
+            raise BiomdError("Answer which question? For example /answer Q3 your answer.")
+        await self.answer(channel, chat, qid.upper(), text.strip())
+
+    async def _cmd_ingest(self, channel: Channel, chat: str, args: str) -> None:
+        """Queue a file, or every file in a folder, as if it had been sent."""
+        if not args:
+            raise BiomdError("Ingest what? For example /ingest ~/Documents/journal")
+        for file, name in await asyncio.to_thread(files_at, args):
+            media = "audio" if file.suffix.lower() in AUDIO else "document"
+            await self.on_file(channel, chat, Incoming(str(file), name, media))
 
     async def _cmd_bio(self, channel: Channel, chat: str, args: str) -> None:
         bio = await self.engine.profile.load()
         summary = section(bio, "Summary") or "(no summary yet)"
         await channel.send_file(chat, "bio.md", bio.encode("utf-8"), "Your bio.md")
-        note = "" if self.engine.biography.configured else f"\n\n{NO_LLM_BIO}"
+        biography = self.engine.biography
+        note = (
+            ""
+            if biography.configured
+            else "\n\nThe biographer (a language model) writes bio.md as it reads your sources, "
+            f"so it is still empty. {biography.missing}"
+        )
         await self._say(channel, chat, f"Summary\n\n{summary}{note}")
 
     async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
@@ -205,16 +174,14 @@ class Assistant:
         text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
         if not items and not self.engine.biography.configured:
             text = await self._sources_by_date()
-        tl = await timeline_picture.gather(self.engine.store, await self.engine.profile.load())
+        tl = await self.engine.pictures.timeline()
         if tl.years:
             png = await asyncio.to_thread(timeline_picture.render, tl, "png")
             await self._picture(channel, chat, "timeline.png", png, timeline_picture.caption(tl))
         await self._say(channel, chat, with_source_hint(text))
 
     async def _cmd_people(self, channel: Channel, chat: str, args: str) -> None:
-        people = await people_picture.gather(
-            self.engine.store, await self.engine.profile.load(), self.engine.settings.owner_list
-        )
+        people = await self.engine.pictures.people()
         if people:
             png = await asyncio.to_thread(people_picture.render, people, "png")
             await self._picture(channel, chat, "people.png", png, "People, by year")
@@ -233,7 +200,11 @@ class Assistant:
         """Without a language model, the dates the sources themselves cover."""
         docs = [d for d in await self.engine.sources.all() if d.content_start]
         docs.sort(key=lambda d: d.content_start or "")
-        head = NO_LLM_TIMELINE
+        head = (
+            "The timeline in bio.md is written by the biographer, which can't run yet "
+            f"({self.engine.biography.missing}). Meanwhile, here is what each source covers, "
+            "by date"
+        )
         if len(docs) > TIMELINE_SOURCES:
             head += f", the latest {TIMELINE_SOURCES} of {len(docs):,}"
             docs = docs[-TIMELINE_SOURCES:]
@@ -249,16 +220,16 @@ class Assistant:
         if not questions:
             none = "No open questions right now."
             if not self.engine.biography.configured:
-                none = NO_LLM_QUESTIONS
+                none = (
+                    "Open questions come from the biographer's reading, so there are none "
+                    f"yet. {self.engine.biography.missing}"
+                )
             await self._say(channel, chat, none)
             return
         for q in questions:
             await self.send_question(channel, chat, q)
 
-    async def send_question(self, channel: Channel, chat: str, q: object) -> None:
-        from core.biographer.profile_text import Question
-
-        assert isinstance(q, Question)
+    async def send_question(self, channel: Channel, chat: str, q: Question) -> None:
         message = await channel.send(chat, question_text(q))
         await self.engine.questions.sent(channel.platform, chat, message, q.id)
 
@@ -327,26 +298,10 @@ class Assistant:
 
     async def _cmd_consolidate(self, channel: Channel, chat: str, args: str) -> None:
         status = await self._ack(channel, chat, "Consolidation queued.")
-        await self.jobs.submit(
-            "consolidate", {"platform": channel.platform, "chat": chat, "status": status}
-        )
+        await self.jobs.submit(ConsolidateJob(platform=channel.platform, chat=chat, status=status))
 
     async def _cmd_status(self, channel: Channel, chat: str, args: str) -> None:
-        s = await self.engine.sources.stats()
-        waiting = await self.jobs.waiting()
-        spent = await self.engine.usage.spent_today()
-        running = self.jobs.running.values()
-        job = ", ".join(f"{j.kind} ({j.payload.get('name', '')})" for j in running) or "none"
-        unread = len(await self.engine.biography.pending())
-        await self._say(
-            channel,
-            chat,
-            f"Sources: {s.documents:,} ({s.chunks:,} chunks, "
-            f"{s.vectors_missing:,} still to embed)\n"
-            f"Queue: {waiting} waiting; running: {job}\n"
-            f"Waiting for the biographer: {unread}\n"
-            f"Spent today: ${spent:.4f}",
-        )
+        await self._say(channel, chat, status_text(await gather_status(self.engine, self.jobs)))
 
     async def _cmd_cost(self, channel: Channel, chat: str, args: str) -> None:
         await self._say(channel, chat, await self.engine.usage.text())
@@ -357,3 +312,79 @@ def _id(args: str, example: str) -> int:
         return int(args.strip().lstrip("#"))
     except ValueError:
         raise BiomdError(f"Which source? For example {example}.") from None
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command the owner can send: /name, what it does, and the Assistant method that
+    does it. A `local` one reads the owner's own files, so only the terminal offers it."""
+
+    name: str
+    help: str
+    run: Callable[[Assistant, Channel, str, str], Awaitable[None]]
+    local: bool = False
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("start", "What I am and how to use me", Assistant._cmd_help),
+    Command("help", "Everything I can do", Assistant._cmd_help),
+    Command("bio", "Your bio.md, as a file", Assistant._cmd_bio),
+    Command("timeline", "The timeline of your life so far, as a picture", Assistant._cmd_timeline),
+    Command("people", "The people in your life, by year", Assistant._cmd_people),
+    Command("questions", "Open questions (reply to one to answer it)", Assistant._cmd_questions),
+    Command("answer", "Answer an open question: /answer Q3 your answer", Assistant._cmd_answer),
+    Command("search", "Search your sources: /search words", Assistant._cmd_search),
+    Command("source", "Open a source: /source 12", Assistant._cmd_source),
+    Command("sources", "The latest sources", Assistant._cmd_sources),
+    Command("forget", "Delete a source everywhere: /forget 12", Assistant._cmd_forget),
+    Command("undo", "Revert the biographer's last edits", Assistant._cmd_undo),
+    Command("consolidate", "Tidy bio.md, losing nothing", Assistant._cmd_consolidate),
+    Command("status", "Corpus, queue and today's spend", Assistant._cmd_status),
+    Command("cost", "Tokens and spend", Assistant._cmd_cost),
+    Command(
+        "ingest",
+        "Add a file or folder from this computer: /ingest PATH",
+        Assistant._cmd_ingest,
+        local=True,
+    ),
+)
+BY_NAME = {c.name: c for c in COMMANDS}
+
+
+def commands(local: bool = False) -> list[Command]:
+    """The commands a channel offers (a local one, the terminal, offers them all)."""
+    return [c for c in COMMANDS if local or not c.local]
+
+
+def help_text(local: bool = False) -> str:
+    """/help: what biomd is, and every command the channel offers."""
+    usage = [c.help.split(": ", 1)[1] if ": " in c.help else f"/{c.name}" for c in commands(local)]
+    return "\n".join(
+        [
+            "I'm your biographer. I keep bio.md, one cited profile of your life, built from what "
+            "you send me.",
+            "",
+            "• Forward files and exports (WhatsApp, Telegram, Instagram, Messenger, iMessage, "
+            "Discord, ChatGPT, Claude, email, PDFs, documents, photos, audio, video). I read "
+            "them and tell you what I learned.",
+            "• Send a voice note: I transcribe it on this computer and keep it as a journal entry.",
+            "• Ask me anything about your life in plain text; my answers cite sources like [#12], "
+            "which /source 12 opens.",
+            "• I send you a question now and then. Reply to it (text or voice) to answer.",
+            "",
+            "Commands: " + " ".join(u for u in usage if u not in ("/start",)),
+        ]
+    )
+
+
+def files_at(arg: str) -> list[tuple[Path, str]]:
+    """The file named, or every file under the folder named, with the names to give them."""
+    path = Path(arg.strip("'\"")).expanduser().resolve()
+    if not path.exists():
+        raise BiomdError(f"{path}: no such file or folder.")
+    if path.is_dir():
+        return [(p, str(p.relative_to(path))) for p in walk_files(path)]
+    return [(path, path.name)]
+
+
+AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}

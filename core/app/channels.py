@@ -15,6 +15,7 @@ log = logging.getLogger(__name__)
 class Channel(Protocol):
     platform: str
     max_length: int
+    local: bool  # on the owner's own computer (the terminal): it may be given local paths
 
     async def send(self, chat: str, text: str) -> str:
         """Send one message (within `max_length`); its id."""

@@ -1,4 +1,6 @@
-"""Text for chat platforms: long replies split at the best boundary within a limit."""
+"""What biomd says, in one place for every front-end (bots, terminal, CLI, web): long replies
+split at the best boundary within a limit, search results as an answer, a turn's summary,
+the status and the cost, and what each job reports."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ from typing import TYPE_CHECKING
 from core.biographer.citations import in_order
 
 if TYPE_CHECKING:
+    from core.app.status import Status
+    from core.biographer.turn import TurnResult
+    from core.ingest.pipeline import IngestResult
     from core.retrieval.search import Hit
     from core.storage.usage import Totals
 
@@ -81,16 +86,17 @@ def snippet(text: str, query: str, width: int = 320) -> str:
     return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
 
 
-NO_LLM_ANSWER = (
-    "No language model is configured, so the biographer cannot answer in its own words yet "
-    "(`biomd setup` connects one). Here is what hybrid search finds, best first:"
-)
 SNIPPET_CHARS = 320
+READ_NEXT = " /bio shows it all, /timeline and /questions the parts."
 
 
-def search_reply(hits: Sequence[Hit], query: str) -> str:
-    """Search hits as an answer, cited, for when no language model is configured."""
-    lines = [NO_LLM_ANSWER]
+def search_reply(hits: Sequence[Hit], query: str, missing: str) -> str:
+    """Search hits as an answer, cited, for when the biographer can't run (`missing` says
+    why, and how to set it up)."""
+    lines = [
+        f"{missing}\nUntil then the biographer can't answer in its own words; here is what "
+        "hybrid search finds, best first:"
+    ]
     if not hits:
         lines.append("Search found nothing for that.")
     for h in hits:
@@ -116,3 +122,107 @@ def cost_text(periods: Sequence[Totals], backends: Sequence[Totals], limit: floa
     if limit is not None:
         lines.append(f"Daily limit: ${limit:.2f} (BIOMD_DAILY_SPEND_LIMIT_USD).")
     return "\n".join(lines)
+
+
+# -- a turn ---------------------------------------------------------------------------------
+
+
+def turn_summary(results: Sequence[TurnResult], hints: bool = True) -> str:
+    """What the biographer did: each turn's report and outcome (edits, refusals, whether
+    the source was read), one block per source when there were several; with `hints`, how
+    to open the sources cited (the bots' /source)."""
+    if not results:
+        return "Nothing new to read."
+    hinted = with_source_hint if hints else str
+    if len(results) == 1:
+        (r,) = results
+        shown = hinted(r.report)
+        if r.mode == "reading" or r.edits or r.refused:
+            shown += f"\n\nbio.md: {r.outcome}."
+        return shown
+    return hinted(
+        "\n\n".join(
+            f"Source #{r.document_id}: {r.outcome}.\n{r.report}" if r.document_id else r.report
+            for r in results
+        )
+    )
+
+
+def turn_totals(results: Sequence[TurnResult]) -> str:
+    """The turns' cost in one line: "(2 turn(s), 9 model calls, 12,000 tokens, $0.0100)"."""
+    changed = list(dict.fromkeys(s for r in results for s in r.sections_changed))
+    cost = sum(r.cost_usd for r in results)
+    steps = sum(r.steps for r in results)
+    tokens = sum(r.prompt_tokens + r.completion_tokens for r in results)
+    where = f"; bio.md sections changed: {', '.join(changed)}" if changed else ""
+    return f"({len(results)} turn(s), {steps} model calls, {tokens:,} tokens, ${cost:.4f}{where})"
+
+
+def finished_reading(results: Sequence[TurnResult]) -> str:
+    """The periodic reading's report: edits in all, and what could not be read."""
+    edits = sum(r.edits for r in results)
+    refused = sum(len(r.refused) for r in results)
+    changed = sorted({s for r in results for s in r.sections_changed})
+    text = f"The biographer has finished reading: {edits} edits to bio.md"
+    text += f" ({', '.join(changed)})" if changed else ""
+    text += f", {refused} refused." if refused else "."
+    unread = [r.reading for r in results if "not read" in r.reading]
+    if unread:
+        text += "\n" + "\n".join(unread)
+    return text + READ_NEXT
+
+
+# -- jobs -------------------------------------------------------------------------------------
+
+
+def not_added(result: IngestResult) -> str:
+    """A source that was not added: a duplicate, or why it could not be read."""
+    if result.status == "duplicate":
+        return f"{result.name}: I already have this (source #{result.document_id})."
+    return f"Could not read {result.error or result.name}"
+
+
+def stored_unread(name: str, why: str, later: bool = False) -> str:
+    """A source that is kept and searchable, and that the biographer could not read yet."""
+    if later:
+        return (
+            f"{name} is stored and searchable. The biographer could not read it yet, and will "
+            f"when the model answers again: {why}"
+        )
+    return f"{name} is stored and searchable. The biographer will read it once it can run: {why}"
+
+
+def answered(document_id: int, results: Sequence[TurnResult]) -> str:
+    return f"Your answer is source #{document_id}.\n\n{turn_summary(results)}"
+
+
+def answer_waits(why: str) -> str:
+    return (
+        "Your answer is stored and searchable. The biographer could not take it in yet, and "
+        f"will when the model answers again: {why}"
+    )
+
+
+def consolidated(changed: Sequence[str]) -> str:
+    done = ", ".join(changed) if changed else "nothing needed changing"
+    return f"bio.md is consolidated ({done})."
+
+
+def gave_up(name: str, attempts: int, reason: str) -> str:
+    return f"Sorry, I gave up on {name} after {attempts} tries: {reason}"
+
+
+# -- status -----------------------------------------------------------------------------------
+
+
+def status_text(status: Status) -> str:
+    """The corpus, the queue, the reading and today's spend, in a few lines."""
+    s = status.stats
+    running = ", ".join(status.running) or "none"
+    limit = f" of ${status.limit:.2f}" if status.limit is not None else ""
+    return (
+        f"Sources: {s.documents:,} ({s.chunks:,} chunks, {s.vectors_missing:,} still to embed)\n"
+        f"Queue: {status.queued} waiting; running: {running}\n"
+        f"Waiting for the biographer: {status.unread}\n"
+        f"Spent today: ${status.spent_today:.4f}{limit}"
+    )

@@ -19,7 +19,7 @@ from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.models.backend import Backend
 from core.retrieval.embed_pipeline import Embeddings, EmbedProgress
 from core.retrieval.passages import Passage, passage
-from core.retrieval.search import GrepPage, Hit, Mode, Searcher, Slice
+from core.retrieval.search import GrepPage, Hit, Mention, Mode, Searcher, Slice
 from core.settings import Settings
 from core.storage.activity import speaker_names
 from core.storage.documents import Counts, Source, SourceState
@@ -177,6 +177,11 @@ class Sources:
 
     async def grep(self, pattern: str, offset: int = 0, limit: int = 50) -> GrepPage:
         return await self.searcher.grep(pattern, offset, limit)
+
+    async def mentions_in(self, doc_id: int, pattern: str, limit: int = 200) -> list[Mention]:
+        """Every mention of `pattern` in one source (the first `limit`)."""
+        found = await self.searcher.grep(pattern, 0, 10_000)
+        return [m for m in found.mentions if m.document_id == doc_id][:limit]
 
     async def passage(self, doc_id: int, claim: str) -> Passage | None:
         """Where a source best supports a claim of bio.md (None if there is no such source)."""

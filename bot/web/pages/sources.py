@@ -1,0 +1,114 @@
+"""The sources: every source with its state, uploads streamed to the data dir (then queued
+like a forwarded file), one source page by page with search inside it, and forgetting."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from pathlib import Path
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+
+from bot.web.context import int_param, message, page, web_of
+from bot.web.hub import CHAT
+from core.app.assistant import Incoming
+from core.errors import BiomdError, NotFound
+
+PAGE = 4000  # characters of a source per page
+
+
+class UploadTooBig(Exception):
+    """An upload larger than BIOMD_WEB_MAX_UPLOAD_MB (answered 413, nothing kept)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+async def sources(request: Request) -> Response:
+    web = web_of(request)
+    return await page(
+        request,
+        "sources.html",
+        rows=await web.engine.sources.states(),
+        max_mb=web.max_upload // 2**20,
+        statuses=web.hub.recent("status")[-20:],
+        llm=web.engine.biography.configured,
+    )
+
+
+async def upload(request: Request) -> Response:
+    web = web_of(request)
+    name = Path(request.query_params.get("name") or "upload").name[:200] or "upload"
+    if int(request.headers.get("content-length") or 0) > web.max_upload:
+        raise UploadTooBig(web.max_upload)
+    web.uploads.mkdir(mode=0o700, parents=True, exist_ok=True)
+    target = web.uploads / f"{secrets.token_hex(16)}.part"
+    size = 0
+    try:
+        with target.open("wb") as f:
+            async for piece in request.stream():
+                size += len(piece)
+                if size > web.max_upload:
+                    raise UploadTooBig(web.max_upload)
+                await asyncio.to_thread(f.write, piece)
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
+    target.chmod(0o600)
+    await web.assistant.on_file(web.channel, CHAT, Incoming(target.name, name, "document", size))
+    return JSONResponse({"name": name, "size": size, "queued": True}, 202)
+
+
+async def source(request: Request) -> Response:
+    web = web_of(request)
+    doc_id = int(request.path_params["doc"])
+    try:
+        doc = await web.engine.sources.get(doc_id)
+    except NotFound as exc:
+        return await message(request, "No such source", exc.user_message)
+    query = request.query_params.get("q", "")[:200]
+    at = max(0, int_param(request, "at"))
+    if doc.status != "ready":
+        return await page(
+            request, "source.html", doc=doc, text="", at=0, hits=[], q=query, prev=None, next=None
+        )
+    part = await web.engine.sources.read(doc_id, at, PAGE)
+    hits = await web.engine.sources.mentions_in(doc_id, query) if query else []
+    return await page(
+        request,
+        "source.html",
+        doc=doc,
+        text=part.text,
+        at=part.offset,
+        end=part.end,
+        total=part.total,
+        hits=hits,
+        q=query,
+        prev=max(0, at - PAGE) if at > 0 else None,
+        next=part.next_offset,
+    )
+
+
+async def forget_page(request: Request) -> Response:
+    try:
+        doc = await web_of(request).engine.sources.get(int(request.path_params["doc"]))
+    except NotFound as exc:
+        return await message(request, "No such source", exc.user_message)
+    return await page(request, "forget.html", doc=doc)
+
+
+async def forget(request: Request) -> Response:
+    web = web_of(request)
+    doc_id = int(request.path_params["doc"])
+    try:
+        doc = await web.engine.sources.forget(doc_id)
+    except BiomdError as exc:
+        return await message(request, "Not forgotten", exc.user_message)
+    web.hub.publish(
+        "message",
+        message=f"forget-{doc_id}",
+        text=f"Forgot #{doc_id} {doc.name}: its text, vectors and raw copy.",
+    )
+    return RedirectResponse("/sources", 303)

@@ -1,0 +1,26 @@
+"""Long work as jobs: typed payloads (payloads.py), the persistent queue that runs them one
+lane at a time (queue.py), and what each kind of job does (handlers.py)."""
+
+from core.app.jobs.payloads import (
+    AnswerJob,
+    ConsolidateJob,
+    Job,
+    LearnJob,
+    NoteJob,
+    Payload,
+    ReadJob,
+    SourceJob,
+)
+from core.app.jobs.queue import JobQueue
+
+__all__ = [
+    "AnswerJob",
+    "ConsolidateJob",
+    "Job",
+    "JobQueue",
+    "LearnJob",
+    "NoteJob",
+    "Payload",
+    "ReadJob",
+    "SourceJob",
+]

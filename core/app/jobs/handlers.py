@@ -1,0 +1,231 @@
+"""What each kind of job does: a forwarded file is downloaded, ingested and read; a
+transcription's biographer part follows in the main lane; an answer, a note, a
+consolidation and the periodic reading. Each reports on the chat it came from, through the
+outbox, with the texts in core.app.replies."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from core.app import replies
+from core.app.channels import Channel, StatusMessage
+from core.app.jobs.payloads import (
+    AnswerJob,
+    ConsolidateJob,
+    Job,
+    LearnJob,
+    NoteJob,
+    Payload,
+    ReadJob,
+    SourceJob,
+    lane,
+)
+from core.errors import BiomdError, LLMError
+
+if TYPE_CHECKING:
+    from core.app.engine import Engine
+
+EDIT_EVERY_S = 1.5
+
+
+class Queue(Protocol):
+    """What a handler needs of the queue it runs in."""
+
+    async def submit(self, payload: Payload) -> int: ...
+
+    async def save(self, job: Job) -> None: ...
+
+    def target(self, payload: Payload) -> tuple[Channel | None, str]: ...
+
+    def status(self, payload: Payload) -> StatusMessage | None: ...
+
+
+class Handlers:
+    def __init__(self, engine: Engine, queue: Queue) -> None:
+        self.engine = engine
+        self.queue = queue
+        self._progress: set[asyncio.Task[Any]] = set()  # status edits under way
+
+    async def run(self, job: Job) -> None:
+        match job.payload:
+            case SourceJob() as p:
+                await self.source(job, p)
+            case LearnJob() as p:
+                await self.learn(p, Throttled(self.queue.status(p)))
+            case AnswerJob() as p:
+                await self.answer(p)
+            case NoteJob() as p:
+                await self.note(p)
+            case ConsolidateJob() as p:
+                await self.consolidate(p)
+            case ReadJob() as p:
+                await self.read(p)
+
+    async def source(self, job: Job, p: SourceJob) -> None:
+        """A forwarded file or voice note: download, ingest, read, report."""
+        channel, chat = self.queue.target(p)
+        show = Throttled(self.queue.status(p))
+        name = p.name
+        inbox = self.engine.settings.data_dir / "inbox"
+        await asyncio.to_thread(inbox.mkdir, mode=0o700, exist_ok=True)
+        path = Path(p.path or inbox / f"{job.id}-{safe_name(name)}")
+        if not await asyncio.to_thread(path.exists):
+            await show(f"{name}: downloading…", force=True)
+            if channel is None:
+                raise BiomdError(f"the {p.platform} connection is not running")
+            await channel.download(p.file, path)
+            p.path = str(path)
+            await self.queue.save(job)
+        await show(f"{name}: converting…", force=True)
+        size = max(1, (await asyncio.to_thread(path.stat)).st_size)
+
+        async def indexing(chars: int) -> None:
+            await show(f"{name}: indexing {min(99, chars * 100 // size)}%")
+
+        results = await self.engine.sources.ingest_file(path, name, self._soon(indexing))
+        added = [r.document_id for r in results if r.status == "added" and r.document_id]
+        lines = [replies.not_added(r) for r in results if r.status != "added"]
+        if added:
+            await show(f"{name}: indexing (vectors)…", force=True)
+            try:
+                await self.engine.sources.embed_pending()
+            except BiomdError as exc:
+                lines.append(f"Vectors are not made yet: {exc.user_message}")
+        if p.echo and added and channel is not None:
+            heard = (await self.engine.sources.read(added[0])).text
+            await self.engine.outbox.deliver(channel, chat, f"Heard:\n{heard.strip()}")
+        await asyncio.to_thread(path.unlink, missing_ok=True)
+        follow = LearnJob(
+            platform=p.platform,
+            chat=p.chat,
+            status=p.status,
+            name=name,
+            question=p.question,
+            documents=added,
+            lines=lines,
+        )
+        if lane(p) == "media":
+            # The biographer's part goes to the main lane: one writer for bio.md.
+            await show(f"{name}: transcribed; the biographer reads it next…", force=True)
+            await self.queue.submit(follow)
+        else:
+            await self.learn(follow, show)
+
+    def _soon(
+        self, update: Callable[[int], Coroutine[Any, Any, None]]
+    ) -> Callable[[str, int], None]:
+        """Ingest reports progress synchronously: each report schedules the status edit,
+        kept referenced until it is done."""
+
+        def call(_: str, chars: int) -> None:
+            task = asyncio.get_running_loop().create_task(update(chars))
+            self._progress.add(task)
+            task.add_done_callback(self._progress.discard)
+
+        return call
+
+    async def learn(self, p: LearnJob, show: Throttled) -> None:
+        """The biographer reads the new sources (or takes one as an answer), then a summary."""
+        lines = list(p.lines)
+        if p.question and p.documents:
+            await show(f"{p.name}: taking it as your answer to {p.question}…", force=True)
+            lines.append(await self._spoken_answer(p.question, p.documents[0]))
+        elif p.documents:
+            lines.append(await self._read_new(p.documents, show, p.name))
+        await show(f"{p.name}: done", force=True)
+        channel, chat = self.queue.target(p)
+        if channel is not None:
+            text = "\n\n".join(x for x in lines if x) or f"{p.name}: done."
+            await self.engine.outbox.deliver(channel, chat, text)
+
+    async def _read_new(self, added: list[int], show: Throttled, name: str) -> str:
+        """The biographer's reading of new sources, or why it has to wait."""
+        biography = self.engine.biography
+        if not biography.configured:
+            return replies.stored_unread(name, biography.missing)
+        await show(f"{name}: reading it (biographer)…", force=True)
+        try:
+            results = await biography.read_pending(only=set(added))
+        except LLMError as exc:
+            return replies.stored_unread(name, exc.user_message, later=True)
+        return replies.turn_summary(results)
+
+    async def _spoken_answer(self, question: str, document_id: int) -> str:
+        source = await self.engine.sources.read(document_id)
+        text = source.text.split("\n\n", 1)[-1]
+        try:
+            answered = await self.engine.answers.answer(question, text)
+        except LLMError as exc:
+            return replies.answer_waits(exc.user_message)
+        return replies.turn_summary([answered.result])
+
+    async def answer(self, p: AnswerJob) -> None:
+        """The owner's typed answer: kept as a source, then taken in by the biographer."""
+        channel, chat = self.queue.target(p)
+        status = self.queue.status(p)
+        if status:
+            await status.set(f"Taking in your answer to {p.question}…")
+        try:
+            answered = await self.engine.answers.answer(p.question, p.text)
+            reply = replies.answered(answered.document_id, [answered.result])
+        except LLMError as exc:
+            reply = replies.answer_waits(exc.user_message)
+        if status:
+            await status.set(f"Answer to {p.question}: done")
+        if channel is not None:
+            await self.engine.outbox.deliver(channel, chat, replies.with_source_hint(reply))
+
+    async def note(self, p: NoteJob) -> None:
+        """A note another assistant asked biomd to remember (over MCP): kept as a source,
+        then read like any."""
+        doc = await self.engine.answers.note(p.text, p.client, p.at)
+        if self.engine.biography.configured:
+            with contextlib.suppress(LLMError):  # read later, as after any outage
+                await self.engine.biography.read_pending(only={doc})
+
+    async def consolidate(self, p: ConsolidateJob) -> None:
+        channel, chat = self.queue.target(p)
+        status = self.queue.status(p)
+        if status:
+            await status.set("Consolidating bio.md…")
+        changed = await self.engine.biography.consolidate()
+        if channel is not None:
+            await self.engine.outbox.deliver(channel, chat, replies.consolidated(changed))
+
+    async def read(self, p: ReadJob) -> None:
+        """Read whatever is still waiting (periodically, after an LLM outage say); with a
+        chat in the payload, say there when it is done."""
+        biography = self.engine.biography
+        if not (biography.configured and await biography.pending()):
+            return
+        results = await biography.read_pending()
+        channel, chat = self.queue.target(p)
+        if channel is not None and results:
+            await self.engine.outbox.deliver(channel, chat, replies.finished_reading(results))
+
+
+class Throttled:
+    """Status updates at most every 1.5 s, except forced ones."""
+
+    def __init__(self, status: StatusMessage | None) -> None:
+        self.status = status
+        self._at = 0.0
+
+    async def __call__(self, text: str, force: bool = False) -> None:
+        if self.status is None:
+            return
+        now = time.monotonic()
+        if force or now - self._at >= EDIT_EVERY_S:
+            self._at = now
+            await self.status.set(text)
+
+
+def safe_name(name: str) -> str:
+    """A file name's safe characters, for the inbox copy."""
+    keep = "".join(c if c.isalnum() or c in "._-" else "_" for c in Path(name).name)
+    return keep[-120:] or "file"
