@@ -22,6 +22,7 @@ from core.app.jobs import JobQueue
 from tests.conftest import llm_settings
 from tests.db import rows
 from tests.fake_llm import FakeLLM
+from tests.waiting import until
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SHOTS = Path(__file__).resolve().parent.parent / ".cache" / "screenshots"
@@ -130,10 +131,11 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
     async with page.expect_response("**/questions/Q1/answer*") as answered:
         await page.click("#Q1 button:has-text('Answer')")
     assert (await answered.value).status == 303, await (await answered.value).text()
-    for _ in range(600):
-        if any(d.name.startswith("answer to Q1") for d in await engine.sources.all()):
-            break
-        await asyncio.sleep(0.1)
+
+    async def answered_source() -> bool:
+        return any(d.name.startswith("answer to Q1") for d in await engine.sources.all())
+
+    await until(answered_source, 60)
     jobs = rows(engine.settings.db_path, "SELECT kind, status, error, payload FROM jobs")
     answers = [
         d for d in await engine.sources.all() if d.name not in {p.name for p in sample.files()}

@@ -4,7 +4,6 @@ already wrote stays, and the reading is done later, when the model answers again
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from tests.conftest import llm_settings
 from tests.db import one
 from tests.fake_llm import FakeLLM, Raw, Slow, Status, fake_llm, tool_reply
 from tests.fake_telegram import FakeTelegram, fake_telegram
+from tests.waiting import until
 
 OWNER = 111
 
@@ -170,12 +170,15 @@ async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
     edit = {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"}
     llm.reply_with(tool_reply(("read_source", {"document_id": 1}), ("edit_profile", edit)), "Read.")
     await app.read_pending()  # what the scheduler does every half hour
-    waited = 0.0
-    while await app.engine.biography.pending() and waited < 60:
-        await asyncio.sleep(0.2)
-        waited += 0.2
-    assert await app.engine.biography.pending() == [], (
-        f"jobs waiting: {await app.jobs.waiting()}; said: {tg.texts()[-4:]};"
-        f" replies left: {llm.replies}; requests: {len(llm.bodies)}"
+
+    async def read_all() -> bool:
+        return await app.engine.biography.pending() == []
+
+    await until(
+        read_all,
+        60,
+        lambda: (
+            f"said: {tg.texts()[-4:]}; replies left: {llm.replies}; requests: {len(llm.bodies)}"
+        ),
     )
     assert line in await app.engine.profile.load()

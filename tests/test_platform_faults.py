@@ -18,18 +18,10 @@ from tests.db import one, rows
 from tests.fake_discord import fake_discord
 from tests.fake_llm import fake_llm
 from tests.fake_telegram import fake_telegram
+from tests.waiting import until
 
 OWNER = 111
 LETTER = "Dear Grace, the gallery in Westport will show your blue glazes in March 2024."
-
-
-async def until(predicate: Any, seconds: float = 30.0) -> None:
-    """Wait for an async predicate."""
-    for _ in range(int(seconds / 0.05)):
-        if await predicate():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError("timed out")
 
 
 def local_source(tmp_path: Path, name: str, text: str) -> str:

@@ -15,3 +15,12 @@ async def wait_until(predicate: Any, said: Callable[[], list[str]], seconds: flo
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out; bot said: {said()}")
         await asyncio.sleep(0.05)
+
+
+async def until(predicate: Any, seconds: float = 30.0, why: Callable[[], Any] = lambda: "") -> None:
+    """Wait for an async predicate; on timeout, fail with what `why` says."""
+    deadline = time.monotonic() + seconds
+    while not await predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out {why()}")
+        await asyncio.sleep(0.05)

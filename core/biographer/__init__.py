@@ -1,2 +1,3 @@
-"""The biographer: the agent loop, its tools and prompts, and bio.md with its revisions,
-consolidation and open questions."""
+"""The biographer: one turn lifecycle (turn.py) on either backend (loop.py, codex_turn.py),
+its tools defined once (tools.py), its turn over a new source (*reading*), and bio.md with
+its edits, citations, revisions, consolidation and open questions."""
