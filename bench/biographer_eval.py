@@ -46,7 +46,7 @@ COLUMNS = (
     "invented citations",
     "answers right",
     "edits made / refused",
-    "unread (queue / never opened)",
+    "unread (queue / never noted)",
     "prompt leaks (bio.md + answers)",
     "calls",
     "tokens in / out",
@@ -192,10 +192,12 @@ class Run:
     edits_made: int
     edit_calls: int
     unread_queue: int
-    never_opened: int
+    never_opened: int  # sources the reader never took notes of
     calls: int
     wall_s: float
     problems: list[str]
+    notes_kept: int = 0
+    notes_dropped: int = 0  # for a quote not found in the source
 
 
 class Traced:
@@ -281,6 +283,16 @@ async def run(
             " AND mode IN ('chat', 'analysis', 'reading')",
         )
         calls = one(db, "SELECT COUNT(*) FROM llm_usage")
+        never_noted = one(
+            db,
+            "SELECT COUNT(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM extract_parts p"
+            " WHERE p.document_id = d.id AND p.noted_at IS NOT NULL)",
+        )[0]
+        kept, dropped = one(
+            db,
+            "SELECT (SELECT COUNT(*) FROM extracts),"
+            " (SELECT COALESCE(SUM(dropped), 0) FROM extract_parts)",
+        )
         days = rows(db, "SELECT DISTINCT substr(at, 1, 10) FROM chat_messages WHERE role = 'user'")
     turns = [
         Turn(
@@ -297,13 +309,6 @@ async def run(
         )
         for r in turn_rows
     ]
-    opened = {
-        t.document_id
-        for t in turns
-        if t.mode == "reading"
-        and any(s.startswith(f"read_source(document_id={t.document_id}") for s in t.tools)
-    }
-    read_turns = {t.document_id for t in turns if t.mode == "reading"}
     edit_calls = sum(1 for t in turns for s in t.tools if s.startswith("edit_profile("))
     return Run(
         bio=bio,
@@ -313,7 +318,9 @@ async def run(
         edits_made=int(edits[0]) if edits else 0,
         edit_calls=edit_calls,
         unread_queue=unread,
-        never_opened=len(read_turns - opened) + (key["sources"] - len(read_turns)),
+        never_opened=int(never_noted),
+        notes_kept=int(kept),
+        notes_dropped=int(dropped),
         calls=int(calls[0]) if calls else 0,
         wall_s=time.monotonic() - started,
         problems=problems,
@@ -450,6 +457,7 @@ async def main(argv: Sequence[str] | None = None) -> tuple[Score, Run]:
     s = score(r.bio, r.answers, key, r.chat_dates)
     cells = row(args.label or "-", args.model, s, r)
     print("\n" + "\n".join(f"{c:>30}: {v}" for c, v in zip(COLUMNS, cells, strict=True)))
+    print(f"\nreader notes: {r.notes_kept} kept, {r.notes_dropped} dropped (quote not found)")
     print("\nper turn:\n" + turns_table(r))
     if s.missing:
         print("\nmissing: " + "; ".join(s.missing))

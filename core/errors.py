@@ -84,6 +84,10 @@ class LLMNotConfigured(LLMError):
     pass
 
 
+class LLMRequestRefused(LLMError):
+    """The endpoint answered 400: it will not take this request as it is."""
+
+
 class SpendLimitReached(LLMError):
     pass
 

@@ -132,10 +132,29 @@ class Settings(BaseSettings):
     read_attempts: int = Field(
         default=3, ge=1, description="Turns that may fail to read a source before it is set aside."
     )
+    reader_model: str | None = Field(
+        default=None, description="The model that takes notes of new sources (default: LLM_MODEL)."
+    )
+    reader_base_url: str | None = Field(
+        default=None, description="The reader's endpoint, if not LLM_BASE_URL."
+    )
+    reader_api_key: str | None = Field(default=None, description="The reader endpoint's key.")
+    reader_concurrency: int = Field(
+        default=4, ge=1, le=64, description="Reader calls at once (a local server takes one)."
+    )
+    reader_max_tokens: int = Field(default=4096, ge=256, description="The reader's longest reply.")
+    reader_context_tokens: int | None = Field(
+        default=None, ge=1024, description="The reader model's context window (default: asked)."
+    )
+    reader_price_prompt_per_mtok: float | None = Field(default=None, ge=0)
+    reader_price_completion_per_mtok: float | None = Field(default=None, ge=0)
+    reading_notes_chars: int = Field(
+        default=24_000, ge=1_000, description="Characters of notes one reading turn takes in."
+    )
 
     def secrets(self) -> list[str | None]:
         """Values that must never appear in logs or messages."""
-        return [self.llm_api_key, self.telegram_token, self.discord_token]
+        return [self.llm_api_key, self.reader_api_key, self.telegram_token, self.discord_token]
 
     @property
     def telegram_users(self) -> frozenset[int]:
@@ -194,6 +213,34 @@ class Settings(BaseSettings):
             return self.llm_max_retries
         return 1 if self.llm_is_local else 4
 
+    def reader_settings(self) -> Settings:
+        """These settings with the reader's model, endpoint, window and prices in the llm_
+        fields, for the model client that takes notes."""
+        own_endpoint = bool(self.reader_base_url) and self.reader_base_url != self.llm_base_url
+        same_model = not self.reader_model or self.reader_model == self.llm_model
+        same = same_model and not own_endpoint
+        return self.model_copy(
+            update={
+                "llm_model": self.reader_model or self.llm_model,
+                "llm_base_url": self.reader_base_url or self.llm_base_url,
+                "llm_api_key": self.reader_api_key if own_endpoint else self.llm_api_key,
+                "llm_context_tokens": self.reader_context_tokens
+                or (self.llm_context_tokens if same else None),
+                "llm_price_prompt_per_mtok": _first(
+                    self.reader_price_prompt_per_mtok,
+                    self.llm_price_prompt_per_mtok if same else 0.0,
+                ),
+                "llm_price_completion_per_mtok": _first(
+                    self.reader_price_completion_per_mtok,
+                    self.llm_price_completion_per_mtok if same else 0.0,
+                ),
+            }
+        )
+
+    @property
+    def reader_is_local(self) -> bool:
+        return is_local_url(self.reader_base_url or self.llm_base_url)
+
     @property
     def db_path(self) -> Path:
         return self.data_dir / "biomd.sqlite3"
@@ -213,3 +260,7 @@ def _ids(value: str, name: str) -> frozenset[int]:
         return frozenset(int(x) for x in value.replace(" ", "").split(",") if x)
     except ValueError:
         raise ConfigError(f"{name} must be numeric user ids separated by commas.") from None
+
+
+def _first(value: float | None, default: float) -> float:
+    return default if value is None else value

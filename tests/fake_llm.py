@@ -4,10 +4,11 @@ every request, so tests can check what was sent."""
 from __future__ import annotations
 
 import json
+import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -141,6 +142,16 @@ class FakeLLM:
     streams_finished: int = 0
     streams_abandoned: int = 0  # streams the client hung up on before the end
     other: list[str] = field(default_factory=list)  # "GET /props" and the like, as asked
+    # The reader's calls (its system prompt says so) are answered apart from the scripted
+    # biographer: from `notes` while it holds replies, else with a note per source quoting
+    # its first line. `structured=False` plays a server that refuses response_format.
+    notes: list[Scripted] = field(default_factory=list)
+    reader_requests: list[dict[str, Any]] = field(default_factory=list)
+    structured: bool = True
+    notes_for: Callable[[dict[str, Any]], list[dict[str, Any]]] = field(
+        default=lambda body: auto_notes(body)
+    )  # the reader's notes when none are scripted
+    responder: Callable[[dict[str, Any]], Scripted] | None = None  # when no reply is scripted
 
     def reply_with(self, *items: Scripted) -> None:
         """Queue replies: a string is an assistant text; a dict is a whole response body."""
@@ -150,8 +161,20 @@ class FakeLLM:
     def bodies(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.requests]
 
+    @property
+    def reader_bodies(self) -> list[dict[str, Any]]:
+        return [r["body"] for r in self.reader_requests]
+
+    def _next_notes(self, body: dict[str, Any]) -> dict[str, Any] | Status | Raw:
+        if self.notes:
+            return self._as_reply(self.notes.pop(0), str(body.get("model", "")))
+        notes = {"notes": self.notes_for(body)}
+        return self._as_reply(json.dumps(notes), str(body.get("model", "")))
+
     def _next(self, model: str) -> dict[str, Any] | Status | Raw:
-        item = self.replies.pop(0) if self.replies else self.default_reply
+        return self._as_reply(self.replies.pop(0) if self.replies else self.default_reply, model)
+
+    def _as_reply(self, item: Scripted, model: str) -> dict[str, Any] | Status | Raw:
         if isinstance(item, Slow):
             time.sleep(item.seconds)
             item = item.then
@@ -171,6 +194,42 @@ class FakeLLM:
             ],
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
         }
+
+
+READER = "You are biomd's reader"
+_BLOCK = re.compile(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", re.S)
+
+
+def is_reader(body: dict[str, Any]) -> bool:
+    messages = body.get("messages") or [{}]
+    return str(messages[0].get("content") or "").startswith(READER)
+
+
+def auto_notes(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A note per source block of a reader's request, quoting its first line of substance."""
+    text = str((body.get("messages") or [{}])[-1].get("content") or "")
+    notes = []
+    for doc, block in _BLOCK.findall(text):
+        line = next((ln.strip() for ln in block.splitlines() if len(ln.strip()) >= 12), "")
+        if line:
+            quote = line[:200]
+            notes.append(
+                {
+                    "source": int(doc),
+                    "kind": "fact",
+                    "statement": f"The source says: {quote[:80]}",
+                    "date": "",
+                    "people": [],
+                    "quote": quote,
+                }
+            )
+    return notes
+
+
+def notes_reply(*notes: dict[str, Any]) -> str:
+    """A reader's reply holding these notes (source, kind, date and people filled in)."""
+    full = [{"source": 1, "kind": "fact", "date": "", "people": []} | n for n in notes]
+    return json.dumps({"notes": full})
 
 
 @contextmanager
@@ -224,8 +283,21 @@ def fake_llm() -> Iterator[FakeLLM]:
             if not self.path.endswith("/chat/completions"):
                 self._route()
                 return
-            state.requests.append({"path": self.path, "body": body, "headers": headers})
-            reply = state._next(str(body.get("model", "")))
+            if is_reader(body):
+                state.reader_requests.append({"path": self.path, "body": body, "headers": headers})
+                if body.get("response_format") and not state.structured:
+                    reply: dict[str, Any] | Status | Raw = Status(
+                        400, message="response_format is not supported by this server"
+                    )
+                else:
+                    reply = state._next_notes(body)
+            else:
+                state.requests.append({"path": self.path, "body": body, "headers": headers})
+                model = str(body.get("model", ""))
+                if state.responder and not state.replies:
+                    reply = state._as_reply(state.responder(body), model)
+                else:
+                    reply = state._next(model)
             if isinstance(reply, Raw):
                 self.send_response(reply.code)
                 self.send_header("Content-Type", reply.content_type)

@@ -15,6 +15,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fake_llm import READER, auto_notes
+
 USAGE = {
     "input_tokens": 1000,
     "input_tokens_details": {"cached_tokens": 400},
@@ -36,6 +38,9 @@ def call(tool: str, **arguments: Any) -> dict[str, Any]:
 class FakeResponses:
     script: list[dict[str, Any]] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # The reader's runs (its instructions say so) get a note per source, as the fake
+    # OpenAI server gives them (tests.fake_llm.auto_notes), apart from the script.
+    reader_requests: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
     _runner: web.AppRunner | None = None
     _stop: asyncio.Event = field(default_factory=asyncio.Event)
@@ -78,8 +83,13 @@ class FakeResponses:
         if request.method != "POST" or not request.path.endswith("/responses"):
             return web.json_response({"error": {"message": "no such route"}}, status=404)
         body = await request.json()
-        self.requests.append(body)
-        step = self.script.pop(0) if self.script else say("(fake) done")
+        if READER in json.dumps(body, ensure_ascii=False):
+            self.reader_requests.append(body)
+            text = "\n".join(_texts(body.get("input")))
+            step = say(json.dumps({"notes": auto_notes({"messages": [{"content": text}]})}))
+        else:
+            self.requests.append(body)
+            step = self.script.pop(0) if self.script else say("(fake) done")
         kind = step["kind"]
         if kind == "http_error":
             return web.json_response(step["body"], status=step["status"])
@@ -132,6 +142,16 @@ class FakeResponses:
         if namespace:
             item["namespace"] = namespace
         return item
+
+
+def _texts(value: Any) -> list[str]:
+    """Every `text` string in a Responses API input."""
+    if isinstance(value, dict):
+        found = [value["text"]] if isinstance(value.get("text"), str) else []
+        return found + [t for v in value.values() for t in _texts(v)]
+    if isinstance(value, list):
+        return [t for v in value for t in _texts(v)]
+    return []
 
 
 def find_tool(body: dict[str, Any], tool: str) -> tuple[str | None, str]:

@@ -3,6 +3,7 @@ client. The tests look at what was sent, not only at what came back."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,8 @@ from core.app.engine import Engine
 from core.biographer.prompts import BASE, BUDGET_SPENT
 from core.errors import LLMNotConfigured, SpendLimitReached
 from tests.conftest import llm_settings
-from tests.fake_llm import FakeLLM, Status, tool_reply
+from tests.db import rows
+from tests.fake_llm import FakeLLM, Status, notes_reply, tool_reply
 from tests.samples import add_sources
 
 
@@ -277,41 +279,40 @@ async def test_ingested_sources_are_read_in_parts_and_a_restart_continues_where_
     journal = tmp_path / "journal.txt"
     journal.write_text("".join(f"Day {i}: worked on glazes in the studio.\n" for i in range(60)))
     (tmp_path / "short.txt").write_text("Tadhg proposed on Inis Mór in May 2021.")
-
-    def read(doc: int, at: int) -> dict[str, Any]:
-        return tool_reply(("read_source", {"document_id": doc, "offset": at, "length": 1000}))
-
-    llm.reply_with(read(1, 0), "Read part one.", Status(400, message="malformed"))
+    first = notes_reply({"statement": "Glazes", "quote": "Day 0: worked on glazes"})
+    llm.notes.extend([first, Status(400, message="malformed")])
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         results = [r async for r in engine.sources.ingest([journal, tmp_path / "short.txt"])]
         assert [r.status for r in results] == ["added", "added"]
         pending = await engine.biography.pending()
         assert [(p.name, p.next_offset) for p in pending] == [("journal.txt", 0), ("short.txt", 0)]
-        with pytest.raises(Exception, match="answered 400"):
+        with pytest.raises(Exception, match="400"):
             await engine.biography.read_pending()
-        assert (await engine.biography.pending())[0].next_offset == 1000
+        assert len(await engine.biography.pending()) == 2 and llm.bodies == []
+    noted = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts")
+    assert len(noted) == 1 and noted[0][0] == 0 and noted[0][1] <= 1000
 
-    llm.reply_with(read(1, 1000), "Part two.", read(1, 2000), "Part three.", read(2, 0), "Read.")
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         turns = await engine.biography.read_pending()
         assert await engine.biography.pending() == []
-    requests = [
-        b["messages"][-1]["content"] for b in llm.bodies if b["messages"][-1]["role"] == "user"
-    ]
     length = len(journal.read_text())
-    assert requests[0].startswith(
-        f"New source #1: 'journal.txt' (text, {length:,} characters). Read characters 0 to "
-        f"1,000 of {length:,} (one part;"
+    parts = rows(
+        settings.db_path,
+        "SELECT start_char, end_char FROM extract_parts WHERE document_id = 1 ORDER BY 1",
     )
-    assert "starting at offset 1000" in requests[2], "the restart picks up at part two"
-    assert requests[-1].startswith(
-        "New source #2: 'short.txt' (text, 39 characters). Read the whole"
+    assert len(parts) >= 3 and parts[0] == noted[0], (
+        "the restart picks up after the part already noted"
     )
-    assert len(turns) == len(requests) - 2
-    assert all(
-        json.loads(json.dumps(b))["messages"][0]["content"].count("reading a new source") == 1
-        for b in llm.bodies[2:]
-    )
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(parts)) and parts[-1][1] == length
+    sent = [b["messages"][1]["content"] for b in llm.reader_bodies]
+    assert sum("Day 0: worked" in m for m in sent) == 1  # noted once, kept across the crash
+    assert rows(
+        settings.db_path, "SELECT COUNT(*) FROM extracts WHERE document_id = 1 AND start_char = 0"
+    ) == [(1,)]
+    (request,) = [b["messages"][-1]["content"] for b in llm.bodies]
+    assert request.startswith("New notes on 2 sources: #1 'journal.txt' (text)")
+    assert len(turns) == 1
+    assert llm.bodies[0]["messages"][0]["content"].count("reading a new source") == 1
 
 
 async def test_an_answer_to_an_open_question_becomes_a_source_and_an_analysis_turn(

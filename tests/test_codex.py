@@ -102,7 +102,7 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
     (result,) = await engine.biography.read_pending(on_step=on_step)
     assert result.report.startswith("A note about the move to Lisbon")
     assert result.edits == 1 and result.sections_changed == ["Timeline"]
-    assert result.reading == f"read #{added.document_id}"
+    assert result.reading.startswith(f"read #{added.document_id} move.txt; notes: 1 taken")
     assert await engine.biography.pending() == []
     assert f"- 2021-02: Moved to Lisbon [#{added.document_id}]" in await engine.profile.load()
     rev = (await engine.profile.history())[0]
@@ -119,13 +119,14 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
     # The rules and bio.md are Codex's instructions; the request is the turn's message.
     first = json.dumps(fake.bodies[0])
     assert "You are the biographer of one person" in first and "<bio_md>" in first
-    assert "New source #1: 'move.txt'" in first
+    assert "New notes on 1 source: #1 'move.txt'" in first
+    assert len(fake.reader_requests) == 1
     assert "Done: bio.md changed (Timeline)" in outputs(fake.bodies[3])[-1]
     found = rows(
         engine.settings.db_path,
         "SELECT backend, mode, prompt_tokens, completion_tokens, cost_usd FROM llm_usage",
     )
-    assert found == [("codex", "reading", 4000, 200, 0.0)]
+    assert found == [("codex", "notes", 1000, 50, 0.0), ("codex", "reading", 4000, 200, 0.0)]
 
 
 async def test_a_chat_turn_is_answered_with_citations(engine: Engine, fake: FakeResponses) -> None:
@@ -207,7 +208,7 @@ async def test_a_source_asking_for_the_owners_ssh_key_gets_nothing_outside_the_c
 async def test_codex_failures_are_plain_messages_and_reading_waits(
     engine: Engine, fake: FakeResponses, step: dict[str, Any], said: str
 ) -> None:
-    (doc,) = await add_sources(engine, ["A note."])
+    (doc,) = await add_sources(engine, ["A note about the kiln in the shed."])
     await engine.store.reading.add(doc)
     fake.script.append(step)
     with pytest.raises(LLMError, match=said):

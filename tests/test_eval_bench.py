@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from bench import biographer_eval as ev
 from tests.fake_llm import FakeLLM, tool_reply
@@ -14,23 +15,26 @@ KEY = json.loads(ev.KEY.read_text(encoding="utf-8"))
 
 
 def script(llm: FakeLLM) -> None:
-    """Each source: read it, then report; source #3 also gets a cited Timeline line.
-    The answers: the first right and cited, the second citing a source that does not exist."""
-    for doc in range(1, KEY["sources"] + 1):
-        llm.reply_with(tool_reply(("read_source", {"document_id": doc, "offset": 0})))
-        if doc == 3:
-            line = "- 2021-02: Moved to a flat in Graça, Lisbon [#3]."
-            llm.reply_with(
-                tool_reply(
-                    (
-                        "edit_profile",
-                        {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"},
-                    )
-                )
-            )
-        llm.reply_with(f"Read source #{doc}.")
-    llm.reply_with("You worked at Fieldnote Studio in Hackney [#1].")
-    llm.reply_with("You moved in 2021 [#25].")
+    """The reading turns: the first places one cited Timeline line, about source #3, then
+    each reports. The answers: the first right and cited, the second citing a source that
+    does not exist, the rest a shrug."""
+    line = "- 2021-02: Moved to a flat in Graça, Lisbon [#3]."
+    answers = ["You worked at Fieldnote Studio in Hackney [#1].", "You moved in 2021 [#25]."]
+    placed: list[bool] = []
+
+    def play(body: dict[str, Any]) -> dict[str, Any] | str:
+        last = body["messages"][-1]
+        if str(last["content"]).startswith("New notes") and last["role"] == "user":
+            if not placed:
+                placed.append(True)
+                edit = {"old_text": "## Timeline\n", "new_text": f"## Timeline\n{line}\n"}
+                return tool_reply(("edit_profile", edit))
+            return "Read the notes."
+        if last["role"] == "tool":
+            return "Placed it."
+        return answers.pop(0) if answers else "I don't know."
+
+    llm.responder = play
 
 
 async def test_the_eval_scores_a_scripted_run_and_appends_a_dated_row(
@@ -58,7 +62,8 @@ async def test_the_eval_scores_a_scripted_run_and_appends_a_dated_row(
     assert (s.answers, s.answers_total) == (2, 10), "Fieldnote, and 2021"
     assert (s.invented_in_bio, s.invented_in_answers) == (0, 1), "[#25] does not exist"
     assert r.edits_made == 1 and r.unread_queue == 0 and r.never_opened == 0
-    assert len([t for t in r.turns if t.mode == "reading"]) == KEY["sources"]
+    assert r.notes_kept >= KEY["sources"] and r.notes_dropped == 0
+    assert [t for t in r.turns if t.mode == "reading"]
     text = results.read_text(encoding="utf-8")
     assert text.startswith("# Results\n\nEarlier text.\n")
     assert ev.HEADING in text

@@ -113,8 +113,9 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
     db_path = engine.settings.db_path
     turn = one(db_path, "SELECT status, error FROM turns WHERE id = ?", (history[0].turn_id,))
     assert turn[0] == "failed" and "503" in turn[1]
-    calls = one(db_path, "SELECT COUNT(*) FROM llm_usage")
+    calls = one(db_path, "SELECT COUNT(*) FROM llm_usage WHERE mode = 'reading'")
     assert calls == (1,), "the call that succeeded is accounted for"
+    assert one(db_path, "SELECT COUNT(*) FROM llm_usage WHERE mode = 'notes'") == (1,)
     assert [p.document_id for p in await engine.biography.pending()] == [added.document_id]
 
     llm.reply_with(

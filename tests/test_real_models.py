@@ -13,9 +13,10 @@ import pytest
 from core.app.engine import Engine
 from core.biographer.context import ELIDED, RESULTS_HEAD
 from core.biographer.loop import CUT_OFF_NOTE
-from core.storage.reading import SetAside
+from core.errors import LLMError
 from tests.conftest import llm_settings
-from tests.fake_llm import FakeLLM, text_reply, tool_reply
+from tests.db import rows
+from tests.fake_llm import FakeLLM, Status, text_reply, tool_reply
 from tests.samples import add_sources
 from tests.waiting import wait_until
 
@@ -153,61 +154,66 @@ async def test_a_text_call_ends_the_streamed_reply_before_the_model_imagines_the
 # -- reading is done only when it was done --------------------------------------------------
 
 
-async def test_a_turn_that_reads_nothing_leaves_the_source_waiting_then_set_aside(
+async def test_a_reading_turn_that_breaks_leaves_its_notes_waiting_for_the_next_round(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
 ) -> None:
-    settings = llm_settings(tmp_path, minilm_path, llm, read_attempts=2)
+    settings = llm_settings(tmp_path, minilm_path, llm, llm_max_retries=0)
     note = tmp_path / "kiln.txt"
     note.write_text("The kiln in the shed reached 1,200 degrees.")
-    llm.default_reply = '```json\n{"name": "read_source", "arguments": {"document_id": 1'
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         [r async for r in engine.sources.ingest([note])]
-        llm.reply_with("I have read the source and updated bio.md.")
-        (first,) = await engine.biography.read_pending()
-        assert first.reading == (
-            "#1 kiln.txt not read: the biographer did not read it (no read_source call "
-            "covered it); it stays waiting (attempt 1)"
-        )
-        assert "(biomd: no change was made to bio.md in this turn.)" in first.report
+        llm.reply_with(Status(503))
+        with pytest.raises(LLMError, match="503"):
+            await engine.biography.read_pending()
         assert [p.document_id for p in await engine.biography.pending()] == [1]
-        llm.reply_with("Done.")
+        waiting = "SELECT COUNT(*) FROM extracts WHERE integrated_turn IS NULL"
+        assert rows(settings.db_path, waiting) == [(1,)]
+        llm.reply_with("A note about the kiln.")
         (second,) = await engine.biography.read_pending()
-        assert "set aside" in second.reading
+        assert second.reading.startswith("read #1 kiln.txt")
         assert await engine.biography.pending() == []
-        why = "the biographer did not read it (no read_source call covered it)"
-        assert await engine.biography.set_aside() == [SetAside(1, "kiln.txt", why)]
-        assert await engine.biography.read_pending() == [], "set aside until asked again"
-        llm.reply_with(
-            tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 4000})),
-            "A note about the kiln.",
-        )
-        (third,) = await engine.biography.read_pending(retry=True)
-        assert third.reading == "read #1"
-        assert await engine.biography.set_aside() == []
-        assert await engine.biography.pending() == []
+    assert len(llm.reader_bodies) == 1, "the notes were kept, not taken again"
+    assert rows(settings.db_path, waiting) == [(0,)]
 
 
-async def test_a_part_read_halfway_keeps_its_progress(
+def every_line(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A reader that notes every line of what it is given."""
+    text = body["messages"][-1]["content"].split("\n", 2)[-1]
+    return [
+        {"source": 1, "kind": "event", "statement": ln, "date": "", "people": [], "quote": ln}
+        for ln in text.splitlines()
+        if ln.startswith("Day ")
+    ]
+
+
+async def test_a_source_read_halfway_keeps_its_progress(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
 ) -> None:
-    settings = llm_settings(tmp_path, minilm_path, llm)
+    settings = llm_settings(
+        tmp_path,
+        minilm_path,
+        llm,
+        reading_part_chars=1000,
+        reading_notes_chars=1000,
+        llm_max_retries=0,
+    )
     note = tmp_path / "long.txt"
     note.write_text("".join(f"Day {i}: glazed pots in the shed.\n" for i in range(100)))
+    total = len(note.read_text())
+    llm.notes_for = every_line
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         [r async for r in engine.sources.ingest([note])]
-        llm.reply_with(
-            tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 1200})),
-            "Read the start.",
-            tool_reply(("read_source", {"document_id": 1, "offset": 1200, "length": 8000})),
-            "Read the rest.",
-        )
+        llm.reply_with("Took the first notes in.", Status(503))
+        with pytest.raises(LLMError):
+            await engine.biography.read_pending()
+        (waiting,) = await engine.biography.pending()
+        assert 0 < waiting.next_offset < total
+        llm.default_reply = "Took the rest in."
         results = await engine.biography.read_pending()
-    assert [r.reading for r in results] == [
-        f"#1 long.txt partly read (read only to character 1,200 of {len(note.read_text()):,});"
-        " the rest waits for the next round",
-        "read #1",
-    ]
-    assert "starting at offset 1200" in llm.bodies[2]["messages"][-1]["content"]
+        assert await engine.biography.pending() == []
+    assert results[-1].reading.startswith("read #1 long.txt")
+    integrated = "SELECT COUNT(DISTINCT integrated_turn) FROM extracts"
+    assert rows(settings.db_path, integrated) == [(len(results) + 1,)]
 
 
 # -- edits -----------------------------------------------------------------------------------
@@ -497,10 +503,11 @@ async def test_while_reading_a_source_every_added_line_cites_it(
         )
         (result,) = await engine.biography.read_pending()
         bio = await engine.profile.load()
-    unread = llm.bodies[1]["messages"][-1]["content"]
-    assert unread.startswith("Error: Refused: '- Ran a race' cites no source"), "not read yet"
+    given = llm.bodies[1]["messages"][-1]["content"]
+    assert given.startswith("Done: bio.md changed"), "the notes of #1 were in the request"
     copied = llm.bodies[3]["messages"][-1]["content"]
     assert copied.startswith("Error: Refused: that looks like the source's text copied")
+    assert "- Ran a race [#1]" in bio, "cited to the source whose notes the turn was given"
     assert "- 2019-04-07: Ran the Bath half in 2:04:51 [#1]" in bio, "cited to what it read"
     assert "- Stopped smoking around 2017 (as per [#1])\n" in bio, "the echoed wrapper is gone"
-    assert result.edits == 2 and len(result.refused) == 2
+    assert result.edits == 3 and len(result.refused) == 1

@@ -84,8 +84,9 @@ async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(r
     assert "/source 1" in texts[-1]
     sources = await rig.app.engine.sources.all()
     assert [(d.name, d.kind) for d in sources] == [(name, "whatsapp")]
-    ingest_turn = llm.bodies[0]["messages"][-1]["content"]
-    assert ingest_turn.startswith(f"New source #1: {name!r} (whatsapp,")
+    reading_turn = llm.bodies[0]["messages"][-1]["content"]
+    assert reading_turn.startswith(f"New notes on 1 source: #1 {name!r} (whatsapp,")
+    assert len(llm.reader_bodies) == 1
 
 
 async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(

@@ -46,6 +46,7 @@ async def serve(folder: Path) -> None:
         str(turn["mode"]),
         turn.get("document_id"),
         frozenset(turn.get("chat_dates") or []),
+        frozenset(int(i) for i in turn.get("given") or []),
     )
     budget = int(turn["steps"])
     server = MCPServer(name="biomd", log_level="WARNING")

@@ -4,14 +4,15 @@ analysis, and consolidation, on the configured backend."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
 from datetime import datetime
 
+from core.biographer import briefing
 from core.biographer.citations import flag_invented, source_ids
 from core.biographer.codex_turn import CodexTurn
 from core.biographer.consolidate import rewrite
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.loop import AgentLoop
+from core.biographer.notes_pass import NotesPass, describe
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections, citations
 from core.biographer.tools import Toolbox
@@ -63,8 +64,10 @@ class Biography:
         mode: str,
         document_id: int | None = None,
         chat_dates: frozenset[str] = frozenset(),
+        given: frozenset[int] = frozenset(),
     ) -> Toolbox:
-        """The tools of one turn (here, or in the Codex turn's tool server)."""
+        """The tools of one turn (here, or in the Codex turn's tool server); `given`: the
+        sources whose notes the turn's request holds."""
         return Toolbox(
             self.searcher,
             self.profile,
@@ -73,9 +76,12 @@ class Biography:
             mode,
             chat_dates=chat_dates,
             document_id=document_id,
+            given=given,
         )
 
-    def biographer(self, chat_dates: frozenset[str] = frozenset()) -> Biographer:
+    def biographer(
+        self, chat_dates: frozenset[str] = frozenset(), given: frozenset[int] = frozenset()
+    ) -> Biographer:
         """Turns on the backend's runner: Codex runs its own tool loop, any other model runs
         in biomd's."""
         s = self.settings
@@ -86,7 +92,7 @@ class Biography:
         )
 
         def toolbox(turn_id: int, mode: str, document_id: int | None) -> Toolbox:
-            return self.toolbox(turn_id, mode, document_id, chat_dates)
+            return self.toolbox(turn_id, mode, document_id, chat_dates, given)
 
         return Biographer(
             runner,
@@ -97,6 +103,7 @@ class Biography:
             bio_budget=s.bio_max_chars,
             owner_names=s.owner_list,
             chat_dates=chat_dates,
+            given=given,
         )
 
     async def chat_dates(self, today: bool = False) -> frozenset[str]:
@@ -190,78 +197,113 @@ class Biography:
         """Sources the biographer gave up on, and why."""
         return await self.store.reading.set_aside()
 
+    def notes_pass(self) -> NotesPass:
+        s = self.settings
+        return NotesPass(
+            self.store,
+            self.backend.reader(),
+            part_chars=s.reading_part_chars,
+            max_tokens=s.reader_max_tokens,
+            concurrency=self.backend.reader_concurrency,
+            attempts=s.read_attempts,
+            owner_names=s.owner_list,
+        )
+
     async def read_pending(
         self,
         on_step: StepFn | None = None,
         *,
-        on_part: Callable[[Reading, int, int], Awaitable[None]] | None = None,
         only: set[int] | None = None,
         retry: bool = False,
     ) -> list[TurnResult]:
-        """Reading turns for every source not read yet (or those in `only`); a long one in
-        parts, resumably. A part counts as read only when the turn's read_source calls
-        covered it; otherwise the source stays waiting, with the reason, and after
-        BIOMD_READ_ATTEMPTS turns that read nothing it is set aside and reported. `retry`
-        gives set-aside sources another round."""
-        results = []
-        part = self.settings.reading_part_chars
+        """Read every source not read yet (or those in `only`), in two passes. The reader
+        takes notes of each part not noted yet, each resting on a quote found in the part
+        (notes_pass.py); then reading turns take the notes into bio.md, a batch that fits
+        the model's window at a time, with bio.md kept within its budget between batches.
+        A source is read once all of it is noted and every note was taken in; a part the
+        reader could not note in BIOMD_READ_ATTEMPTS tries sets the source aside, with the
+        reason. `retry` gives set-aside sources another round. Both passes resume where a
+        crash or an outage stopped them."""
         if retry:
-            await self.store.reading.retry(only)
-        for reading in await self.pending():
-            if only is not None and reading.document_id not in only:
-                continue
-            if reading.text_length == 0:
-                await self._progress(reading.document_id, 0, True)
-                continue
-            offset = reading.next_offset
-            while offset < reading.text_length:
-                await self.make_room()
-                end = min(reading.text_length, offset + part)
-                if on_part:
-                    await on_part(reading, offset, end)
-                result = await self.biographer().run(
-                    "reading",
-                    reading_request(reading, offset, end),
-                    steps=self.settings.steps_reading,
-                    document_id=reading.document_id,
-                    on_step=on_step,
-                )
-                results.append(result)
-                reached = covered_to(result.read.get(reading.document_id, []), offset)
-                if reached >= end:
-                    offset = end
-                    done = offset >= reading.text_length
-                    await self._progress(reading.document_id, offset, done)
-                    result.reading = _read_note(reading, offset, done)
-                    continue
-                gave_up = await self._not_read(reading, offset, reached, end)
-                result.reading = gave_up
-                if reached <= offset:
-                    break  # tried again on the next round, or set aside
-                offset = reached
+            for doc in await self.store.reading.retry(only):
+                await self.store.extracts.forget_failures(doc)
+        readings = [r for r in await self.pending() if only is None or r.document_id in only]
+        if not readings:
+            return []
+        results: list[TurnResult] = []
+        try:
+            report = await self.notes_pass().run([r for r in readings if r.text_length])
+            await self._take_in(readings, on_step, results)
+        except Exception:
+            for reading in readings:  # what was taken in before the failure counts
+                await self._settle(reading)
+            raise
+        said = {r.document_id: await self._settle(r) for r in readings}
+        for result in reversed(results):  # each source's state, on its last turn
+            result.reading = "; ".join(said.pop(d) for d in result.sources if d in said)
         if results:
+            results[-1].reading = "; ".join(
+                x for x in (results[-1].reading, *said.values(), describe(report)) if x
+            )
             await self.keep_within_budget()
         return results
 
-    async def _not_read(self, reading: Reading, offset: int, reached: int, end: int) -> str:
-        """Record a turn that did not read its part: progress kept, attempts counted, the
-        source set aside past the limit. What to tell the owner."""
-        name = f"#{reading.document_id} {reading.name}"
-        if reached > offset:
-            why = f"read only to character {reached:,} of {reading.text_length:,}"
-            await self._progress(reading.document_id, reached, False, error=why)
-            return f"{name} partly read ({why}); the rest waits for the next round"
-        why = "the biographer did not read it (no read_source call covered it)"
-        attempt = await self.store.reading.not_read(
-            reading.document_id, why, self.settings.read_attempts
-        )
-        attempts, gave_up = attempt.attempts, attempt.gave_up
-        if gave_up:
-            return (
-                f"{name} not read: {why}, {attempts} times; set aside (`biomd analyse "
-                "--pending --retry` tries again)"
+    async def _take_in(
+        self, readings: list[Reading], on_step: StepFn | None, results: list[TurnResult]
+    ) -> None:
+        """Reading turns over the notes waiting, a batch at a time, each added to
+        `results` as it ends."""
+        by_doc = {r.document_id: r for r in readings}
+        waiting = [x for r in readings for x in await self.store.extracts.waiting(r.document_id)]
+        for batch in briefing.batches(waiting, await self._notes_room()):
+            docs = list(dict.fromkeys(x.document_id for x in batch))
+            await self.make_room()
+            result = await self.biographer(given=frozenset(docs)).run(
+                "reading",
+                briefing.request([by_doc[d] for d in docs], batch),
+                steps=self.settings.steps_reading,
+                document_id=docs[0] if len(docs) == 1 else None,
+                on_step=on_step,
             )
-        return f"{name} not read: {why}; it stays waiting (attempt {attempts})"
+            await self.store.extracts.integrated([x.id for x in batch], result.turn_id)
+            result.sources = docs
+            results.append(result)
+            await self.keep_within_budget()  # between batches, not only at the end
+
+    async def _notes_room(self) -> int:
+        """Characters of notes a reading turn can take beside the rules, tools and bio.md,
+        within the model's window."""
+        window = await self.model().context_tokens()
+        free = (window - self.settings.llm_max_tokens) * CHARS_PER_TOKEN * 0.6
+        room = int(free) - len(await self.profile.load()) - 9_000
+        return max(1_000, min(self.settings.reading_notes_chars, room))
+
+    async def _settle(self, reading: Reading) -> str:
+        """Record how far a source is read (all noted and taken in, from the start); what
+        to tell the owner."""
+        doc, total = reading.document_id, reading.text_length
+        parts = await self.store.extracts.parts(doc)
+        noted = covered_to([(p.start, p.end) for p in parts if p.noted], 0)
+        waiting = await self.store.extracts.waiting(doc)
+        reached = min([noted, *(x.start for x in waiting)]) if total else 0
+        name = f"#{doc} {reading.name}"
+        if reached >= total:
+            await self.store.reading.progress(doc, total, True)
+            return f"read {name}"
+        stuck = [p for p in parts if not p.noted and p.attempts >= self.settings.read_attempts]
+        if stuck:
+            why = (
+                f"the reader could not take notes of characters {stuck[0].start:,}-"
+                f"{stuck[0].end:,} in {stuck[0].attempts} tries ({stuck[0].error})"
+            )
+            await self.store.reading.give_up(doc, why)
+            return (
+                f"{name} not read: {why}; set aside (`biomd analyse --pending --retry` tries again)"
+            )
+        error = next((p.error for p in parts if not p.noted and p.error), None)
+        await self.store.reading.progress(doc, reached, False, error=error)
+        why = error or "the rest waits for the next round"
+        return f"{name} read to character {reached:,} of {total:,} ({why})"
 
     async def keep_within_budget(self) -> bool:
         """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS; True if it did."""
@@ -273,11 +315,6 @@ class Biography:
             log.warning("bio.md is over its size budget and was not consolidated: %s", exc)
             return False
         return True
-
-    async def _progress(
-        self, document_id: int, offset: int, done: bool, error: str | None = None
-    ) -> None:
-        await self.store.reading.progress(document_id, offset, done, error)
 
     async def make_room(self) -> None:
         """Consolidate first when bio.md alone would take most of the model's context
@@ -294,7 +331,7 @@ class Biography:
             )
 
     async def mark_read(self, document_id: int) -> None:
-        await self._progress(document_id, 0, True)
+        await self.store.reading.progress(document_id, 0, True)
 
     # -- consolidation --------------------------------------------------------------------
 
@@ -331,28 +368,3 @@ def covered_to(ranges: list[tuple[int, int]], start: int) -> int:
             break
         reached = max(reached, hi)
     return reached
-
-
-def _read_note(reading: Reading, offset: int, done: bool) -> str:
-    if done:
-        return f"read #{reading.document_id}"
-    return f"read #{reading.document_id} to character {offset:,} of {reading.text_length:,}"
-
-
-def reading_request(reading: Reading, start: int, end: int) -> str:
-    """The message of an ingest turn for one part of a source."""
-    dates = (
-        f", dated {reading.content_start} to {reading.content_end}" if reading.content_start else ""
-    )
-    whole = start == 0 and end >= reading.text_length
-    part = (
-        "the whole of it"
-        if whole
-        else f"characters {start:,} to {end:,} of {reading.text_length:,} (one part; other "
-        "parts are read in other turns)"
-    )
-    return (
-        f"New source #{reading.document_id}: {reading.name!r} ({reading.kind}, "
-        f"{reading.text_length:,} characters{dates}). Read {part} with read_source, starting "
-        f"at offset {start}, and place what it tells about the owner in bio.md."
-    )

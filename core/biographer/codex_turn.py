@@ -82,6 +82,7 @@ class CodexTurn:
             "steps": turn.steps,
             "chat_dates": sorted(turn.chat_dates),
             "document_id": turn.document_id,
+            "given": sorted(turn.given),
         }
         path = folder / "turn.json"
         path.write_text(json.dumps(spec), encoding="utf-8")

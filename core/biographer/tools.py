@@ -135,9 +135,13 @@ class Toolbox:
     max_delete_share: float = 0.2
     chat_dates: frozenset[str] = frozenset()
     document_id: int | None = None  # the source a reading turn is reading
+    given: frozenset[int] = frozenset()  # sources whose notes the turn's request holds
     state: ToolState = field(default_factory=ToolState)
     _start_size: int | None = None
     _calls: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.state.seen.update(self.given)  # the notes showed them
 
     async def run(self, name: str, arguments: str | dict[str, Any]) -> str:
         """The result text for one call; mistakes come back as `Error: …` for the model."""
@@ -259,7 +263,7 @@ class Toolbox:
         for line in lines:
             if line.lstrip().startswith("#") or source_ids(line) or chat_days(line):
                 cited.append(line)
-            elif doc is not None and doc in self.state.read:
+            elif doc is not None and (doc in self.state.read or doc in self.given):
                 cited.append(f"{line.rstrip()} [#{doc}]")
             else:
                 raise EditRefused(

@@ -56,6 +56,7 @@ class TurnResult:
     text_calls: int = 0
     document_id: int | None = None
     reading: str = ""  # for a reading turn: whether the source was read, and if not, why
+    sources: list[int] = field(default_factory=list)  # a reading turn's sources
 
     @property
     def outcome(self) -> str:
@@ -94,6 +95,7 @@ class Turn:
     chat_tail: Sequence[dict[str, str]] = ()
     document_id: int | None = None  # the source a reading turn reads
     chat_dates: frozenset[str] = frozenset()  # the days [chat YYYY-MM-DD] may cite
+    given: frozenset[int] = frozenset()  # sources whose notes the message holds
 
 
 @dataclass(frozen=True)
@@ -177,8 +179,10 @@ class Biographer:
         bio_budget: int = 30_000,
         owner_names: Sequence[str] = (),
         chat_dates: frozenset[str] = frozenset(),
+        given: frozenset[int] = frozenset(),
     ) -> None:
         self.runner = runner
+        self.given = given
         self.model = model
         self._toolbox = toolbox
         self._load_bio = load_bio
@@ -203,7 +207,15 @@ class Biographer:
         try:
             system = system_prompt(mode, await self._load_bio(), self.bio_budget, self.owner_names)
             turn = Turn(
-                turn_id, mode, message, steps, system, chat_tail, document_id, self.chat_dates
+                turn_id,
+                mode,
+                message,
+                steps,
+                system,
+                chat_tail,
+                document_id,
+                self.chat_dates,
+                self.given,
             )
             toolbox = self._toolbox(turn_id, mode, document_id)
             outcome = await self.runner(turn, toolbox, result, on_step)

@@ -11,7 +11,7 @@ from core.errors import LLMNotConfigured
 from core.models.codex import CodexChat, CodexCLI, binary
 from core.models.endpoint import NO_MODEL, is_local
 from core.models.ledger import Ledger
-from core.models.llm import OpenAIChat, TurnModel
+from core.models.llm import JsonModel, OpenAIChat, TurnModel
 from core.models.vision import CodexDescriber, Describer, VisionDescriber
 from core.settings import Settings
 
@@ -42,6 +42,16 @@ class Backend(Protocol):
         biomd holds the tool loop."""
         ...
 
+    def reader(self) -> JsonModel:
+        """The model that takes notes of new sources (BIOMD_READER_MODEL and its endpoint,
+        or the biographer's own)."""
+        ...
+
+    @property
+    def reader_concurrency(self) -> int:
+        """How many reader calls may run at once: one on a local server."""
+        ...
+
 
 class OpenAIBackend:
     """Any OpenAI-compatible endpoint: OpenRouter, Ollama, llama.cpp, vLLM…"""
@@ -53,6 +63,7 @@ class OpenAIBackend:
         self.ledger = ledger
         self._model: OpenAIChat | None = None
         self._describer: VisionDescriber | None = None
+        self._reader: OpenAIChat | None = None
 
     @property
     def configured(self) -> bool:
@@ -76,6 +87,15 @@ class OpenAIBackend:
     def turn_cli(self) -> None:
         return None
 
+    def reader(self) -> OpenAIChat:
+        if self._reader is None:
+            self._reader = OpenAIChat(self.settings.reader_settings(), self.ledger)
+        return self._reader
+
+    @property
+    def reader_concurrency(self) -> int:
+        return 1 if self.settings.reader_is_local else self.settings.reader_concurrency
+
 
 class CodexBackend:
     """The Codex CLI on a ChatGPT subscription: a turn is one `codex exec` run."""
@@ -88,6 +108,7 @@ class CodexBackend:
         self._cli: CodexCLI | None = None
         self._model: CodexChat | None = None
         self._describer: Describer | None = None
+        self._reader: JsonModel | None = None
 
     @property
     def configured(self) -> bool:
@@ -125,6 +146,21 @@ class CodexBackend:
 
     def turn_cli(self) -> CodexCLI:
         return self.cli()
+
+    def reader(self) -> JsonModel:
+        """An endpoint of its own where BIOMD_READER_BASE_URL names one, else Codex."""
+        if self._reader is None:
+            if self.settings.reader_base_url:
+                self._reader = OpenAIChat(self.settings.reader_settings(), self.ledger)
+            else:
+                self._reader = self.model()
+        return self._reader
+
+    @property
+    def reader_concurrency(self) -> int:
+        if self.settings.reader_base_url and not self.settings.reader_is_local:
+            return self.settings.reader_concurrency
+        return 1
 
 
 def choose(settings: Settings, ledger: Ledger) -> OpenAIBackend | CodexBackend:

@@ -345,6 +345,22 @@ class CodexChat:
             raise LLMError(run.failure)
         return Reply(run.text, [], run.usage, "stop")
 
+    async def complete_json(
+        self,
+        messages: Sequence[dict[str, Any]],
+        schema: dict[str, Any],
+        mode: str,
+        max_tokens: int | None = None,
+    ) -> Reply:
+        """A reply in JSON: the schema is given in the instructions, and the caller parses
+        the reply tolerantly."""
+        rule = "Reply with JSON only, under this JSON schema: " + json.dumps(schema)
+        first, *rest = list(messages) or [{"role": "system", "content": ""}]
+        if first.get("role") == "system":
+            first = {**first, "content": f"{first.get('content') or ''}\n\n{rule}"}
+            return await self.complete([first, *rest], None, mode, max_tokens)
+        return await self.complete([{"role": "system", "content": rule}, first, *rest], None, mode)
+
 
 def prompt(chat_tail: Sequence[dict[str, Any]], message: str) -> str:
     """The chat tail and the new message, as one prompt."""

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from core.errors import LLMError, LLMNotConfigured
+from core.errors import LLMError, LLMNotConfigured, LLMRequestRefused
 from core.models.ledger import Usage
 from core.settings import Settings, is_local_url
 
@@ -89,6 +89,10 @@ async def plain_errors(
         raise LLMNotConfigured(
             f"The LLM endpoint {settings.llm_base_url} rejected the key "
             f"(BIOMD_LLM_API_KEY): {reason(exc)}"
+        ) from exc
+    except openai.BadRequestError as exc:
+        raise LLMRequestRefused(
+            f"The LLM endpoint refused the request (400): {reason(exc)}"
         ) from exc
     except openai.NotFoundError as exc:
         raise LLMError(

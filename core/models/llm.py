@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.errors import LLMError
+from core.errors import LLMError, LLMRequestRefused
 from core.models import endpoint
 from core.models.context_window import context_tokens
 from core.models.ledger import Ledger, Usage
@@ -44,6 +44,23 @@ class ChatModel(Protocol):
     async def context_tokens(self) -> int: ...
 
 
+class JsonModel(Protocol):
+    """What the reader needs: a reply in JSON under a schema (the endpoint's structured
+    output where it has one), metered and held to the spend limit."""
+
+    async def complete_json(
+        self,
+        messages: Sequence[dict[str, Any]],
+        schema: dict[str, Any],
+        mode: str,
+        max_tokens: int | None = None,
+    ) -> Reply: ...
+
+    async def context_tokens(self) -> int: ...
+
+    async def check_budget(self) -> None: ...
+
+
 class TurnModel(ChatModel, Protocol):
     """A model a turn can run on: one that also knows its turn (for metering) and the spend
     limit."""
@@ -64,6 +81,7 @@ class OpenAIChat:
         self.turn_id: int | None = None
         self._client = endpoint.client(settings)
         self._context: int | None = None
+        self._structured: bool | None = None  # whether the endpoint takes response_format
 
     async def context_tokens(self) -> int:
         """The model's context window, asked of the endpoint once."""
@@ -81,6 +99,7 @@ class OpenAIChat:
         tools: Sequence[dict[str, Any]] | None,
         mode: str,
         max_tokens: int | None = None,
+        response_format: dict[str, Any] | None = None,
     ) -> Reply:
         kwargs: dict[str, Any] = {
             "model": self.model,
@@ -89,6 +108,8 @@ class OpenAIChat:
         }
         if tools:
             kwargs["tools"] = list(tools)
+        if response_format:
+            kwargs["response_format"] = response_format
         if extra := endpoint.extra_body(self.settings):
             kwargs["extra_body"] = extra
         if self.settings.stream:
@@ -98,6 +119,33 @@ class OpenAIChat:
                 response = await self._client.chat.completions.create(**kwargs)
             reply = self._reply(response)
         await self.ledger.record(self.model, mode, reply.usage, self.turn_id)
+        return reply
+
+    async def complete_json(
+        self,
+        messages: Sequence[dict[str, Any]],
+        schema: dict[str, Any],
+        mode: str,
+        max_tokens: int | None = None,
+    ) -> Reply:
+        """A reply under `schema`: OpenAI's json_schema response format, which llama.cpp,
+        Ollama and vLLM take too; a server that refuses it is asked again without, and
+        remembered, and the reply is parsed tolerantly by the caller."""
+        if self._structured is not False:
+            fmt = {
+                "type": "json_schema",
+                "json_schema": {"name": "reply", "schema": schema, "strict": True},
+            }
+            try:
+                reply = await self.complete(messages, None, mode, max_tokens, fmt)
+            except LLMRequestRefused:
+                if self._structured:
+                    raise
+            else:
+                self._structured = True
+                return reply
+        reply = await self.complete(messages, None, mode, max_tokens)
+        self._structured = False
         return reply
 
     async def _streamed(

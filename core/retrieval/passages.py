@@ -1,6 +1,8 @@
-"""The passage of a source that supports a claim in bio.md: the source is searched for the
-claim's words, and the stretch that holds most of them is returned with those words
-marked, so a citation opens on the evidence rather than on the top of the file."""
+"""The passage of a source that supports a claim in bio.md. Where the reader took a note of
+the source that says what the claim says, the passage is that note's quote, at its exact
+span, marked whole. Otherwise the source is searched for the claim's words, and the stretch
+that holds most of them is returned with those words marked. Either way a citation opens on
+the evidence rather than on the top of the file."""
 
 from __future__ import annotations
 
@@ -41,6 +43,20 @@ async def passage(store: Store, document_id: int, claim: str) -> Passage | None:
         return None
     words = claim_words(claim)
     query = keyword_query(" ".join(words)) if words else None
+    if query and (quoted := await _quoted(store, document_id, words, query)) is not None:
+        lo, hi = quoted
+        start = max(0, lo - WIDTH // 3)
+        text = await store.chunks.text(document_id, start, max(hi, start + WIDTH))
+        return Passage(
+            document_id,
+            doc.name,
+            doc.content_start,
+            start,
+            start + len(text),
+            text,
+            [(lo - start, hi - start)],
+            sorted({w for w in words if _found(text, [w])}),
+        )
     rows = await store.keywords.in_source(query, document_id, 8) if query else []
     if not rows:
         rows = [(c.start, c.text) for c in await store.chunks.of_source(document_id, limit=1)]
@@ -55,6 +71,22 @@ async def passage(store: Store, document_id: int, claim: str) -> Passage | None:
     return Passage(
         document_id, doc.name, doc.content_start, start + lo, start + hi, excerpt, marks, matched
     )
+
+
+async def _quoted(
+    store: Store, document_id: int, words: list[str], query: str
+) -> tuple[int, int] | None:
+    """The span of the quote of the source's note that shares the most of the claim's
+    words (at least half of them, and two), if there is one."""
+    found = await store.extracts.match(query, 20, document_id)
+    best, best_score = None, 0
+    for x in await store.extracts.get([i for i, _ in found]):
+        score = len(_found(f"{x.statement} {x.quote}", words))
+        if score > best_score:
+            best, best_score = x, score
+    if best is None or best_score < max(2, (len(words) + 1) // 2):
+        return None
+    return best.start, best.end
 
 
 def window(text: str, words: list[str], width: int = WIDTH) -> tuple[int, int]:

@@ -254,14 +254,8 @@ class Searcher:
             raise NotFound(f"There is no source #{doc_id}.")
         offset = max(0, min(offset, doc.text_length))
         end = min(doc.text_length, offset + max(0, length))
-        parts: list[str] = []
-        covered = offset
-        for chunk in await self.store.chunks.overlapping(doc_id, offset, end):
-            if chunk.end <= covered:
-                continue
-            parts.append(chunk.text[covered - chunk.start : end - chunk.start])
-            covered = min(chunk.end, end)
-        return Slice(doc_id, doc.name, offset, covered, doc.text_length, "".join(parts))
+        text = await self.store.chunks.text(doc_id, offset, end)
+        return Slice(doc_id, doc.name, offset, offset + len(text), doc.text_length, text)
 
 
 def _like_prefilter(pattern: str) -> str:

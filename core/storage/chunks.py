@@ -90,6 +90,18 @@ class Chunks:
         )
         return [StoredChunk(*r) for r in rows]
 
+    async def text(self, doc_id: int, start: int, end: int) -> str:
+        """A source's exact text from `start` to `end` (or as far as it goes), stitched from
+        its overlapping chunks."""
+        parts: list[str] = []
+        covered = start
+        for chunk in await self.overlapping(doc_id, start, end):
+            if chunk.end <= covered:
+                continue
+            parts.append(chunk.text[covered - chunk.start : end - chunk.start])
+            covered = min(chunk.end, end)
+        return "".join(parts)
+
     async def by_id(self, ids: Sequence[int]) -> dict[int, StoredChunk]:
         if not ids:
             return {}

@@ -279,6 +279,64 @@ MIGRATIONS: tuple[Migration, ...] = (
         UPDATE profile_revisions SET mode = 'reading' WHERE mode = 'ingest';
         """,
     ),
+    Migration(
+        "extracts",
+        """
+        -- The reader's extracts: what a part of a source says, each resting on a verbatim
+        -- quote whose exact span in the source's text is kept (quote = text[start:end],
+        -- give or take case, spacing and quote marks). Not the MCP server's `remember`
+        -- notes, which are sources. `integrated_turn` is the reading turn that took the
+        -- extract into bio.md; NULL while it waits.
+        CREATE TABLE extracts (
+            id              INTEGER PRIMARY KEY AUTOINCREMENT,
+            document_id     INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            kind            TEXT NOT NULL,
+            statement       TEXT NOT NULL,
+            date            TEXT,
+            people          TEXT NOT NULL DEFAULT '',
+            quote           TEXT NOT NULL,
+            start_char      INTEGER NOT NULL,
+            end_char        INTEGER NOT NULL,
+            integrated_turn INTEGER,
+            created_at      TEXT NOT NULL
+        );
+        CREATE INDEX extracts_document ON extracts(document_id, start_char);
+        CREATE INDEX extracts_waiting ON extracts(document_id, id) WHERE integrated_turn IS NULL;
+        CREATE VIRTUAL TABLE extracts_fts USING fts5(
+            statement, people, quote,
+            content = 'extracts',
+            content_rowid = 'id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER extracts_ai AFTER INSERT ON extracts BEGIN
+            INSERT INTO extracts_fts(rowid, statement, people, quote)
+            VALUES (new.id, new.statement, new.people, new.quote);
+        END;
+        CREATE TRIGGER extracts_ad AFTER DELETE ON extracts BEGIN
+            INSERT INTO extracts_fts(extracts_fts, rowid, statement, people, quote)
+            VALUES ('delete', old.id, old.statement, old.people, old.quote);
+        END;
+        -- An embedding of each extract's statement (little-endian float32).
+        CREATE TABLE extract_vectors (
+            extract_id INTEGER PRIMARY KEY REFERENCES extracts(id) ON DELETE CASCADE,
+            vector     BLOB NOT NULL
+        );
+        -- The stretches of a source the reader has taken notes of (a part is noted once,
+        -- with its extracts, in one transaction, so a crash leaves no duplicates), and the
+        -- parts it could not: `attempts` and the last `error`.
+        CREATE TABLE extract_parts (
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            start_char  INTEGER NOT NULL,
+            end_char    INTEGER NOT NULL,
+            noted_at    TEXT,
+            kept        INTEGER NOT NULL DEFAULT 0,
+            dropped     INTEGER NOT NULL DEFAULT 0,
+            attempts    INTEGER NOT NULL DEFAULT 0,
+            error       TEXT,
+            PRIMARY KEY (document_id, start_char)
+        );
+        """,
+    ),
 )
 
 

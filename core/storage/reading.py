@@ -103,8 +103,16 @@ class ReadingQueue:
                 )
         return Attempt(attempts, gave_up)
 
-    async def retry(self, only: Collection[int] | None = None) -> None:
-        """Sources set aside (or just those in `only`) wait to be read again."""
+    async def give_up(self, doc_id: int, why: str) -> None:
+        """Set a source aside, with the reason."""
+        async with self._db.transaction() as db:
+            await db.execute(
+                "UPDATE reading_queue SET gave_up_at = ?, error = ? WHERE document_id = ?",
+                (utc_now(), why, doc_id),
+            )
+
+    async def retry(self, only: Collection[int] | None = None) -> list[int]:
+        """Sources set aside (or just those in `only`) wait to be read again; their ids."""
         rows = await self._db.fetchall(
             "SELECT document_id FROM reading_queue WHERE gave_up_at IS NOT NULL AND done_at IS NULL"
         )
@@ -114,3 +122,4 @@ class ReadingQueue:
                 "UPDATE reading_queue SET gave_up_at = NULL, attempts = 0 WHERE document_id = ?",
                 [(i,) for i in ids],
             )
+        return ids

@@ -9,6 +9,7 @@
     store.activity    document_names,               store.revisions  profile_revisions
                       message_counts                store.usage      llm_usage
                                                     store.outbox     outbox
+    store.extracts   extracts, extracts_fts, extract_vectors, extract_parts (the reader's)
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from core.storage.chat import ChatLog
 from core.storage.chunks import Chunks
 from core.storage.database import Database
 from core.storage.documents import Documents
+from core.storage.extracts import Extracts
 from core.storage.jobs import Jobs
 from core.storage.keywords import Keywords
 from core.storage.meta import Meta
@@ -53,6 +55,7 @@ class Store:
         self.revisions = Revisions(db)
         self.usage = UsageLog(db)
         self.outbox = OutboxQueue(db)
+        self.extracts = Extracts(db)
 
     @classmethod
     async def open(cls, path: Path) -> Store:

@@ -1,0 +1,238 @@
+"""What reading costs at the wire: real `Engine` ingest and `read_pending` against the local
+fake OpenAI server, which plays a diligent reader and a diligent biographer and records every
+request byte. Tokens are the request's characters / 4 (messages, tool schemas and response
+format: all of the JSON sent), completions the reply's.
+
+The reader takes a note per ~600 characters of source (a line quoted verbatim, a one-line
+statement, the speaker as a person); the biographer places every third note in bio.md with a
+cited edit, all in one step, then reports; consolidation (when bio.md passes its budget)
+keeps one line per citation. The cacheable share is the part of each request that repeats
+the start of the request before it (what a provider's prefix cache can serve).
+
+    .venv/bin/python -m bench.reading_cost            # every workload, window and bio.md size
+    .venv/bin/python -m bench.reading_cost --quick    # 1 MB export and the small notes, 128K
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.synth import chat_text, vocabulary
+from core.app.engine import Engine
+from core.settings import Settings
+from tests.fake_llm import FakeLLM, fake_llm, tool_reply
+from tests.models import MINILM_NAME, minilm_dir
+
+PRICES = {  # (input, output) USD per million tokens, list prices, no caching
+    "gpt-4o-mini": (0.15, 0.60),
+    "claude-sonnet-4.5": (3.00, 15.00),
+}
+NOTE_EVERY = 600  # characters of source per note
+_BLOCK = re.compile(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", re.S)
+_NOTE = re.compile(r"^- \[#(\d+)\] (\S+) \w+(?: \(([^)]*)\))?: (.*?) — ", re.M)
+_SPEAKER = re.compile(r"^\[[^\]]+\] ([^:]{1,40}): ")
+SECTIONS = "# bio.md\n\n## Summary\n\n## Timeline\n\n## People & relationships\n\n## Patterns\n"
+
+
+def diligent_notes(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """A note per NOTE_EVERY characters of each source block, quoting a line of it."""
+    text = str(body["messages"][-1]["content"])
+    notes = []
+    for doc, block in _BLOCK.findall(text):
+        at = 0
+        while at < len(block):
+            end = block.find("\n", at + NOTE_EVERY // 2)
+            line_start = block.rfind("\n", 0, at) + 1
+            line = block[line_start : (end if end > 0 else len(block))].split("\n")[0]
+            said = _SPEAKER.sub("", line).strip()
+            if len(said) >= 12:
+                m = _SPEAKER.match(line)
+                notes.append(
+                    {
+                        "source": int(doc),
+                        "kind": "event",
+                        "statement": f"Talked about {' '.join(said.split()[:8])}",
+                        "date": line[1:11] if line.startswith("[") else "",
+                        "people": [m.group(1)] if m else [],
+                        "quote": said[:160],
+                    }
+                )
+            at += NOTE_EVERY
+    return notes
+
+
+def diligent_biographer(body: dict[str, Any]) -> dict[str, Any] | str:
+    """Place every third note with a cited edit, in one step; then report. Consolidation
+    keeps one line per citation."""
+    messages = body["messages"]
+    if not body.get("tools"):
+        return consolidated(str(messages[-1]["content"]))
+    if messages[-1]["role"] == "tool" or str(messages[-1]["content"]).startswith("Results"):
+        return "Placed the notes in bio.md."
+    notes = (
+        _NOTE.findall(str(messages[-1]["content"]))[::3]
+        or _NOTE.findall(str(messages[-1]["content"]))[:1]
+    )
+    calls = []
+    for doc, date, _people, statement in notes[:40]:
+        line = f"- {date}: {statement} [#{doc}]"
+        calls.append(("edit_profile", {"section": "Timeline", "old_text": "", "new_text": line}))
+    if not calls:
+        return "Nothing new."
+    return tool_reply(*calls)
+
+
+def consolidated(request: str) -> str:
+    bio = request.split("<bio_md>\n", 1)[-1].rsplit("\n</bio_md>", 1)[0]
+    kept, seen = [], set()
+    for line in bio.split("\n"):
+        cites = tuple(re.findall(r"#\d+", line))
+        if line.startswith("- ") and cites:
+            if cites in seen:
+                continue
+            seen.add(cites)
+        kept.append(line)
+    return "\n".join(kept) + "\n"
+
+
+@dataclass
+class Wire:
+    calls: int = 0
+    prompt: int = 0
+    completion: int = 0
+    cacheable: int = 0
+    reader_calls: int = 0
+    reader_prompt: int = 0
+
+
+def measure(llm: FakeLLM) -> Wire:
+    w = Wire()
+    previous: dict[bool, str] = {}
+    for is_reader, req in [(True, r) for r in llm.reader_requests] + [
+        (False, r) for r in llm.requests
+    ]:
+        sent = json.dumps(req["body"], ensure_ascii=False)
+        w.calls += 1
+        w.prompt += len(sent) // 4
+        before = previous.get(is_reader, "")
+        same = 0
+        for a, b in zip(before, sent, strict=False):
+            if a != b:
+                break
+            same += 1
+        w.cacheable += same // 4
+        previous[is_reader] = sent
+        if is_reader:
+            w.reader_calls += 1
+            w.reader_prompt += len(sent) // 4
+    for reply in llm.sent:
+        w.completion += len(json.dumps(reply["choices"][0]["message"], ensure_ascii=False)) // 4
+    return w
+
+
+def export_text(size: int) -> str:
+    vocab = vocabulary(20_000)
+    text = "".join(chat_text(size, vocab, seed=5, repeats=0.3))[:size]
+    return text[: text.rfind("\n") + 1]
+
+
+def journal_notes(n: int, size: int) -> list[str]:
+    vocab = vocabulary(20_000)
+    out = []
+    for i in range(n):
+        body = "".join(chat_text(size, vocab, seed=100 + i))[:size]
+        out.append(f"Journal {i}\n\n" + body[: body.rfind("\n") + 1])
+    return out
+
+
+async def run_case(
+    workload: str, window: int, bio_chars: int, mb: float, work: Path
+) -> tuple[Wire, float, int]:
+    with fake_llm() as llm:
+        llm.notes_for = diligent_notes
+        llm.responder = diligent_biographer
+        settings = Settings(
+            _env_file=None,  # type: ignore[call-arg]
+            data_dir=work / f"{workload}-{window}-{bio_chars}",
+            llm_base_url=llm.base_url,
+            llm_api_key="sk-bench",
+            llm_model="bench/model",
+            llm_context_tokens=window,
+            embed_model=MINILM_NAME,
+            embed_model_path=minilm_dir(),
+            owner_names="Grace",
+            daily_spend_limit_usd=None,
+        )
+        async with await Engine.open(settings) as engine:
+            if bio_chars:
+                filler = "".join(
+                    f"- 20{i % 20:02d}: an earlier fact number {i} about the owner [#1]\n"
+                    for i in range(bio_chars // 60)
+                )
+                await engine.profile.replace(
+                    SECTIONS.replace("## Timeline\n", "## Timeline\n" + filler),
+                    turn_id=None,
+                    mode="manual",
+                    reason="bench",
+                )
+            size = int(mb * 1_000_000)
+            if workload == "export":
+                await engine.sources.keep_text(export_text(size), "WhatsApp Chat with Ana.txt")
+            else:
+                for i, note in enumerate(journal_notes(int(200 * mb), 5_000)):
+                    await engine.sources.keep_text(note, f"journal-{i:03d}.md")
+            llm.requests.clear()
+            start = time.perf_counter()
+            await engine.biography.read_pending()
+            took = time.perf_counter() - start
+            left = len(await engine.biography.pending())
+            bio = len(await engine.profile.load())
+        w = measure(llm)
+        assert left == 0, f"{left} sources were not read"
+        return w, took, bio
+
+
+def row(workload: str, window: int, bio_chars: int, mb: float, w: Wire, bio: int) -> str:
+    per = 1 / mb
+    prompt_m = w.prompt * per / 1e6
+    cost50 = {
+        m: 50 * (w.prompt * per * p + w.completion * per * c) / 1e6 for m, (p, c) in PRICES.items()
+    }
+    return (
+        f"| {workload} | {window // 1024}K | {bio_chars // 1000}K | {w.calls * per:.0f} "
+        f"({w.reader_calls * per:.0f} reader) | {prompt_m:.2f} M | {w.completion * per / 1e6:.3f} M"
+        f" | {w.cacheable / max(1, w.prompt):.0%} | ${cost50['gpt-4o-mini']:.2f} | "
+        f"${cost50['claude-sonnet-4.5']:.0f} | {bio:,} |"
+    )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--mb", type=float, default=1.0)
+    args = parser.parse_args()
+    windows = [131_072] if args.quick else [8_192, 16_384, 131_072]
+    bios = [0] if args.quick else [0, 30_000]
+    print(
+        "| workload | window | bio.md | calls/MB | prompt tokens/MB | completion/MB | "
+        "cacheable | 50 MB gpt-4o-mini | 50 MB Sonnet | bio.md after |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for workload in ("export", "notes"):
+            for window in windows:
+                for bio in bios:
+                    w, _took, size = await run_case(workload, window, bio, args.mb, Path(tmp))
+                    print(row(workload, window, bio, args.mb, w, size), flush=True)
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,72 @@
+"""A reading turn's request: the reader's new extracts, grouped by month and with the people
+they involve, and what to do with them. Pure functions."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from core.biographer.packing import pack
+from core.storage.extracts import Extract
+from core.storage.reading import Reading
+
+UNDATED = "Undated"
+
+
+def line(x: Extract) -> str:
+    """One extract as the biographer sees it."""
+    date = x.date or "undated"
+    people = f" ({', '.join(x.people)})" if x.people else ""
+    return (
+        f'- [#{x.document_id}] {date} {x.kind}{people}: {x.statement} — "{x.quote}" (at {x.start})'
+    )
+
+
+def batches(extracts: Sequence[Extract], budget: int) -> list[list[Extract]]:
+    """Extracts in the order given, packed into turns of at most `budget` characters of
+    lines (a single longer one goes alone)."""
+    return pack(extracts, lambda x: len(line(x)) + 1, budget)
+
+
+def grouped(extracts: Sequence[Extract]) -> str:
+    """The extracts under a heading per month (undated last), in date order within it."""
+    months: dict[str, list[Extract]] = {}
+    for x in extracts:
+        months.setdefault(x.date[:7] if x.date else UNDATED, []).append(x)
+    order = sorted(k for k in months if k != UNDATED) + ([UNDATED] if UNDATED in months else [])
+    blocks = []
+    for month in order:
+        items = sorted(months[month], key=lambda x: (x.date or "", x.document_id, x.start))
+        blocks.append(f"### {month}\n" + "\n".join(line(x) for x in items))
+    return "\n\n".join(blocks)
+
+
+def people(extracts: Sequence[Extract]) -> str:
+    counts = Counter(p for x in extracts for p in x.people)
+    return ", ".join(f"{name} ({n})" for name, n in counts.most_common(30))
+
+
+def request(sources: Sequence[Reading], extracts: Sequence[Extract]) -> str:
+    """The message of a reading turn over these extracts of these sources."""
+    names = "; ".join(
+        f"#{s.document_id} {s.name!r} ({s.kind}"
+        + (f", {s.content_start} to {s.content_end}" if s.content_start else "")
+        + ")"
+        for s in sources
+    )
+    who = people(extracts)
+    who_line = f"People in them: {who}.\n" if who else ""
+    return (
+        f"New notes on {len(sources)} source{'s' if len(sources) != 1 else ''}: {names}.\n"
+        f"biomd's reader took these {len(extracts)} notes; every quote was checked against "
+        "its source.\n"
+        f"{who_line}\n"
+        "Compare them with bio.md and place what they tell about the owner: dated events in "
+        "Timeline, each person once in People & relationships, what recurs in Patterns, what "
+        "you infer in Inferences with its confidence. End every line with the source id of the "
+        "note it rests on, e.g. [#12]. Where a note disagrees with bio.md or with another note, "
+        "keep both versions with their sources. Where a gap matters, add an open question. "
+        "Skip notes that add nothing; merge what bio.md already says. Make several edits in "
+        "one step where you can. To check a note in context, read_source around it.\n\n"
+        f"<notes>\n{grouped(extracts)}\n</notes>"
+    )

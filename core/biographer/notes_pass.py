@@ -1,0 +1,199 @@
+"""The notes pass: every part of the sources waiting to be read goes to the reader model once,
+and the extracts whose quotes are found are kept with the part, in one transaction (so a
+crash resumes with no duplicate and no loss). Small sources share a call; calls run side by
+side on a cloud endpoint, one at a time on a local server; none starts once the day's spend
+limit is reached."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from core.biographer import reader
+from core.biographer.context import CHARS_PER_TOKEN
+from core.biographer.reader import Part, Unreadable
+from core.errors import LLMError, SpendLimitReached
+from core.models.llm import JsonModel
+from core.storage.reading import Reading
+from core.storage.store import Store
+
+log = logging.getLogger(__name__)
+
+SMALLEST_PART = 1_500  # characters: a part that fails is halved down to this
+OVERHEAD_TOKENS = 1_200  # the reader's instructions and schema, roughly
+
+
+@dataclass
+class NotesReport:
+    """What one notes pass did."""
+
+    calls: int = 0
+    parts: int = 0
+    kept: int = 0
+    dropped: int = 0
+    failed: list[str] = field(default_factory=list)  # why parts could not be noted
+
+
+@dataclass(frozen=True)
+class ReaderPlan:
+    """How big a reader's request may be, from its context window."""
+
+    part_chars: int
+    max_tokens: int
+
+    @classmethod
+    def for_window(cls, window_tokens: int, part_chars: int, max_tokens: int) -> ReaderPlan:
+        reply = min(max_tokens, max(512, window_tokens // 4))
+        room = int((window_tokens - reply - OVERHEAD_TOKENS) * CHARS_PER_TOKEN)
+        return cls(max(min(SMALLEST_PART, part_chars), min(part_chars, room)), reply)
+
+
+class NotesPass:
+    def __init__(
+        self,
+        store: Store,
+        model: JsonModel,
+        *,
+        part_chars: int,
+        max_tokens: int,
+        concurrency: int,
+        attempts: int,
+        owner_names: Sequence[str] = (),
+    ) -> None:
+        self.store = store
+        self.model = model
+        self.part_chars = part_chars
+        self.max_tokens = max_tokens
+        self.concurrency = max(1, concurrency)
+        self.attempts = attempts
+        self.system = reader.system_prompt(owner_names)
+
+    async def plan(self) -> ReaderPlan:
+        window = await self.model.context_tokens()
+        return ReaderPlan.for_window(window, self.part_chars, self.max_tokens)
+
+    async def parts(self, reading: Reading, size: int) -> list[Part]:
+        """The parts of a source not noted yet (nor given up on), cut at line breaks."""
+        doc, total = reading.document_id, reading.text_length
+        tried = await self.store.extracts.parts(doc)
+        done = [(p.start, p.end) for p in tried if p.noted or p.attempts >= self.attempts]
+        out: list[Part] = []
+        for lo, hi in reader.plan(total, done, max(1, total)):  # the gaps, whole
+            at = lo
+            while at < hi:
+                text = await self.store.chunks.text(doc, at, min(hi, at + size))
+                if not text:
+                    break
+                end = reader.cut(text, at, at + len(text), hi)
+                out.append(Part(doc, reading.name, reading.kind, at, end, total, text[: end - at]))
+                at = end
+        return out
+
+    async def run(
+        self,
+        readings: Sequence[Reading],
+        on_part: Callable[[Part], Awaitable[None]] | None = None,
+    ) -> NotesReport:
+        """Note every part of these sources not noted yet. SpendLimitReached, or an endpoint
+        that can't be reached, stops new calls; the calls under way finish and are kept,
+        and the error is raised once they have."""
+        size = await self.plan()
+        parts: list[Part] = []
+        for reading in readings:
+            parts += await self.parts(reading, size.part_chars)
+        report = NotesReport()
+        if not parts:
+            return report
+        queue: asyncio.Queue[list[Part]] = asyncio.Queue()
+        for batch in reader.batches(parts, size.part_chars):
+            queue.put_nowait(batch)
+        stop: list[BaseException] = []
+
+        async def worker() -> None:
+            while not stop:
+                try:
+                    batch = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                try:
+                    await self._note(batch, size.max_tokens, report, queue, on_part)
+                except (SpendLimitReached, LLMError) as exc:
+                    stop.append(exc)
+
+        await asyncio.gather(*(worker() for _ in range(self.concurrency)))
+        if stop:
+            raise stop[0]
+        return report
+
+    async def _note(
+        self,
+        batch: list[Part],
+        max_tokens: int,
+        report: NotesReport,
+        queue: asyncio.Queue[list[Part]],
+        on_part: Callable[[Part], Awaitable[None]] | None,
+    ) -> None:
+        await self.model.check_budget()
+        messages = [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": reader.part_message(batch)},
+        ]
+        report.calls += 1
+        reply = await self.model.complete_json(messages, reader.SCHEMA, "notes", max_tokens)
+        try:
+            notes = reader.parse(reply.text)
+        except Unreadable as exc:
+            why = str(exc)
+            if reply.finish_reason == "length":
+                why = "the reader's reply was cut off at its length limit"
+            await self._retry(batch, why, report, queue)
+            return
+        checked = reader.verify(notes, batch)
+        for part in batch:
+            found = checked.found.get(part.document_id, [])
+            dropped = checked.dropped.get(part.document_id, 0)
+            if await self.store.extracts.take(
+                part.document_id, part.start, part.end, found, dropped
+            ):
+                report.parts += 1
+                report.kept += len(found)
+                report.dropped += dropped
+                if on_part:
+                    await on_part(part)
+
+    async def _retry(
+        self, batch: list[Part], why: str, report: NotesReport, queue: asyncio.Queue[list[Part]]
+    ) -> None:
+        """A reply that could not be read: a shared call is tried again part by part, a long
+        part in halves; a short one counts a failed attempt (and waits for the next round)."""
+        if len(batch) > 1:
+            for part in batch:
+                queue.put_nowait([part])
+            return
+        part = batch[0]
+        if part.end - part.start >= 2 * SMALLEST_PART:
+            mid = reader.cut(part.text, part.start, (part.start + part.end) // 2, part.end)
+            for lo, hi in ((part.start, mid), (mid, part.end)):
+                text = part.text[lo - part.start : hi - part.start]
+                queue.put_nowait(
+                    [Part(part.document_id, part.name, part.kind, lo, hi, part.total, text)]
+                )
+            return
+        tries = await self.store.extracts.failed(part.document_id, part.start, part.end, why)
+        report.failed.append(f"#{part.document_id} characters {part.start:,}-{part.end:,}: {why}")
+        log.warning("reader: %s (try %d)", report.failed[-1], tries)
+
+
+def describe(report: NotesReport) -> str:
+    """The pass in one line, for the owner."""
+    if not report.calls:
+        return ""
+    text = (
+        f"notes: {report.kept} taken from {report.parts} part{'s' if report.parts != 1 else ''}"
+        f" in {report.calls} call{'s' if report.calls != 1 else ''}"
+    )
+    if report.dropped:
+        text += f", {report.dropped} dropped (quote not found in the source)"
+    return text

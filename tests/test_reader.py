@@ -1,0 +1,289 @@
+"""The notes pass: the reader's quotes checked against the part they claim to quote, replies
+read however a server writes them, parts sized to the window and noted once, reading turns
+fed the notes, and a source read only when what it says reached a model."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from core.app.engine import Engine
+from core.biographer import reader
+from core.biographer.quotes import fold, locate
+from core.biographer.reader import Part, Unreadable
+from core.settings import Settings
+from tests.conftest import llm_settings
+from tests.db import one, rows
+from tests.fake_llm import FakeLLM, notes_reply, tool_reply
+
+TEXT = (
+    "[2019-04-07 09:12] Grace (owner): Finished the Westport half marathon in 2:04:51!\n"
+    "[2019-04-07 09:13] Tom: So proud of you. Dinner at Mario’s tonight?\n"
+    "[2019-04-07 09:20] Grace (owner): Yes — and I’m   buying.\n"
+)
+
+
+def find(quote: str, text: str = TEXT) -> str | None:
+    span = locate(quote, fold(text), len(text))
+    return None if span is None else text[span[0] : span[1]]
+
+
+def test_a_quote_is_found_exactly_or_with_spacing_case_and_quote_marks_changed() -> None:
+    assert find("Finished the Westport half marathon in 2:04:51!") == (
+        "Finished the Westport half marathon in 2:04:51!"
+    )
+    assert find("finished THE westport half\nmarathon") == "Finished the Westport half marathon"
+    assert find("Dinner at Mario's tonight?") == "Dinner at Mario’s tonight?"
+    assert find('"Yes - and I\'m buying."') == "Yes — and I’m   buying."
+    assert find("Finished the Westport ... in 2:04:51") == (
+        "Finished the Westport half marathon in 2:04:51"
+    )
+
+
+def test_a_near_miss_a_short_quote_or_one_from_elsewhere_is_refused() -> None:
+    assert find("Finished the Westport full marathon in 2:04:51") is None
+    assert find("Finished the Westport half marathon in 2:04:15") is None
+    assert find("Yes") is None
+    assert find("Ran the Dublin marathon in 2018") is None
+
+
+def part(doc: int, text: str, start: int = 0) -> Part:
+    return Part(doc, f"source {doc}", "chat", start, start + len(text), 10_000, text)
+
+
+def test_each_note_is_checked_against_its_own_part_and_keeps_the_exact_span() -> None:
+    a = part(1, TEXT, start=500)
+    b = part(2, "Dear diary. Moved to Lisbon in May 2021 for the studio job.\n")
+    notes = [
+        {
+            "source": 1,
+            "kind": "event",
+            "statement": "Ran a half marathon",
+            "date": "2019-04-07",
+            "people": [],
+            "quote": "half marathon in 2:04:51",
+        },
+        {
+            "source": 2,
+            "kind": "event",
+            "statement": "Moved to Lisbon",
+            "date": "May 2021",
+            "people": "Tom and Ana",
+            "quote": "moved to lisbon in may 2021",
+        },
+        {
+            "source": 1,
+            "kind": "fact",
+            "statement": "Moved to Lisbon",
+            "date": "",
+            "people": [],
+            "quote": "Moved to Lisbon in May 2021",
+        },  # the quote is from #2
+        {
+            "source": 2,
+            "kind": "feeling",
+            "statement": "Invented",
+            "date": "",
+            "people": [],
+            "quote": "I never liked running",
+        },
+    ]
+    checked = reader.verify(notes, [a, b])
+    (run,) = checked.found[1]
+    assert (run.start, run.end) == (500 + TEXT.index("half"), 500 + TEXT.index("!"))
+    assert run.quote == "half marathon in 2:04:51" and run.date == "2019-04-07"
+    (moved,) = checked.found[2]
+    assert moved.quote == "Moved to Lisbon in May 2021" and moved.date == "2021"
+    assert moved.people == ("Tom", "Ana") and moved.kind == "event"
+    assert checked.dropped == {1: 1, 2: 1}
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"notes": [{"quote": "Q1 is here", "statement": "s"}]}',
+        'Here are the notes:\n```json\n{"notes": [{"quote": "Q1 is here", "statement": "s"}]}\n```',
+        'Sure! {"notes": [{"quote": "Q1 is here", "statement": "s"}]} Hope it helps.',
+        '[{"quote": "Q1 is here", "statement": "s"}]',
+    ],
+)
+def test_a_reply_is_read_plain_fenced_with_text_around_or_as_a_bare_list(reply: str) -> None:
+    assert reader.parse(reply) == [{"quote": "Q1 is here", "statement": "s"}]
+
+
+@pytest.mark.parametrize("reply", ["", "I could not find anything.", '{"notes": [{"quote": "x"'])
+def test_a_reply_with_no_notes_object_is_unreadable(reply: str) -> None:
+    with pytest.raises(Unreadable):
+        reader.parse(reply)
+
+
+def test_parts_cover_the_gaps_left_and_small_parts_share_a_call() -> None:
+    assert reader.plan(100, [], 40) == [(0, 40), (40, 80), (80, 100)]
+    assert reader.plan(100, [(0, 30), (50, 60)], 40) == [(30, 50), (60, 100)]
+    assert reader.plan(100, [(0, 100)], 40) == []
+    text = "line one\nline two is longer\nline three\n"
+    assert reader.cut(text, 0, 30, 1_000) == text.index("line three")
+    small = [part(i, "x" * 300) for i in range(1, 6)]
+    assert [len(b) for b in reader.batches(small, 1_000)] == [3, 2]
+    assert [len(b) for b in reader.batches([part(9, "y" * 5_000), *small], 1_000)] == [1, 3, 2]
+
+
+# -- end to end, on the fake endpoint ---------------------------------------------------
+
+
+def settings_for(tmp_path: Path, minilm_path: Path, llm: FakeLLM, **extra: Any) -> Settings:
+    return llm_settings(tmp_path, minilm_path, llm, **extra)
+
+
+async def ingest(engine: Engine, tmp_path: Path, name: str, text: str) -> int:
+    doc = await engine.sources.keep_text(text, name)
+    pages, at = [], 0
+    while at < len(text):
+        page = await engine.sources.read(doc, at, 8_000)
+        pages.append(page.text)
+        at = page.end
+    assert "".join(pages) == text  # so spans can be checked against `text`
+    return doc
+
+
+async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_read(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm)
+    llm.notes.append(
+        notes_reply(
+            {
+                "kind": "event",
+                "statement": "Ran the Westport half marathon in 2:04:51",
+                "date": "2019-04-07",
+                "quote": "Finished the Westport half marathon in 2:04:51!",
+            },
+            {
+                "kind": "person",
+                "statement": "Tom is proud of her",
+                "people": ["Tom"],
+                "quote": "So proud of you",
+            },
+            {"kind": "fact", "statement": "Invented", "quote": "I moved to Mars"},
+        )
+    )
+    line = "- 2019-04-07: Ran the Westport half marathon in 2:04:51"
+    llm.reply_with(
+        tool_reply(("edit_profile", {"section": "Timeline", "old_text": "", "new_text": line})),
+        "Placed the marathon.",
+    )
+    async with await Engine.open(settings) as engine:
+        doc = await ingest(engine, tmp_path, "WhatsApp Chat with Tom.txt", TEXT)
+        results = await engine.biography.read_pending()
+        assert await engine.biography.pending() == []
+        bio = await engine.profile.load()
+    (body,) = llm.reader_bodies
+    assert body["response_format"]["type"] == "json_schema"
+    assert "Finished the Westport half marathon" in body["messages"][1]["content"]
+    extracts = rows(
+        settings.db_path, "SELECT quote, start_char, end_char, integrated_turn FROM extracts"
+    )
+    assert len(extracts) == 2
+    for quote, start, end, turn in extracts:
+        assert TEXT[start:end] == quote and turn == results[0].turn_id
+    assert rows(settings.db_path, "SELECT kept, dropped FROM extract_parts") == [(2, 1)]
+    request = llm.bodies[0]["messages"][-1]["content"]
+    assert "Ran the Westport half marathon" in request and "Tom (1)" in request
+    assert "buying" not in request  # notes, not the source's pages
+    assert f"{line} [#{doc}]" in bio  # cited to the source its notes came from
+    assert "1 dropped" in results[-1].reading
+
+
+async def test_a_server_without_structured_output_still_gives_notes(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    llm.structured = False
+    fenced = notes_reply({"statement": "Tom asks her to dinner", "quote": "Dinner at Mario's"})
+    llm.notes.append(f"Here you go:\n```json\n{fenced}\n```")
+    llm.notes.append(notes_reply({"statement": "She pays", "quote": "and I'm buying"}))
+    settings = settings_for(tmp_path, minilm_path, llm)
+    async with await Engine.open(settings) as engine:
+        await ingest(engine, tmp_path, "chat.txt", TEXT)
+        await engine.biography.read_pending()
+        await ingest(engine, tmp_path, "chat2.txt", TEXT + "[2019-04-08 10:00] Tom: Again?\n")
+        await engine.biography.read_pending()
+    formats = [b.get("response_format") is not None for b in llm.reader_bodies]
+    assert formats == [True, False, False]  # refused once, then not asked again
+    assert one(settings.db_path, "SELECT COUNT(*) FROM extracts")[0] == 2
+
+
+async def test_a_malformed_reply_is_retried_then_the_source_waits_with_the_reason(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm, read_attempts=2)
+    llm.notes.append("I'm not sure what you want.")
+    async with await Engine.open(settings) as engine:
+        doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
+        await engine.biography.read_pending()
+        (waiting,) = await engine.biography.pending()
+        assert waiting.document_id == doc
+        error = one(settings.db_path, "SELECT error FROM reading_queue")[0]
+        assert "not the notes JSON" in error, error
+        llm.notes.append("still no JSON")
+        await engine.biography.read_pending()
+        assert await engine.biography.pending() == []
+        (aside,) = await engine.biography.set_aside()
+        assert "could not take notes" in aside.why and "2 tries" in aside.why
+        await engine.biography.read_pending(retry=True)  # the fake now notes it
+        assert await engine.biography.set_aside() == []
+        assert await engine.biography.pending() == []
+    assert llm.bodies, "the notes were taken in by a reading turn"
+
+
+async def test_at_an_8k_window_every_part_reaches_the_reader_whole_before_it_counts(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    lines = [
+        f"[2020-01-{1 + i % 28:02d} 10:{i % 60:02d}] Grace (owner): Entry {i}: the kiln at the"
+        f" studio reached {900 + i} degrees and the blue glaze number {i} came out well."
+        for i in range(400)
+    ]
+    text = "\n".join(lines) + "\n"
+    settings = settings_for(tmp_path, minilm_path, llm, llm_context_tokens=8192)
+    async with await Engine.open(settings) as engine:
+        await engine.profile.replace(
+            "# bio.md\n\n## Timeline\n" + "- filler line [#1]\n" * 400,
+            turn_id=None,
+            mode="manual",
+            reason="setup",
+        )
+        doc = await ingest(engine, tmp_path, "journal.txt", text)
+        await engine.biography.read_pending()
+        assert await engine.biography.pending() == []
+    parts = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts ORDER BY 1")
+    assert len(parts) >= 3 and parts[0][0] == 0 and parts[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(parts))
+    sent = "\n".join(b["messages"][1]["content"] for b in llm.reader_bodies)
+    for start, end in parts:
+        assert text[start:end].strip() in sent
+        assert (end - start) / 3.2 < 8192
+    waiting = rows(settings.db_path, "SELECT COUNT(*) FROM extracts WHERE integrated_turn IS NULL")
+    assert waiting == [(0,)] and len(llm.bodies) >= 1
+    for body in llm.bodies:  # every reading turn fits the window with its notes whole
+        assert len(json.dumps(body["messages"])) / 3.2 < 8192, doc
+
+
+async def test_forgetting_a_source_forgets_its_notes(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm)
+    async with await Engine.open(settings) as engine:
+        doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
+        await engine.biography.read_pending()
+        assert one(settings.db_path, "SELECT COUNT(*) FROM extracts")[0] > 0
+        await engine.sources.forget(doc)
+    for table in ("extracts", "extract_parts", "extract_vectors"):
+        assert one(settings.db_path, f"SELECT COUNT(*) FROM {table}")[0] == 0
+    assert (
+        rows(settings.db_path, "SELECT rowid FROM extracts_fts WHERE extracts_fts MATCH 'westport'")
+        == []
+    )
