@@ -74,7 +74,7 @@ def diligent_biographer(body: dict[str, Any]) -> dict[str, Any] | str:
     keeps one line per citation."""
     messages = body["messages"]
     if not body.get("tools"):
-        return consolidated(str(messages[-1]["content"]))
+        return consolidated("\n".join(str(m.get("content")) for m in messages))
     if messages[-1]["role"] == "tool" or str(messages[-1]["content"]).startswith("Results"):
         return "Placed the notes in bio.md."
     notes = (
@@ -91,16 +91,25 @@ def diligent_biographer(body: dict[str, Any]) -> dict[str, Any] | str:
 
 
 def consolidated(request: str) -> str:
+    """What a diligent consolidator does: every citation kept (one line each, first),
+    then the newest other lines while bio.md stays within 80% of its budget."""
+    found = re.search(r"at most ([\d,]+) characters", request)
+    budget = int(found.group(1).replace(",", "")) if found else 30_000
     bio = request.split("<bio_md>\n", 1)[-1].rsplit("\n</bio_md>", 1)[0]
-    kept, seen = [], set()
-    for line in bio.split("\n"):
-        cites = tuple(re.findall(r"#\d+", line))
-        if line.startswith("- ") and cites:
-            if cites in seen:
-                continue
+    lines = bio.split("\n")
+    keep = [not (ln.startswith("- ") and re.search(r"#\d+", ln)) for ln in lines]
+    seen: set[tuple[str, ...]] = set()
+    for i, ln in enumerate(lines):
+        cites = tuple(re.findall(r"#\d+", ln))
+        if not keep[i] and cites not in seen:
             seen.add(cites)
-        kept.append(line)
-    return "\n".join(kept) + "\n"
+            keep[i] = True
+    size = sum(len(ln) + 1 for ln, k in zip(lines, keep, strict=True) if k)
+    for i in reversed(range(len(lines))):
+        if not keep[i] and size + len(lines[i]) + 1 <= budget * 0.8:
+            keep[i] = True
+            size += len(lines[i]) + 1
+    return "\n".join(ln for ln, k in zip(lines, keep, strict=True) if k) + "\n"
 
 
 @dataclass
@@ -111,6 +120,7 @@ class Wire:
     cacheable: int = 0
     reader_calls: int = 0
     reader_prompt: int = 0
+    estimated: int = 0  # the cost preview's tokens, before reading
 
 
 def measure(llm: FakeLLM) -> Wire:
@@ -190,12 +200,14 @@ async def run_case(
                 for i, note in enumerate(journal_notes(int(200 * mb), 5_000)):
                     await engine.sources.keep_text(note, f"journal-{i:03d}.md")
             llm.requests.clear()
+            guess = await engine.biography.estimate_all(await engine.biography.pending())
             start = time.perf_counter()
             await engine.biography.read_pending()
             took = time.perf_counter() - start
             left = len(await engine.biography.pending())
             bio = len(await engine.profile.load())
         w = measure(llm)
+        w.estimated = guess.prompt_tokens + guess.completion_tokens
         assert left == 0, f"{left} sources were not read"
         return w, took, bio
 
@@ -210,7 +222,8 @@ def row(workload: str, window: int, bio_chars: int, mb: float, w: Wire, bio: int
         f"| {workload} | {window // 1024}K | {bio_chars // 1000}K | {w.calls * per:.0f} "
         f"({w.reader_calls * per:.0f} reader) | {prompt_m:.2f} M | {w.completion * per / 1e6:.3f} M"
         f" | {w.cacheable / max(1, w.prompt):.0%} | ${cost50['gpt-4o-mini']:.2f} | "
-        f"${cost50['claude-sonnet-4.5']:.0f} | {bio:,} |"
+        f"${cost50['claude-sonnet-4.5']:.0f} | {bio:,} | "
+        f"{w.estimated / max(1, w.prompt + w.completion) - 1:+.0%} |"
     )
 
 
@@ -223,9 +236,9 @@ async def main() -> None:
     bios = [0] if args.quick else [0, 30_000]
     print(
         "| workload | window | bio.md | calls/MB | prompt tokens/MB | completion/MB | "
-        "cacheable | 50 MB gpt-4o-mini | 50 MB Sonnet | bio.md after |"
+        "cacheable | 50 MB gpt-4o-mini | 50 MB Sonnet | bio.md after | estimate vs measured |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         for workload in ("export", "notes"):
             for window in windows:

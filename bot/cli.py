@@ -10,6 +10,7 @@ import logging
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -128,6 +129,9 @@ def ingest(
         bool,
         typer.Option("--read/--no-read", help="Let the biographer read the new sources."),
     ] = True,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help=YES_HELP)] = False,
+    mine: Annotated[bool, typer.Option("--mine", help=MINE_HELP)] = False,
+    since: Annotated[str | None, typer.Option("--since", help=SINCE_HELP)] = None,
 ) -> None:
     """Add sources. One line per file, then a summary; exit status 1 if any file failed."""
 
@@ -154,7 +158,7 @@ def ingest(
                 if done:
                     out.print(f"Embedded {done:,} chunks.")
         if read:
-            await _read_new_sources(engine)
+            await _read_new_sources(engine, _scope(yes, mine, since))
         return counts
 
     counts = _run(work)
@@ -162,8 +166,63 @@ def ingest(
         raise typer.Exit(1)
 
 
-async def _read_new_sources(engine: Engine) -> None:
-    """Ingest turns for what has not been read, or say how to run them later."""
+YES_HELP = "Read every source whole, whatever the estimate (no question asked)."
+MINE_HELP = "Read only your own messages, with a few lines around each."
+SINCE_HELP = "Read only what was written since this date (YYYY-MM-DD)."
+
+
+def _scope(yes: bool, mine: bool, since: str | None) -> str | None:
+    """The reading the options ask for: all, mine, since:DATE; None to ask."""
+    if sum((yes, mine, since is not None)) > 1:
+        raise typer.BadParameter("Choose one of --yes, --mine and --since.")
+    if since is not None:
+        try:
+            date.fromisoformat(since)
+        except ValueError as exc:
+            raise typer.BadParameter(f"--since {since!r} is not a date (YYYY-MM-DD).") from exc
+        return f"since:{since}"
+    return "mine" if mine else "all" if yes else None
+
+
+async def _choose(engine: Engine, scope: str | None, ask_held: bool = True) -> None:
+    """For each source whose reading waits for the owner (its estimate passes the
+    threshold, or they said not now): the options' choice, else a question at the
+    terminal, else how to choose."""
+    for c in await engine.biography.choices():
+        r = c.reading
+        name = f"#{r.document_id} {r.name}"
+        if r.held and not ask_held and scope is None:
+            continue
+        if scope is not None:
+            await engine.biography.choose(r.document_id, scope)
+            continue
+        out.print(
+            f"Reading {name} costs {c.all.describe()}; only your messages, {c.mine.describe()}.",
+            markup=False,
+        )
+        if not sys.stdin.isatty():
+            out.print(
+                "  Not read yet: run `biomd analyse --pending` with --yes (all of it), --mine, "
+                "or --since YYYY-MM-DD.",
+                markup=False,
+            )
+            continue
+        answer = typer.prompt("  Read [a]ll, only [m]ine, [s]ince a date, or [n]ot now?", "n")
+        pick = answer.strip().lower()[:1]
+        if pick == "a":
+            await engine.biography.choose(r.document_id, "all")
+        elif pick == "m":
+            await engine.biography.choose(r.document_id, "mine")
+        elif pick == "s":
+            day = typer.prompt("  Since (YYYY-MM-DD)")
+            await engine.biography.choose(r.document_id, _scope(False, False, day) or "all")
+        else:
+            await engine.biography.hold(r.document_id)
+            out.print("  It waits; `biomd analyse --pending` asks again.", markup=False)
+
+
+async def _read_new_sources(engine: Engine, scope: str | None = None) -> None:
+    """Reading turns for what has not been read, or say how to run them later."""
     waiting = await engine.biography.pending()
     if not waiting:
         return
@@ -174,6 +233,7 @@ async def _read_new_sources(engine: Engine) -> None:
             "`biomd analyse --pending`."
         )
         return
+    await _choose(engine, scope, ask_held=False)
     out.print(f"The biographer is reading {len(waiting)} new source(s)…")
     results = await engine.biography.read_pending(on_step=_show_step)
     _summary(results)
@@ -220,8 +280,12 @@ def analyse(
         bool,
         typer.Option("--retry", help="With --pending: try again the sources set aside as unread."),
     ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help=YES_HELP)] = False,
+    mine: Annotated[bool, typer.Option("--mine", help=MINE_HELP)] = False,
+    since: Annotated[str | None, typer.Option("--since", help=SINCE_HELP)] = None,
 ) -> None:
     """Let the biographer look for patterns (or read what is pending)."""
+    scope = _scope(yes, mine, since)
 
     async def work(engine: Engine) -> list[TurnResult]:
         if pending:
@@ -230,6 +294,7 @@ def analyse(
                 out.print("Nothing is waiting to be read.")
                 _not_read(aside)
                 return []
+            await _choose(engine, scope)
             results = await engine.biography.read_pending(on_step=_show_step, retry=retry)
             _not_read(await engine.biography.set_aside())
             return results
@@ -397,14 +462,20 @@ def read(
 @app.command()
 def sources(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List every source."""
-    docs = _run(lambda e: e.sources.all(), check_model=False)
+    rows = _run(lambda e: e.sources.states(), check_model=False)
+    rows.sort(key=lambda r: r.source.id)
     if as_json:
-        print(json.dumps([asdict(d) for d in docs], ensure_ascii=False, indent=2))
+        listed = [
+            asdict(r.source) | {"reading": asdict(r.reading) if r.reading else None} for r in rows
+        ]
+        print(json.dumps(listed, ensure_ascii=False, indent=2))
         return
-    table = Table("id", "name", "kind", "chunks", "added", "status")
-    for d in docs:
+    table = Table("id", "name", "kind", "chunks", "added", "status", "reading")
+    for r in rows:
+        d = r.source
         status = d.status if d.status != "failed" else f"failed: {d.error}"
-        table.add_row(f"#{d.id}", d.name, d.kind, str(d.n_chunks), d.added_at[:10], status)
+        reading = r.reading.describe() if r.reading else ""
+        table.add_row(f"#{d.id}", d.name, d.kind, str(d.n_chunks), d.added_at[:10], status, reading)
     out.print(table)
 
 

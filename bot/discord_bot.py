@@ -18,6 +18,7 @@ import aiohttp
 import discord
 
 from core.app.assistant import Assistant, Incoming, commands
+from core.app.channels import Buttons
 from core.app.replies import DISCORD_LIMIT
 from core.errors import BiomdError, PlatformUnavailable
 from core.settings import Settings
@@ -57,7 +58,7 @@ class DiscordChannel:
             channel = await self.client.fetch_channel(int(chat))
         return channel
 
-    async def send(self, chat: str, text: str) -> str:
+    async def send(self, chat: str, text: str, buttons: Buttons = ()) -> str:
         with reachable():
             channel = await self._channel(chat)
             message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())

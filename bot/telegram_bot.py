@@ -13,12 +13,21 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from telegram import BotCommand, InputFile, LinkPreviewOptions, Message, Update
+from telegram import (
+    BotCommand,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    LinkPreviewOptions,
+    Message,
+    Update,
+)
 from telegram.constants import ChatType, ParseMode
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError
 from telegram.ext import (
     Application,
     ApplicationHandlerStop,
+    CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
     MessageHandler,
@@ -27,6 +36,7 @@ from telegram.ext import (
 )
 
 from core.app.assistant import Assistant, Incoming, commands
+from core.app.channels import Buttons
 from core.app.replies import TELEGRAM_LIMIT
 from core.errors import BiomdError, PlatformUnavailable
 from core.settings import Settings
@@ -64,13 +74,18 @@ class TelegramChannel:
     def __init__(self, application: Application) -> None:  # type: ignore[type-arg]
         self.app = application
 
-    async def send(self, chat: str, text: str) -> str:
+    async def send(self, chat: str, text: str, buttons: Buttons = ()) -> str:
+        markup = None
+        if buttons:  # the command each sends comes back as the button's callback data
+            keys = [InlineKeyboardButton(label, callback_data=cmd[:64]) for label, cmd in buttons]
+            markup = InlineKeyboardMarkup([keys[i : i + 2] for i in range(0, len(keys), 2)])
         with reachable():
             message = await self.app.bot.send_message(
                 int(chat),
                 html.escape(text, quote=False),
                 parse_mode=ParseMode.HTML,
                 link_preview_options=LinkPreviewOptions(is_disabled=True),
+                reply_markup=markup,
             )
         return str(message.message_id)
 
@@ -183,6 +198,7 @@ class TelegramBot:
         app.add_handler(
             MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, self._text)
         )
+        app.add_handler(CallbackQueryHandler(self._button))
         app.add_error_handler(self._error)
 
     async def _gatekeeper(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -208,6 +224,17 @@ class TelegramBot:
         command, _, args = message.text.partition(" ")
         name = command.lstrip("/").split("@")[0]
         await self.assistant.on_command(self.channel, str(message.chat_id), name, args)
+
+    async def _button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A button under one of biomd's messages: the command it carries, as if typed."""
+        query = update.callback_query
+        if query is None or not query.data or update.effective_chat is None:
+            return
+        await query.answer()
+        command, _, args = query.data.partition(" ")
+        if command.startswith("/"):
+            chat = str(update.effective_chat.id)
+            await self.assistant.on_command(self.channel, chat, command[1:], args)
 
     async def _text(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message = update.effective_message

@@ -23,6 +23,7 @@ from rich.panel import Panel
 
 from core import sample
 from core.app.assistant import Assistant, commands
+from core.app.channels import Buttons
 from core.app.engine import Engine
 from core.app.jobs import JobQueue, ReadJob
 from core.errors import BiomdError
@@ -58,7 +59,7 @@ class TerminalChannel:
         if waiting:
             self.console.print(waiting, end="", markup=False, highlight=False)
 
-    async def send(self, chat: str, text: str) -> str:
+    async def send(self, chat: str, text: str, buttons: Buttons = ()) -> str:
         with self._output():
             panel = Panel(text.strip(), border_style="cyan", expand=False)
             self.console.print(panel, markup=False)

@@ -148,6 +148,12 @@ class Settings(BaseSettings):
     )
     reader_price_prompt_per_mtok: float | None = Field(default=None, ge=0)
     reader_price_completion_per_mtok: float | None = Field(default=None, ge=0)
+    read_confirm_usd: float = Field(
+        default=0.5, ge=0, description="Ask before reading a source estimated above this."
+    )
+    read_confirm_tokens: int = Field(
+        default=200_000, ge=0, description="... or this many tokens, where they are free."
+    )
     reading_notes_chars: int = Field(
         default=24_000, ge=1_000, description="Characters of notes one reading turn takes in."
     )

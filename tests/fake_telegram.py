@@ -82,20 +82,39 @@ class FakeTelegram:
         self._changed.set()
         return self._next_message
 
-    def push_callback(self, uid: int) -> None:
-        self.updates.append(
-            {
-                "update_id": self._next_update,
-                "callback_query": {
-                    "id": "cb1",
-                    "from": self.user(uid),
-                    "chat_instance": "x",
-                    "data": "forget:1",
-                },
+    def push_callback(self, uid: int, data: str = "forget:1", message: int | None = None) -> None:
+        """Queue a press of an inline button (under message `message` of the bot's, if any)."""
+        query: dict[str, Any] = {
+            "id": f"cb{self._next_update}",
+            "from": self.user(uid),
+            "chat_instance": "x",
+            "data": data,
+        }
+        if message is not None:
+            query["message"] = self.sent.get(message) or {
+                "message_id": message,
+                "date": int(time.time()),
+                "chat": {"id": uid, "type": "private", "first_name": "Grace"},
             }
-        )
+        self.updates.append({"update_id": self._next_update, "callback_query": query})
         self._next_update += 1
         self._changed.set()
+
+    def buttons(self) -> list[list[tuple[str, str]]]:
+        """The inline buttons of every message the bot sent with some: (label, data)."""
+        out = []
+        for method, params in self.calls:
+            markup = params.get("reply_markup")
+            if method == "sendMessage" and markup:
+                keys = json.loads(markup) if isinstance(markup, str) else markup
+                out.append(
+                    [
+                        (b["text"], b["callback_data"])
+                        for row in keys["inline_keyboard"]
+                        for b in row
+                    ]
+                )
+        return out
 
     def add_file(self, file_id: str, data: bytes, path: str) -> dict[str, Any]:
         self.files[file_id] = (path, data)

@@ -101,6 +101,11 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     docs = {d["name"]: d for d in json.loads(output)}
     doc_id = docs["corpus/grandmother.txt"]["id"]
     assert docs["corpus/broken.pdf"]["status"] == "failed"
+    assert docs["corpus/broken.pdf"]["reading"] is None
+    reading = docs["corpus/grandmother.txt"]["reading"]
+    assert reading == {"state": "waiting", "parts_done": 0, "parts": 1, "why": None}
+    code, output = run("sources")
+    assert code == 0 and "waiting" in output
 
     code, output = run("read", str(doc_id), "--offset", "6", "--length", "6")
     assert code == 0 and output.startswith("Sunday")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -287,3 +288,55 @@ async def test_forgetting_a_source_forgets_its_notes(
         rows(settings.db_path, "SELECT rowid FROM extracts_fts WHERE extracts_fts MATCH 'westport'")
         == []
     )
+
+
+# -- what it costs, and the owner's choice ------------------------------------------------
+
+CHAT = "".join(
+    f"[2023-0{1 + i // 10}-{1 + i % 10:02d} 10:00] {'Grace (owner)' if i % 5 == 0 else 'Tom'}: "
+    f"message {i} about the studio, the kiln and the glazes we tried that week.\n"
+    for i in range(60)
+)
+
+
+async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm, read_confirm_tokens=100)
+    async with await Engine.open(settings) as engine:
+        mine_doc = await ingest(engine, tmp_path, "chat-mine.txt", CHAT)
+        since_doc = await ingest(engine, tmp_path, "chat-since.txt", CHAT + "\n")
+        later_doc = await ingest(engine, tmp_path, "chat-later.txt", CHAT + "\n\n")
+        assert await engine.biography.read_pending() == [] and llm.reader_bodies == []
+        choices = {c.reading.document_id: c for c in await engine.biography.choices()}
+        assert set(choices) == {mine_doc, since_doc, later_doc}
+        whole = choices[mine_doc]
+        assert whole.all.prompt_tokens > whole.mine.prompt_tokens > 0
+        assert whole.all.usd == 0.0  # a local endpoint: free, so tokens decide
+        rows = {r.source.id: r for r in await engine.sources.states()}
+        assert rows[mine_doc].estimate == whole.all
+        assert rows[mine_doc].reading and "waits for your choice" in str(rows[mine_doc].reading.why)
+
+        await engine.biography.choose(mine_doc, "mine")
+        await engine.biography.choose(since_doc, "since:2023-05")
+        await engine.biography.hold(later_doc)
+        await engine.biography.read_pending()
+        pending = [r.document_id for r in await engine.biography.pending()]
+        assert pending == [later_doc], "not now: it waits"
+        assert [c.reading.document_id for c in await engine.biography.choices()] == [later_doc]
+    sent = {doc: "" for doc in (mine_doc, since_doc, later_doc)}
+    for body in llm.reader_bodies:
+        for doc, block in re.findall(
+            r"<source_data id=(\d+)>\n(.*?)\n</source_data>", body["messages"][1]["content"], re.S
+        ):
+            sent[int(doc)] += block
+    mine_lines = [ln for ln in sent[mine_doc].splitlines() if ln]
+    owner = [i for i, ln in enumerate(CHAT.splitlines()) if "(owner)" in ln]
+    for i, ln in enumerate(CHAT.splitlines()):
+        near = any(abs(i - j) <= 3 for j in owner)
+        assert (ln in mine_lines) == near, ln
+    since_lines = [ln for ln in sent[since_doc].splitlines() if ln]
+    assert since_lines and all(
+        ln.startswith("[2023-05") or ln.startswith("[2023-06") for ln in since_lines
+    )
+    assert sent[later_doc] == ""

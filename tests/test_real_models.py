@@ -208,6 +208,9 @@ async def test_a_source_read_halfway_keeps_its_progress(
             await engine.biography.read_pending()
         (waiting,) = await engine.biography.pending()
         assert 0 < waiting.next_offset < total
+        (row,) = await engine.sources.states()
+        assert row.reading is not None and row.reading.state == "reading"
+        assert 0 <= row.reading.parts_done < row.reading.parts == 4
         llm.default_reply = "Took the rest in."
         results = await engine.biography.read_pending()
         assert await engine.biography.pending() == []

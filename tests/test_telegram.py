@@ -355,3 +355,41 @@ async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig
     assert names == {f"note-{i}.txt" for i in range(100)}
     jobs = rows(engine.settings.db_path, "SELECT status, COUNT(*) FROM jobs GROUP BY status")
     assert dict(jobs) == {"done": 120}
+
+
+async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_owners_lines(
+    tmp_path: Path, minilm_path: Path, embedder: Any
+) -> None:
+    with fake_llm() as llm:
+        async with fake_telegram() as tg:
+            settings = settings_for(tmp_path, minilm_path, tg, llm).model_copy(
+                update={"read_confirm_tokens": 50, "owner_names": "Ana Silva"}
+            )
+            app = BotApp(settings, embedder)
+            await app.start()
+            try:
+                name = "WhatsApp Chat - Família Silva.txt"
+                tg.push(OWNER, **doc(tg, "F1", name, fx.WHATSAPP_IOS.encode()))
+                await tg.wait_for(lambda: tg.buttons())
+                (keys,) = tg.buttons()
+                assert keys == [
+                    ("Read all", "/read 1 all"),
+                    ("Only mine", "/read 1 mine"),
+                    ("Since 2020-02-14", "/read 1 since 2020-02-14"),
+                    ("Not now", "/read 1 later"),
+                ]
+                asked = tg.texts(OWNER)[-1]
+                assert asked.startswith(f"Reading #1 {name} costs about $0.00 (")
+                assert "/read 1 mine" in asked
+                assert llm.reader_bodies == [] and llm.bodies == [], "nothing read before"
+                llm.reply_with("Ana asks who is coming on Sunday [#1].")
+                choice = max(m for m, v in tg.sent.items() if v.get("text") == asked)
+                tg.push_callback(OWNER, "/read 1 mine", message=choice)
+                await tg.wait_for(lambda: any("finished reading" in t for t in tg.texts()))
+            finally:
+                await app.stop()
+    assert "answerCallbackQuery" in [m for m, _ in tg.calls]
+    (body,) = llm.reader_bodies
+    sent = body["messages"][1]["content"]
+    assert "Ana Silva (owner): Bom dia!" in sent and "Note: the time is 8:01" in sent
+    assert [t for t in tg.texts(OWNER) if t.startswith("Reading #1 ")] == [asked]

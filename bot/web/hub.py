@@ -12,6 +12,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
+from core.app.channels import Buttons
 from core.errors import NotFound
 
 PLATFORM = "web"
@@ -66,7 +67,7 @@ class WebChannel:
         self.uploads = uploads
         self._ids = itertools.count(1)
 
-    async def send(self, chat: str, text: str) -> str:
+    async def send(self, chat: str, text: str, buttons: Buttons = ()) -> str:
         message = f"w{next(self._ids)}"
         self.hub.publish("message", message=message, text=text)
         return message

@@ -10,9 +10,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.app import replies
 from core.app.channels import Channel
 from core.app.engine import Engine
-from core.app.jobs import AnswerJob, ConsolidateJob, JobQueue, SourceJob
+from core.app.jobs import AnswerJob, ConsolidateJob, JobQueue, ReadJob, SourceJob
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
 from core.app.replies import search_reply, snippet, status_text, with_source_hint
@@ -306,6 +307,30 @@ class Assistant:
     async def _cmd_cost(self, channel: Channel, chat: str, args: str) -> None:
         await self._say(channel, chat, await self.engine.usage.text())
 
+    async def _cmd_read(self, channel: Channel, chat: str, args: str) -> None:
+        """/read: the sources waiting for a choice; /read 12 all|mine|since DATE|later."""
+        words = args.split()
+        if not words:
+            choices = await self.engine.biography.choices()
+            await self._say(channel, chat, replies.reading_choices(choices))
+            return
+        doc_id = _id(words[0], "/read 12 mine")
+        how = words[1].lower() if len(words) > 1 else "all"
+        scope = f"since:{words[2]}" if how == "since" and len(words) > 2 else how
+        if how == "later":
+            await self.engine.biography.hold(doc_id)
+        else:
+            try:
+                await self.engine.biography.choose(doc_id, scope)
+            except ValueError:
+                raise BiomdError(
+                    "Read it how? /read 12 all, /read 12 mine, /read 12 since 2024-01-01, or "
+                    "/read 12 later."
+                ) from None
+        await self._say(channel, chat, replies.reading_chosen(doc_id, scope))
+        if how != "later":
+            await self.jobs.submit(ReadJob(platform=channel.platform, chat=chat))
+
 
 def _id(args: str, example: str) -> int:
     try:
@@ -341,6 +366,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("consolidate", "Tidy bio.md, losing nothing", Assistant._cmd_consolidate),
     Command("status", "Corpus, queue and today's spend", Assistant._cmd_status),
     Command("cost", "Tokens and spend", Assistant._cmd_cost),
+    Command(
+        "read",
+        "Choose how much of a costly source to read: /read 12 mine",
+        Assistant._cmd_read,
+    ),
     Command(
         "ingest",
         "Add a file or folder from this computer: /ingest PATH",

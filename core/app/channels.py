@@ -4,6 +4,7 @@ Telegram and Discord adapters implement it; core never imports them."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -12,13 +13,18 @@ from core.errors import PlatformUnavailable
 log = logging.getLogger(__name__)
 
 
+Buttons = Sequence[tuple[str, str]]
+
+
 class Channel(Protocol):
     platform: str
     max_length: int
     local: bool  # on the owner's own computer (the terminal): it may be given local paths
 
-    async def send(self, chat: str, text: str) -> str:
-        """Send one message (within `max_length`); its id."""
+    async def send(self, chat: str, text: str, buttons: Buttons = ()) -> str:
+        """Send one message (within `max_length`); its id. `buttons` (label, the command
+        it sends) are shown where the platform has them; the text always says the
+        commands too."""
         ...
 
     async def edit(self, chat: str, message: str, text: str) -> None: ...

@@ -83,6 +83,7 @@ class Engine:
             self.searcher,
             self.embeddings,
             self.backend,
+            self.biography,
         )
         self.questions = Questions(store, self.profile)
         self.answers = Answers(settings, self.sources, self.biography, self.questions)

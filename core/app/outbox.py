@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from core.app.channels import Channel
+from core.app.channels import Buttons, Channel
 from core.app.replies import split_message
 from core.errors import PlatformUnavailable
 from core.storage.store import Store
@@ -26,9 +26,12 @@ class Outbox:
     def _lock(self, platform: str) -> asyncio.Lock:
         return self._locks.setdefault(platform, asyncio.Lock())
 
-    async def deliver(self, channel: Channel, chat: str, text: str) -> list[str]:
-        """Send text of any length, split cleanly; the ids of the parts sent now (the rest,
-        if the platform is unreachable, wait in the outbox behind anything already there)."""
+    async def deliver(
+        self, channel: Channel, chat: str, text: str, buttons: Buttons = ()
+    ) -> list[str]:
+        """Send text of any length, split cleanly, `buttons` under its last part; the ids of
+        the parts sent now (the rest, if the platform is unreachable, wait in the outbox
+        behind anything already there, as text)."""
         parts = split_message(text, channel.max_length)
         async with self._lock(channel.platform):
             if await self.waiting(channel.platform) and not await self._flush(channel):
@@ -37,7 +40,8 @@ class Outbox:
             sent: list[str] = []
             for i, part in enumerate(parts):
                 try:
-                    sent.append(await channel.send(chat, part))
+                    last = i == len(parts) - 1
+                    sent.append(await channel.send(chat, part, buttons if last else ()))
                 except PlatformUnavailable as exc:
                     log.warning(
                         "%s is unreachable (%s); %d message(s) kept to send later",

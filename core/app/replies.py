@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import date
 from typing import TYPE_CHECKING
 
 from core.biographer.citations import in_order
 
 if TYPE_CHECKING:
     from core.app.status import Status
+    from core.biographer.biography import Choice
     from core.biographer.turn import TurnResult
     from core.ingest.pipeline import IngestResult
     from core.retrieval.search import Hit
@@ -226,3 +228,51 @@ def status_text(status: Status) -> str:
         f"Waiting for the biographer: {status.unread}\n"
         f"Spent today: ${status.spent_today:.4f}{limit}"
     )
+
+
+def reading_choices(choices: Sequence[Choice]) -> str:
+    """The sources whose reading waits for the owner, what each costs, and how to choose."""
+    if not choices:
+        return "Nothing is waiting for your choice."
+    blocks = []
+    for c in choices:
+        r = c.reading
+        held = " You said not now." if r.held else ""
+        n = r.document_id
+        blocks.append(
+            f"Reading #{n} {r.name} costs {c.all.describe()}; only your own messages, "
+            f"{c.mine.describe()}.{held}\n"
+            f"/read {n} all · /read {n} mine · /read {n} since {_year_before(r.content_end)} · "
+            f"/read {n} later"
+        )
+    return "\n\n".join(blocks)
+
+
+def reading_buttons(choices: Sequence[Choice]) -> list[tuple[str, str]]:
+    """Buttons for the first source waiting for a choice: (label, the command it sends)."""
+    if not choices:
+        return []
+    r = choices[0].reading
+    n = r.document_id
+    since = _year_before(r.content_end)
+    return [
+        ("Read all", f"/read {n} all"),
+        ("Only mine", f"/read {n} mine"),
+        (f"Since {since}", f"/read {n} since {since}"),
+        ("Not now", f"/read {n} later"),
+    ]
+
+
+def _year_before(end: str | None) -> str:
+    """The day a year before a source's last date (or before today): a "since" to offer."""
+    day = date.fromisoformat(end[:10]) if end and len(end) >= 10 else date.today()
+    return day.replace(year=day.year - 1, day=min(day.day, 28)).isoformat()
+
+
+def reading_chosen(doc_id: int, scope: str) -> str:
+    if scope == "later":
+        return f"#{doc_id} waits; /read shows it again."
+    what = {"all": "all of it", "mine": "only your own messages"}.get(
+        scope, f"what was written since {scope.partition(':')[2]}"
+    )
+    return f"Reading #{doc_id}: {what}. I'll tell you when it's done."

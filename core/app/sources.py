@@ -8,9 +8,11 @@ import asyncio
 import secrets
 from collections import Counter
 from collections.abc import AsyncIterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from core.biographer.biography import Biography
+from core.biographer.estimate import Estimate
 from core.errors import NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, rank
@@ -41,6 +43,51 @@ class Stats(Counts):
         return self.chunks - self.vectors
 
 
+@dataclass(frozen=True, slots=True)
+class ReadingState:
+    """How far the biographer is with a source: `read`, `reading` (parts_done of parts),
+    `waiting`, or `set_aside` (with why)."""
+
+    state: str
+    parts_done: int
+    parts: int
+    why: str | None = None
+
+    def describe(self) -> str:
+        if self.state == "reading":
+            text = f"{self.parts_done} of {self.parts} parts"
+        else:
+            text = self.state.replace("_", " ")
+        return f"{text} ({self.why})" if self.why and self.state != "read" else text
+
+
+@dataclass(frozen=True, slots=True)
+class SourceRow:
+    """A source in the list: its vectors, its reading state (None: not to be read) and,
+    while it waits, what reading the rest of it will cost."""
+
+    source: Source
+    vectors: int
+    reading: ReadingState | None
+    estimate: Estimate | None = None
+
+
+def reading_state(s: SourceState, part_chars: int) -> ReadingState | None:
+    """Where a source stands in the reading queue, in parts of `part_chars` characters."""
+    if s.next_offset is None:
+        return None
+    total = s.source.text_length
+    parts = max(1, -(-total // part_chars))
+    if s.read_at:
+        return ReadingState("read", parts, parts)
+    done = min(parts - 1, s.next_offset * parts // total) if total else 0
+    if s.set_aside_at:
+        return ReadingState("set_aside", done, parts, s.reading_error)
+    if s.next_offset > 0:
+        return ReadingState("reading", done, parts, s.reading_error)
+    return ReadingState("waiting", 0, parts, s.reading_error)
+
+
 class Sources:
     def __init__(
         self,
@@ -50,6 +97,7 @@ class Sources:
         searcher: Searcher,
         embeddings: Embeddings,
         backend: Backend,
+        biography: Biography,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -57,6 +105,7 @@ class Sources:
         self.searcher = searcher
         self.embeddings = embeddings
         self.backend = backend
+        self.biography = biography
         self._lock = ProcessLock(settings.data_dir / "ingest.lock")
         self._transcriber: WhisperTranscriber | None = None
 
@@ -153,9 +202,25 @@ class Sources:
     async def all(self) -> list[Source]:
         return await self.store.documents.all()
 
-    async def states(self) -> list[SourceState]:
-        """Every source, newest first, with its vectors and whether the biographer read it."""
-        return await self.store.documents.states()
+    async def states(self) -> list[SourceRow]:
+        """Every source, newest first, with its vectors, how far the biographer read it,
+        and for those waiting what the rest will cost and whether it waits for the owner."""
+        part = self.settings.reading_part_chars
+        waiting = {r.document_id: r for r in await self.biography.pending()}
+        rows = []
+        for s in await self.store.documents.states():
+            state = reading_state(s, part)
+            r = waiting.get(s.source.id)
+            if state is None or r is None or not self.biography.configured:
+                rows.append(SourceRow(s.source, s.vectors, state))
+                continue
+            cost = await self.biography.estimate(r)
+            if r.held:
+                state = replace(state, why="you said not now; `biomd analyse --pending` asks")
+            elif await self.biography.needs_choice(r):
+                state = replace(state, why=f"waits for your choice: {cost.describe()}")
+            rows.append(SourceRow(s.source, s.vectors, state, cost))
+        return rows
 
     async def get(self, doc_id: int) -> Source:
         doc = await self.store.documents.get(doc_id)

@@ -3,23 +3,32 @@ analysis, and consolidation, on the configured backend."""
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
-from core.biographer import briefing
+from core.biographer import briefing, estimate
+from core.biographer import scope as scope_of
 from core.biographer.citations import flag_invented, source_ids
 from core.biographer.codex_turn import CodexTurn
 from core.biographer.consolidate import rewrite
 from core.biographer.context import CHARS_PER_TOKEN
+from core.biographer.estimate import Estimate, Prices, Sizes
 from core.biographer.loop import AgentLoop
-from core.biographer.notes_pass import NotesPass, describe
+from core.biographer.notes_pass import NotesPass, ReaderPlan, describe
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections, citations
-from core.biographer.tools import Toolbox
+from core.biographer.prompts import system_prompt
+from core.biographer.reader import SCHEMA
+from core.biographer.reader import system_prompt as reader_prompt
+from core.biographer.tools import TOOLS, Toolbox
 from core.biographer.turn import Biographer, Runner, StepFn, TurnResult
 from core.errors import BiomdError, NotFound
 from core.models.backend import Backend
 from core.models.llm import TurnModel
+from core.models.pricing import prices
 from core.retrieval.search import Searcher
 from core.settings import Settings
 from core.storage.chat import ChatMessage
@@ -27,6 +36,15 @@ from core.storage.reading import Reading, SetAside
 from core.storage.store import Store
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A source whose reading waits for the owner: what all of it costs, and only theirs."""
+
+    reading: Reading
+    all: Estimate
+    mine: Estimate
 
 
 class Biography:
@@ -215,8 +233,11 @@ class Biography:
         *,
         only: set[int] | None = None,
         retry: bool = False,
+        approve: bool = False,
     ) -> list[TurnResult]:
-        """Read every source not read yet (or those in `only`), in two passes. The reader
+        """Read every source not read yet (or those in `only`), in two passes; a source
+        whose estimate passes BIOMD_READ_CONFIRM_USD or _TOKENS waits for the owner's choice
+        (`choose`, `hold`) unless `approve`, and one held (not now) waits until chosen. The reader
         takes notes of each part not noted yet, each resting on a quote found in the part
         (notes_pass.py); then reading turns take the notes into bio.md, a batch that fits
         the model's window at a time, with bio.md kept within its budget between batches.
@@ -227,18 +248,26 @@ class Biography:
         if retry:
             for doc in await self.store.reading.retry(only):
                 await self.store.extracts.forget_failures(doc)
-        readings = [r for r in await self.pending() if only is None or r.document_id in only]
+        readings = [
+            r
+            for r in await self.pending()
+            if (only is None or r.document_id in only) and not r.held
+        ]
+        if not approve:
+            readings = [r for r in readings if not await self.needs_choice(r)]
         if not readings:
             return []
+        skipped = {r.document_id: await self._skipped(r) for r in readings}
         results: list[TurnResult] = []
         try:
-            report = await self.notes_pass().run([r for r in readings if r.text_length])
+            noted = [r for r in readings if r.text_length]
+            report = await self.notes_pass().run(noted, skip=skipped)
             await self._take_in(readings, on_step, results)
         except Exception:
             for reading in readings:  # what was taken in before the failure counts
-                await self._settle(reading)
+                await self._settle(reading, skipped[reading.document_id])
             raise
-        said = {r.document_id: await self._settle(r) for r in readings}
+        said = {r.document_id: await self._settle(r, skipped[r.document_id]) for r in readings}
         for result in reversed(results):  # each source's state, on its last turn
             result.reading = "; ".join(said.pop(d) for d in result.sources if d in said)
         if results:
@@ -248,6 +277,94 @@ class Biography:
             await self.keep_within_budget()
         return results
 
+    # -- what reading costs, and the owner's choice -----------------------------------------
+
+    async def sizes(self) -> Sizes:
+        """The sizes reading works in now, with the models' prices where known."""
+        s = self.settings
+        reader = self.backend.reader()
+        plan = ReaderPlan.for_window(
+            await reader.context_tokens(), s.reading_part_chars, s.reader_max_tokens
+        )
+        bio = await self.profile.load()
+        codex = self.backend.name == "codex"
+        free = Prices(0.0, 0.0)
+        own_reader = bool(s.reader_base_url)
+        reader_price = await prices(s.reader_settings()) if own_reader or not codex else None
+        price = await prices(s) if not codex else None
+        return Sizes(
+            part_chars=plan.part_chars,
+            reader_fixed_chars=len(reader_prompt(s.owner_list)) + len(json.dumps(SCHEMA)) + 300,
+            notes_chars=await self._notes_room(),
+            turn_fixed_chars=len(system_prompt("reading", bio, s.bio_max_chars))
+            + len(json.dumps(TOOLS))
+            + 1_500,
+            concurrency=self.backend.reader_concurrency,
+            reader_prices=Prices(*reader_price) if reader_price else free if codex else None,
+            prices=Prices(*price) if price else free if codex else None,
+            local=s.reader_is_local,
+        )
+
+    async def estimate(self, reading: Reading, scope: str | None = None) -> Estimate:
+        """What reading the rest of a source (in `scope`, or its own) will cost."""
+        return estimate.reading(await self._left(reading, scope), await self.sizes())
+
+    async def estimate_all(self, readings: Sequence[Reading]) -> Estimate:
+        """What reading the rest of these sources together will cost (they share calls)."""
+        chars = sum([await self._left(r) for r in readings])
+        return estimate.reading(chars, await self.sizes())
+
+    async def _left(self, reading: Reading, scope: str | None = None) -> int:
+        """Characters of a source still to read, in `scope` or its own."""
+        chosen = scope or reading.scope
+        skipped = await self._skipped(reading, chosen)
+        noted = [(p.start, p.end) for p in await self.store.extracts.parts(reading.document_id)]
+        left = scope_of.complement(
+            scope_of.merge([*skipped, *noted, (0, reading.next_offset)]), reading.text_length
+        )
+        return sum(hi - lo for lo, hi in left)
+
+    async def needs_choice(self, reading: Reading) -> bool:
+        """Whether reading this source waits for the owner: its estimate passes
+        BIOMD_READ_CONFIRM_USD (or _TOKENS where tokens are free) and they have not chosen."""
+        if reading.approved or reading.held:
+            return False
+        cost = await self.estimate(reading)
+        if cost.usd:  # a price is known: money decides
+            return cost.usd > self.settings.read_confirm_usd
+        return cost.prompt_tokens + cost.completion_tokens > self.settings.read_confirm_tokens
+
+    async def choices(self, only: set[int] | None = None) -> list[Choice]:
+        """Sources waiting for the owner to choose how much to read (or held: not now),
+        each with what reading all of it, only their messages, or since a date costs."""
+        out = []
+        for r in await self.pending():
+            if only is not None and r.document_id not in only:
+                continue
+            if r.held or await self.needs_choice(r):
+                out.append(Choice(r, await self.estimate(r, "all"), await self.estimate(r, "mine")))
+        return out
+
+    async def choose(self, document_id: int, scope: str) -> None:
+        """Read this source: all of it, `mine` or `since:YYYY-MM-DD` (at the next round)."""
+        scope_of.parse(scope)
+        if not await self.store.reading.choose(document_id, scope):
+            raise NotFound(f"Source #{document_id} is not waiting to be read.")
+
+    async def hold(self, document_id: int) -> None:
+        """Not now: the source waits until the owner chooses."""
+        if not await self.store.reading.hold(document_id):
+            raise NotFound(f"Source #{document_id} is not waiting to be read.")
+
+    async def _skipped(self, reading: Reading, scope: str | None = None) -> list[tuple[int, int]]:
+        """What the owner's choice leaves out of a source."""
+        chosen = scope or reading.scope
+        if chosen == "all" or not reading.text_length:
+            return []
+        text = await self.store.chunks.text(reading.document_id, 0, reading.text_length)
+        kept = scope_of.selected(text, chosen, reading.content_end)
+        return scope_of.complement(kept, reading.text_length)
+
     async def _take_in(
         self, readings: list[Reading], on_step: StepFn | None, results: list[TurnResult]
     ) -> None:
@@ -255,9 +372,11 @@ class Biography:
         `results` as it ends."""
         by_doc = {r.document_id: r for r in readings}
         waiting = [x for r in readings for x in await self.store.extracts.waiting(r.document_id)]
-        for batch in briefing.batches(waiting, await self._notes_room()):
+        while waiting:
+            await self.make_room()  # first, so the batch is sized to bio.md as it will be
+            batch = briefing.batches(waiting, await self._notes_room())[0]
+            waiting = waiting[len(batch) :]
             docs = list(dict.fromkeys(x.document_id for x in batch))
-            await self.make_room()
             result = await self.biographer(given=frozenset(docs)).run(
                 "reading",
                 briefing.request([by_doc[d] for d in docs], batch),
@@ -271,19 +390,22 @@ class Biography:
             await self.keep_within_budget()  # between batches, not only at the end
 
     async def _notes_room(self) -> int:
-        """Characters of notes a reading turn can take beside the rules, tools and bio.md,
-        within the model's window."""
+        """Characters of notes a reading turn can take: what the model's window leaves
+        beside the reply, the rules and bio.md (the system prompt) and the tool schemas,
+        with a quarter kept for the turn's own calls and results."""
         window = await self.model().context_tokens()
-        free = (window - self.settings.llm_max_tokens) * CHARS_PER_TOKEN * 0.6
-        room = int(free) - len(await self.profile.load()) - 9_000
-        return max(1_000, min(self.settings.reading_notes_chars, room))
+        s = self.settings
+        fixed = len(system_prompt("reading", await self.profile.load(), s.bio_max_chars))
+        fixed += len(json.dumps(TOOLS))
+        free = (window - s.llm_max_tokens - 200) * CHARS_PER_TOKEN - fixed
+        return max(1_000, min(s.reading_notes_chars, int(free * 0.75)))
 
-    async def _settle(self, reading: Reading) -> str:
-        """Record how far a source is read (all noted and taken in, from the start); what
-        to tell the owner."""
+    async def _settle(self, reading: Reading, skipped: Sequence[tuple[int, int]] = ()) -> str:
+        """Record how far a source is read (all noted and taken in, from the start, what
+        the owner left out aside); what to tell the owner."""
         doc, total = reading.document_id, reading.text_length
         parts = await self.store.extracts.parts(doc)
-        noted = covered_to([(p.start, p.end) for p in parts if p.noted], 0)
+        noted = covered_to([(p.start, p.end) for p in parts if p.noted] + list(skipped), 0)
         waiting = await self.store.extracts.waiting(doc)
         reached = min([noted, *(x.start for x in waiting)]) if total else 0
         name = f"#{doc} {reading.name}"

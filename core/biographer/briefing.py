@@ -13,13 +13,19 @@ from core.storage.reading import Reading
 UNDATED = "Undated"
 
 
+QUOTE_SHOWN = 80  # characters of a note's quote the biographer sees; the rest is in the source
+
+
 def line(x: Extract) -> str:
-    """One extract as the biographer sees it."""
+    """One extract as the biographer sees it: source, date, kind, people, statement, the
+    start of its quote, and where the quote is in the source (for read_source)."""
     date = x.date or "undated"
     people = f" ({', '.join(x.people)})" if x.people else ""
-    return (
-        f'- [#{x.document_id}] {date} {x.kind}{people}: {x.statement} — "{x.quote}" (at {x.start})'
-    )
+    quote = x.quote
+    if len(quote) > QUOTE_SHOWN:
+        cut = quote.rfind(" ", 0, QUOTE_SHOWN)
+        quote = quote[: cut if cut > 0 else QUOTE_SHOWN] + "…"
+    return f'- [#{x.document_id}] {date} {x.kind}{people}: {x.statement} — "{quote}" @{x.start}'
 
 
 def batches(extracts: Sequence[Extract], budget: int) -> list[list[Extract]]:
@@ -67,6 +73,7 @@ def request(sources: Sequence[Reading], extracts: Sequence[Extract]) -> str:
         "note it rests on, e.g. [#12]. Where a note disagrees with bio.md or with another note, "
         "keep both versions with their sources. Where a gap matters, add an open question. "
         "Skip notes that add nothing; merge what bio.md already says. Make several edits in "
-        "one step where you can. To check a note in context, read_source around it.\n\n"
+        "one step where you can. To check a note in context, read_source at the offset "
+        "after its @.\n\n"
         f"<notes>\n{grouped(extracts)}\n</notes>"
     )

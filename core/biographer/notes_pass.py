@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core.biographer import reader
@@ -74,11 +74,15 @@ class NotesPass:
         window = await self.model.context_tokens()
         return ReaderPlan.for_window(window, self.part_chars, self.max_tokens)
 
-    async def parts(self, reading: Reading, size: int) -> list[Part]:
-        """The parts of a source not noted yet (nor given up on), cut at line breaks."""
+    async def parts(
+        self, reading: Reading, size: int, skip: Sequence[tuple[int, int]] = ()
+    ) -> list[Part]:
+        """The parts of a source not noted yet (nor given up on, nor outside the owner's
+        choice, `skip`), cut at line breaks."""
         doc, total = reading.document_id, reading.text_length
         tried = await self.store.extracts.parts(doc)
         done = [(p.start, p.end) for p in tried if p.noted or p.attempts >= self.attempts]
+        done += list(skip)
         out: list[Part] = []
         for lo, hi in reader.plan(total, done, max(1, total)):  # the gaps, whole
             at = lo
@@ -95,6 +99,7 @@ class NotesPass:
         self,
         readings: Sequence[Reading],
         on_part: Callable[[Part], Awaitable[None]] | None = None,
+        skip: Mapping[int, Sequence[tuple[int, int]]] | None = None,
     ) -> NotesReport:
         """Note every part of these sources not noted yet. SpendLimitReached, or an endpoint
         that can't be reached, stops new calls; the calls under way finish and are kept,
@@ -102,7 +107,8 @@ class NotesPass:
         size = await self.plan()
         parts: list[Part] = []
         for reading in readings:
-            parts += await self.parts(reading, size.part_chars)
+            left_out = (skip or {}).get(reading.document_id, ())
+            parts += await self.parts(reading, size.part_chars, left_out)
         report = NotesReport()
         if not parts:
             return report

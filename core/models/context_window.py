@@ -45,7 +45,7 @@ async def _ask(settings: Settings) -> int | None:
     async with httpx.AsyncClient(timeout=5.0, headers=headers) as http:
         if await _ok(http, f"{root}/api/version"):
             return await _ollama(http, root, model)
-        listed = await _json(http, f"{settings.llm_base_url.rstrip('/')}/models")
+        listed = await fetch_json(http, f"{settings.llm_base_url.rstrip('/')}/models")
         for entry in (listed or {}).get("data", []) if isinstance(listed, dict) else []:
             if isinstance(entry, dict) and entry.get("id") == model:
                 for key in ("context_length", "max_model_len", "context_window"):
@@ -54,7 +54,7 @@ async def _ask(settings: Settings) -> int | None:
                 meta = entry.get("meta")
                 if isinstance(meta, dict) and isinstance(meta.get("n_ctx_train"), int):
                     break  # llama.cpp lists the trained size; /props has the real one
-        props = await _json(http, f"{root}/props")
+        props = await fetch_json(http, f"{root}/props")
         if isinstance(props, dict):
             n = (props.get("default_generation_settings") or {}).get("n_ctx")
             if isinstance(n, int) and n > 0:
@@ -63,11 +63,11 @@ async def _ask(settings: Settings) -> int | None:
 
 
 async def _ollama(http: Any, root: str, model: str) -> int:
-    running = await _json(http, f"{root}/api/ps")
+    running = await fetch_json(http, f"{root}/api/ps")
     for m in (running or {}).get("models", []) if isinstance(running, dict) else []:
         if m.get("name") in (model, f"{model}:latest") and isinstance(m.get("context_length"), int):
             return int(m["context_length"])
-    shown = await _json(http, f"{root}/api/show", {"model": model})
+    shown = await fetch_json(http, f"{root}/api/show", {"model": model})
     if isinstance(shown, dict):
         params = str(shown.get("parameters") or "")
         if m := re.search(r"^num_ctx\s+(\d+)", params, re.M):
@@ -82,7 +82,7 @@ async def _ok(http: Any, url: str) -> bool:
         return False
 
 
-async def _json(http: Any, url: str, body: dict[str, Any] | None = None) -> Any:
+async def fetch_json(http: Any, url: str, body: dict[str, Any] | None = None) -> Any:
     try:
         r = await (http.post(url, json=body) if body is not None else http.get(url))
         return r.json() if r.status_code == 200 else None

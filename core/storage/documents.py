@@ -57,6 +57,7 @@ class SourceState:
     read_at: str | None
     set_aside_at: str | None
     reading_error: str | None
+    next_offset: int | None = None  # how far it is read; None when it is not queued
 
 
 _COLUMNS = ", ".join(Source.__slots__)
@@ -189,7 +190,7 @@ class Documents:
         cols = ", ".join(f"d.{c}" for c in Source.__slots__)
         rows = await self._db.fetchall(
             f"SELECT {cols}, (SELECT COUNT(*) FROM vectors v JOIN chunks c ON c.id = v.chunk_id"
-            " WHERE c.document_id = d.id), q.done_at, q.gave_up_at, q.error"
+            " WHERE c.document_id = d.id), q.done_at, q.gave_up_at, q.error, q.next_offset"
             " FROM documents d LEFT JOIN reading_queue q ON q.document_id = d.id"
             " ORDER BY d.id DESC"
         )

@@ -337,6 +337,18 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "reading_choice",
+        """
+        -- What the owner chose for a source whose reading costs more than the threshold
+        -- (BIOMD_READ_CONFIRM_USD): `scope` is all, mine (their own messages with some
+        -- context) or since:YYYY-MM-DD; `approved_at` when it may be read; `held_at` when
+        -- the owner said not now (it waits until asked again).
+        ALTER TABLE reading_queue ADD COLUMN scope TEXT NOT NULL DEFAULT 'all';
+        ALTER TABLE reading_queue ADD COLUMN approved_at TEXT;
+        ALTER TABLE reading_queue ADD COLUMN held_at TEXT;
+        """,
+    ),
 )
 
 

@@ -21,6 +21,9 @@ class Reading:
     next_offset: int
     content_start: str | None
     content_end: str | None
+    scope: str = "all"  # all, mine, or since:YYYY-MM-DD
+    approved: bool = False  # the owner said read it (at its estimate)
+    held: bool = False  # the owner said not now
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +61,14 @@ class ReadingQueue:
         aside = "" if include_set_aside else " AND q.gave_up_at IS NULL"
         rows = await self._db.fetchall(
             "SELECT d.id, d.name, d.kind, d.text_length, q.next_offset, d.content_start,"
-            " d.content_end FROM reading_queue q JOIN documents d ON d.id = q.document_id"
+            " d.content_end, q.scope, q.approved_at IS NOT NULL, q.held_at IS NOT NULL"
+            " FROM reading_queue q JOIN documents d ON d.id = q.document_id"
             f" WHERE q.done_at IS NULL AND d.status = 'ready'{aside} ORDER BY d.id"
         )
-        return [Reading(*r) for r in rows]
+        return [
+            Reading(int(i), str(n), str(k), int(t), int(o), a, b, str(sc), bool(ok), bool(held))
+            for i, n, k, t, o, a, b, sc, ok, held in rows
+        ]
 
     async def set_aside(self) -> list[SetAside]:
         rows = await self._db.fetchall(
@@ -102,6 +109,27 @@ class ReadingQueue:
                     (utc_now(), doc_id),
                 )
         return Attempt(attempts, gave_up)
+
+    async def choose(self, doc_id: int, scope: str) -> bool:
+        """The owner chose to read a source (all of it, or a scope); False if it is not
+        waiting to be read."""
+        async with self._db.transaction() as db:
+            cur = await db.execute(
+                "UPDATE reading_queue SET scope = ?, approved_at = ?, held_at = NULL,"
+                " gave_up_at = NULL, attempts = 0 WHERE document_id = ? AND done_at IS NULL",
+                (scope, utc_now(), doc_id),
+            )
+            return cur.rowcount > 0
+
+    async def hold(self, doc_id: int) -> bool:
+        """The owner said not now: the source waits until they choose."""
+        async with self._db.transaction() as db:
+            cur = await db.execute(
+                "UPDATE reading_queue SET held_at = ?, approved_at = NULL"
+                " WHERE document_id = ? AND done_at IS NULL",
+                (utc_now(), doc_id),
+            )
+            return cur.rowcount > 0
 
     async def give_up(self, doc_id: int, why: str) -> None:
         """Set a source aside, with the reason."""

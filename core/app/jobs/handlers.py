@@ -140,8 +140,17 @@ class Handlers:
         await show(f"{p.name}: done", force=True)
         channel, chat = self.queue.target(p)
         if channel is not None:
-            text = "\n\n".join(x for x in lines if x) or f"{p.name}: done."
+            text = "\n\n".join(x for x in lines if x) or f"{p.name}: stored."
             await self.engine.outbox.deliver(channel, chat, text)
+            if p.documents and self.engine.biography.configured:
+                waiting = await self.engine.biography.choices(only=set(p.documents))
+                if waiting:
+                    await self.engine.outbox.deliver(
+                        channel,
+                        chat,
+                        replies.reading_choices(waiting),
+                        replies.reading_buttons(waiting),
+                    )
 
     async def _read_new(self, added: list[int], show: Throttled, name: str) -> str:
         """The biographer's reading of new sources, or why it has to wait."""
@@ -153,6 +162,8 @@ class Handlers:
             results = await biography.read_pending(only=set(added))
         except LLMError as exc:
             return replies.stored_unread(name, exc.user_message, later=True)
+        if not results and await biography.choices(only=set(added)):
+            return ""  # what it costs, and the choice, follow as a message of their own
         return replies.turn_summary(results)
 
     async def _spoken_answer(self, question: str, document_id: int) -> str:
