@@ -200,14 +200,22 @@ READER = "You are biomd's reader"
 _BLOCK = re.compile(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", re.S)
 
 
+def content(message: dict[str, Any]) -> str:
+    """A message's text, whether a string or a list of parts (with cache marks, say)."""
+    value = message.get("content") or ""
+    if isinstance(value, list):
+        return "".join(str(p.get("text") or "") for p in value if isinstance(p, dict))
+    return str(value)
+
+
 def is_reader(body: dict[str, Any]) -> bool:
     messages = body.get("messages") or [{}]
-    return str(messages[0].get("content") or "").startswith(READER)
+    return content(messages[0]).startswith(READER)
 
 
 def auto_notes(body: dict[str, Any]) -> list[dict[str, Any]]:
     """A note per source block of a reader's request, quoting its first line of substance."""
-    text = str((body.get("messages") or [{}])[-1].get("content") or "")
+    text = content((body.get("messages") or [{}])[-1])
     notes = []
     for doc, block in _BLOCK.findall(text):
         line = next((ln.strip() for ln in block.splitlines() if len(ln.strip()) >= 12), "")

@@ -182,6 +182,13 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
         results = await engine.biography.read_pending()
         assert await engine.biography.pending() == []
         bio = await engine.profile.load()
+        cost = (await engine.usage.text()).splitlines()
+    assert cost[-2] == "Reading, estimated before against what it cost (newest first):"
+    assert re.fullmatch(
+        r"\d{4}-\d\d-\d\d, 1 source: estimated [\d,]+ tokens \(\$0\.0000\);"
+        r" 3 calls, [\d,]+ tokens \(\$0\.0000\), [+-]\d+%",
+        cost[-1],
+    ), cost[-1]
     (body,) = llm.reader_bodies
     assert body["response_format"]["type"] == "json_schema"
     assert "Finished the Westport half marathon" in body["messages"][1]["content"]
@@ -340,3 +347,25 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
         ln.startswith("[2023-05") or ln.startswith("[2023-06") for ln in since_lines
     )
     assert sent[later_doc] == ""
+
+
+async def test_an_anthropic_model_gets_cache_marks_after_the_stable_parts(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm, llm_model="anthropic/claude-sonnet-4.5")
+    llm.reply_with(
+        tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 100})), "Read."
+    )
+    async with await Engine.open(settings) as engine:
+        await ingest(engine, tmp_path, "chat.txt", TEXT)
+        await engine.biography.read_pending()
+    mark = {"type": "ephemeral"}
+    (reader_body,) = llm.reader_bodies
+    assert reader_body["messages"][0]["content"][0]["cache_control"] == mark
+    first, second = llm.bodies
+    for body in (first, second):
+        system, opening = body["messages"][0], body["messages"][1]
+        assert system["content"][0]["cache_control"] == mark
+        assert opening["content"][0]["cache_control"] == mark
+        assert opening["content"][0]["text"].startswith("New notes on 1 source")
+    assert "cache_control" not in json.dumps(second["messages"][2:])

@@ -29,7 +29,7 @@ from tests.conftest import llm_settings
 from tests.db import one
 from tests.fake_llm import FakeLLM, tool_reply
 from tests.samples import add_sources
-from tests.waiting import wait_until
+from tests.waiting import until, wait_until
 
 XSS = "<script>alert('x')</script>"
 
@@ -428,3 +428,25 @@ async def test_pictures_render_once_per_state_of_their_data() -> None:
     with pytest.raises(RuntimeError):
         await memo.get("d", broken)
     assert await memo.get("d", renderer("d")) == b"d"  # a failure is not kept
+
+
+async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -> None:
+    line = "[2023-01-01 10:00] Grace (owner): a message long enough to take a note of.\n"
+    (doc,) = await add_sources(site.engine, [line])
+    await site.engine.store.reading.add(doc)
+    await site.engine.biography.hold(doc)
+    html = (await site.client.get("/sources")).text
+    assert f'action="/source/{doc}/read?csrf=' in html and "you said not now" in html
+    assert "the rest: about $0.00" in html
+    site.llm.reply_with("Read the note.")
+    r = await site.client.post(f"/source/{doc}/read", data={"scope": "mine"}, headers=site.csrf)
+    assert r.status_code == 303
+
+    async def read() -> bool:
+        return await site.engine.biography.pending() == []
+
+    await until(read, 30)
+    (body,) = site.llm.reader_bodies
+    assert "Grace (owner): a message long enough" in body["messages"][1]["content"]
+    html = (await site.client.get("/sources")).text
+    assert 'action="/source/' not in html and ">read<" in html.replace("\n", "")

@@ -39,6 +39,7 @@ ROUTES = [
     Route("/source/{doc:int}", sources.source),
     Route("/source/{doc:int}/forget", sources.forget_page),
     Route("/source/{doc:int}/forget", sources.forget, methods=["POST"]),
+    Route("/source/{doc:int}/read", sources.read_choice, methods=["POST"]),
     Route("/questions", questions.questions),
     Route("/questions/{qid:str}/answer", questions.answer, methods=["POST"]),
     Route("/questions/{qid:str}/dismiss", questions.dismiss, methods=["POST"]),

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from core.biographer.turn import TurnResult
     from core.ingest.pipeline import IngestResult
     from core.retrieval.search import Hit
+    from core.storage.rounds import Round
     from core.storage.usage import Totals
 
 TELEGRAM_LIMIT = 4096
@@ -106,9 +107,15 @@ def search_reply(hits: Sequence[Hit], query: str, missing: str) -> str:
     return with_source_hint("\n\n".join(lines))
 
 
-def cost_text(periods: Sequence[Totals], backends: Sequence[Totals], limit: float | None) -> str:
+def cost_text(
+    periods: Sequence[Totals],
+    backends: Sequence[Totals],
+    limit: float | None,
+    rounds: Sequence[Round] = (),
+) -> str:
     """Calls, tokens and spend today, in the last 30 days and in all, by backend once Codex
-    has been used, and the daily limit."""
+    has been used, the daily limit, and the latest rounds of reading, estimate against
+    actual."""
     lines = [
         f"{t.label}: {t.calls:,} calls, {t.tokens:,} tokens ({t.prompt_tokens:,} prompt, "
         f"{t.completion_tokens:,} completion), ${t.usd:.4f}"
@@ -123,7 +130,21 @@ def cost_text(periods: Sequence[Totals], backends: Sequence[Totals], limit: floa
         ]
     if limit is not None:
         lines.append(f"Daily limit: ${limit:.2f} (BIOMD_DAILY_SPEND_LIMIT_USD).")
+    if rounds:
+        lines.append("Reading, estimated before against what it cost (newest first):")
+        lines += [_round_line(r) for r in rounds]
     return "\n".join(lines)
+
+
+def _round_line(r: Round) -> str:
+    guess = f"{r.estimated_tokens:,} tokens"
+    if r.estimated_usd is not None:
+        guess += f" (${r.estimated_usd:.4f})"
+    off = f", {r.tokens / r.estimated_tokens - 1:+.0%}" if r.estimated_tokens else ""
+    return (
+        f"{r.started_at[:10]}, {r.sources} source{'s' if r.sources != 1 else ''}: estimated "
+        f"{guess}; {r.calls} calls, {r.tokens:,} tokens (${r.usd:.4f}){off}"
+    )
 
 
 # -- a turn ---------------------------------------------------------------------------------

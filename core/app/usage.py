@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from core.app.replies import cost_text
 from core.models.ledger import Ledger
+from core.storage.rounds import Round
 from core.storage.store import Store
 from core.storage.turns import TurnSummary
 from core.storage.usage import Totals
@@ -32,7 +33,13 @@ class Usage:
 
     async def text(self) -> str:
         """The whole account, as `biomd cost` and /cost say it."""
-        return cost_text(await self.periods(), await self.by_backend(), self.limit)
+        return cost_text(
+            await self.periods(), await self.by_backend(), self.limit, await self.rounds()
+        )
+
+    async def rounds(self, limit: int = 5) -> list[Round]:
+        """The latest rounds of reading: estimated before, and what they cost."""
+        return await self.store.rounds.recent(limit)
 
     async def recent_turns(self, limit: int = 20) -> list[TurnSummary]:
         return await self.store.turns.recent(limit)

@@ -258,6 +258,10 @@ class Biography:
         if not readings:
             return []
         skipped = {r.document_id: await self._skipped(r) for r in readings}
+        guess = await self.estimate_all(readings)
+        round_id = await self.store.rounds.start(
+            len(readings), guess.prompt_tokens + guess.completion_tokens, guess.usd
+        )
         results: list[TurnResult] = []
         try:
             noted = [r for r in readings if r.text_length]
@@ -267,6 +271,8 @@ class Biography:
             for reading in readings:  # what was taken in before the failure counts
                 await self._settle(reading, skipped[reading.document_id])
             raise
+        finally:
+            await self.store.rounds.finish(round_id)
         said = {r.document_id: await self._settle(r, skipped[r.document_id]) for r in readings}
         for result in reversed(results):  # each source's state, on its last turn
             result.reading = "; ".join(said.pop(d) for d in result.sources if d in said)

@@ -49,6 +49,27 @@ def extra_body(settings: Settings) -> dict[str, Any]:
     return {"usage": {"include": True}} if "openrouter.ai" in settings.llm_base_url else {}
 
 
+def takes_cache_markers(model: str) -> bool:
+    """Anthropic's models cache a prompt's prefix only where it is marked (OpenRouter passes
+    the marks on); other providers cache prefixes on their own."""
+    return model.startswith("anthropic/") or "claude" in model.lower()
+
+
+def cache_marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages with cache breakpoints after the stable parts: the system message (the
+    rules and bio.md) and the turn's opening message (a reading turn's notes), which every
+    later call of the turn repeats."""
+    out = []
+    opening = next((i for i, m in enumerate(messages) if m.get("role") == "user"), None)
+    for i, m in enumerate(messages):
+        text = m.get("content")
+        if (m.get("role") == "system" or i == opening) and isinstance(text, str) and text:
+            part = {"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}
+            m = {**m, "content": [part]}
+        out.append(m)
+    return out
+
+
 def usage_of(usage: Any, settings: Settings) -> Usage:
     """Tokens and cost: the endpoint's own figure where it gives one, else the set prices."""
     if usage is None:

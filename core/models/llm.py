@@ -101,9 +101,12 @@ class OpenAIChat:
         max_tokens: int | None = None,
         response_format: dict[str, Any] | None = None,
     ) -> Reply:
+        sent = list(messages)
+        if endpoint.takes_cache_markers(self.model):
+            sent = endpoint.cache_marked(sent)
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": list(messages),
+            "messages": sent,
             "max_tokens": max_tokens or self.settings.llm_max_tokens,
         }
         if tools:

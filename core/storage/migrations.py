@@ -349,6 +349,23 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE reading_queue ADD COLUMN held_at TEXT;
         """,
     ),
+    Migration(
+        "reading_rounds",
+        """
+        -- Each round of reading (the notes pass and the reading turns over what was
+        -- waiting): what it was estimated to cost before it began, and the llm_usage rows
+        -- it made (ids after `first_call`, up to `last_call`), for estimate against actual.
+        CREATE TABLE reading_rounds (
+            id               INTEGER PRIMARY KEY AUTOINCREMENT,
+            started_at       TEXT NOT NULL,
+            sources          INTEGER NOT NULL,
+            estimated_tokens INTEGER NOT NULL,
+            estimated_usd    REAL,
+            first_call       INTEGER NOT NULL,
+            last_call        INTEGER
+        );
+        """,
+    ),
 )
 
 

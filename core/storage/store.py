@@ -10,6 +10,7 @@
                       message_counts                store.usage      llm_usage
                                                     store.outbox     outbox
     store.extracts   extracts, extracts_fts, extract_vectors, extract_parts (the reader's)
+    store.rounds     reading_rounds (estimate against actual)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from core.storage.outbox import OutboxQueue
 from core.storage.questions import Questions
 from core.storage.reading import ReadingQueue
 from core.storage.revisions import Revisions
+from core.storage.rounds import Rounds
 from core.storage.turns import Turns
 from core.storage.usage import UsageLog
 from core.storage.vectors import Vectors
@@ -56,6 +58,7 @@ class Store:
         self.usage = UsageLog(db)
         self.outbox = OutboxQueue(db)
         self.extracts = Extracts(db)
+        self.rounds = Rounds(db)
 
     @classmethod
     async def open(cls, path: Path) -> Store:

@@ -91,6 +91,20 @@ async def source(request: Request) -> Response:
     )
 
 
+async def read_choice(request: Request) -> Response:
+    """The owner's choice for a source whose reading waits: all, mine, since a date, or
+    later; the reading is queued like the bots' /read."""
+    web = web_of(request)
+    doc_id = int(request.path_params["doc"])
+    form = await request.form()
+    how = str(form.get("scope") or "all")
+    args = f"{doc_id} {how}"
+    if how == "since":
+        args += f" {form.get('since') or ''}"
+    await web.assistant.on_command(web.channel, CHAT, "read", args)
+    return RedirectResponse("/sources", 303)
+
+
 async def forget_page(request: Request) -> Response:
     try:
         doc = await web_of(request).engine.sources.get(int(request.path_params["doc"]))
