@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +21,12 @@ from core.app.engine import Engine
 from core.biographer import reader
 from core.biographer.quotes import fold, locate
 from core.biographer.reader import Part, Unreadable
+from core.errors import SpendLimitReached
 from core.settings import Settings
 from tests.conftest import llm_settings
 from tests.db import one, rows
-from tests.fake_llm import FakeLLM, notes_reply, tool_reply
+from tests.fake_llm import FakeLLM, Slow, notes_reply, tool_reply
+from tests.models import MINILM_NAME
 
 TEXT = (
     "[2019-04-07 09:12] Grace (owner): Finished the Westport half marathon in 2:04:51!\n"
@@ -369,3 +376,83 @@ async def test_an_anthropic_model_gets_cache_marks_after_the_stable_parts(
         assert opening["content"][0]["cache_control"] == mark
         assert opening["content"][0]["text"].startswith("New notes on 1 source")
     assert "cache_control" not in json.dumps(second["messages"][2:])
+
+
+async def test_calls_side_by_side_stop_starting_once_the_days_limit_is_spent(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(
+        tmp_path,
+        minilm_path,
+        llm,
+        reading_part_chars=1000,
+        reader_concurrency=3,
+        daily_spend_limit_usd=0.001,
+        llm_price_prompt_per_mtok=1000.0,  # each call costs $0.01: one spends the day
+    )
+    text = "".join(
+        f"[2020-01-01 10:00] Grace (owner): line {i} about the kiln.\n" for i in range(150)
+    )
+    llm.notes.extend(Slow(0.3, notes_reply()) for _ in range(20))
+    async with await Engine.open(settings) as engine:
+        await ingest(engine, tmp_path, "long.txt", text)
+        assert await engine.biography.read_pending() == [], "so costly it waits for a choice"
+        await engine.biography.choose(1, "all")
+        with pytest.raises(SpendLimitReached):
+            await engine.biography.read_pending()
+        assert len(llm.reader_bodies) == 3, "the first three ran side by side; no more began"
+        with pytest.raises(SpendLimitReached):
+            await engine.biography.read_pending()
+        assert len(llm.reader_bodies) == 3 and llm.bodies == []
+    noted = one(settings.db_path, "SELECT COUNT(*) FROM extract_parts WHERE noted_at IS NOT NULL")
+    assert noted == (3,), "what the calls under way brought back is kept"
+
+
+def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    env = {
+        **os.environ,
+        "BIOMD_DATA_DIR": str(tmp_path / "data"),
+        "BIOMD_EMBED_MODEL": MINILM_NAME,
+        "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
+        "BIOMD_LLM_BASE_URL": llm.base_url,
+        "BIOMD_LLM_API_KEY": "sk-test",
+        "BIOMD_LLM_MODEL": "test/model",
+        "BIOMD_READING_PART_CHARS": "1000",
+        "BIOMD_OWNER_NAMES": "Grace",
+    }
+    text = "".join(
+        f"[2020-01-{1 + i % 28:02d} 10:00] Grace (owner): day {i} at the kiln.\n"
+        for i in range(120)
+    )
+    source = tmp_path / "journal.txt"
+    source.write_text(text)
+    biomd = [sys.executable, "-m", "bot", "ingest", str(source), "--no-read", "--no-embed"]
+    subprocess.run(biomd, env=env, check=True, capture_output=True, timeout=120)
+    db = tmp_path / "data" / "biomd.sqlite3"
+    llm.notes.extend(Slow(0.4, json.dumps({"notes": []})) for _ in range(2))
+    llm.notes.append(Slow(60, "never"))  # the process is killed while it waits for this
+    with subprocess.Popen(
+        [sys.executable, "-m", "bot", "analyse", "--pending"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as child:
+        deadline = time.monotonic() + 60
+        while len(llm.reader_bodies) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+    before = rows(db, "SELECT start_char, end_char FROM extract_parts WHERE noted_at IS NOT NULL")
+    assert len(before) == 2, "two parts were noted before the crash"
+    llm.notes.clear()  # from now on each part gets a note quoting its first line
+    subprocess.run(
+        [*biomd[:3], "analyse", "--pending"], env=env, check=True, capture_output=True, timeout=120
+    )
+    parts = rows(db, "SELECT start_char, end_char FROM extract_parts ORDER BY 1")
+    assert parts[0][0] == 0 and parts[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(parts)), "no gap, no overlap"
+    assert set(before) <= set(parts)
+    spans = rows(db, "SELECT start_char, end_char, statement FROM extracts")
+    assert len(spans) == len(set(spans)) == len(parts) - 2, "one note per part noted after"
+    assert rows(db, "SELECT done_at IS NOT NULL FROM reading_queue") == [(1,)]

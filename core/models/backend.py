@@ -94,7 +94,9 @@ class OpenAIBackend:
 
     @property
     def reader_concurrency(self) -> int:
-        return 1 if self.settings.reader_is_local else self.settings.reader_concurrency
+        s = self.settings
+        chosen = "reader_concurrency" in s.model_fields_set  # a server run with --parallel
+        return 1 if s.reader_is_local and not chosen else s.reader_concurrency
 
 
 class CodexBackend:
