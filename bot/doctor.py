@@ -304,6 +304,7 @@ async def check_llm(s: Settings) -> list[Finding]:
             )
         ]
     found = [Finding(OK, "llm", f"{s.llm_model} at {s.llm_base_url} answers")]
+    found += await check_reader(s)
     support = await try_tool_call(s.llm_base_url, s.llm_api_key or "", s.llm_model)
     status = {"native": OK, "text": WARN}.get(support.how, FAIL)
     fix = "" if status == OK else "a model trained for tool use (README: Local and private)"
@@ -320,6 +321,26 @@ async def check_llm(s: Settings) -> list[Finding]:
             )
         )
     return found
+
+
+async def check_reader(s: Settings) -> list[Finding]:
+    """The reader, where it is a model or an endpoint of its own."""
+    from core.models.probe import try_language_model
+
+    if not (s.reader_model or s.reader_base_url):
+        return []
+    r = s.reader_settings()
+    problem = await try_language_model(r.llm_base_url, r.llm_api_key or "", r.llm_model)
+    if problem:
+        return [
+            Finding(
+                FAIL,
+                "reader",
+                f"{r.llm_model} at {r.llm_base_url}: {problem}",
+                "check BIOMD_READER_MODEL, BIOMD_READER_BASE_URL and BIOMD_READER_API_KEY",
+            )
+        ]
+    return [Finding(OK, "reader", f"{r.llm_model} at {r.llm_base_url} answers")]
 
 
 def unreachable(topic: str, exc: PlatformUnavailable) -> Finding:

@@ -118,6 +118,13 @@ class Wizard:
         self.values |= {"BIOMD_LLM_BASE_URL": url, "BIOMD_LLM_MODEL": model}
         if key:
             self.values["BIOMD_LLM_API_KEY"] = key
+        reader = self.io.ask(
+            "   New sources are first read by a reader that takes notes (every quote is "
+            "checked), then judged by this model. A cheaper model on the same endpoint can "
+            "be the reader. Reader model (Enter: the same)"
+        ).strip()
+        if reader and reader != model:
+            self.values["BIOMD_READER_MODEL"] = reader
 
     async def _codex(self) -> str | None:
         """The Codex CLI's login, if it is installed and logged in."""

@@ -30,7 +30,7 @@ CODEX = codex_bin()
 pytestmark = pytest.mark.skipif(
     CODEX is None, reason="npm is missing, so the Codex CLI can't be installed (.ci/run has it)"
 )
-BIOMD_TOOLS = {"search", "grep", "read_source", "edit_profile"}
+BIOMD_TOOLS = {"search", "search_notes", "grep", "read_source", "edit_profile"}
 
 
 @pytest.fixture

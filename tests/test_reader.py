@@ -190,6 +190,10 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
         assert await engine.biography.pending() == []
         bio = await engine.profile.load()
         cost = (await engine.usage.text()).splitlines()
+        by_word = await engine.searcher.notes.search("marathon", 5)
+        by_meaning = await engine.searcher.notes.search("a long running race", 1)
+        llm.reply_with(tool_reply(("search_notes", {"query": "Tom"})), "Tom is proud of her [#1].")
+        await engine.biography.ask("What does Tom think of me?")
     assert cost[-2] == "Reading, estimated before against what it cost (newest first):"
     assert re.fullmatch(
         r"\d{4}-\d\d-\d\d, 1 source: estimated [\d,]+ tokens \(\$0\.0000\);"
@@ -211,6 +215,11 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
     assert "buying" not in request  # notes, not the source's pages
     assert f"{line} [#{doc}]" in bio  # cited to the source its notes came from
     assert "1 dropped" in results[-1].reading
+    assert by_word[0].statement == "Ran the Westport half marathon in 2:04:51"
+    assert by_meaning[0].statement == "Ran the Westport half marathon in 2:04:51"
+    assert one(settings.db_path, "SELECT COUNT(*) FROM extract_vectors") == (2,)
+    found = llm.bodies[-1]["messages"][-1]["content"]
+    assert f'[#{doc} @106] undated person (Tom): Tom is proud of her — "So proud of you"' in found
 
 
 async def test_a_server_without_structured_output_still_gives_notes(

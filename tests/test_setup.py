@@ -60,6 +60,7 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
                     llm.base_url,
                     "sk-or-secret-123",
                     "test/model",
+                    "test/cheap-model",
                     "123456:TELEGRAM-SECRET",
                     "",
                     "discord-secret-token",
@@ -86,6 +87,7 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
     text = env.read_text()
     assert "# The model.\nBIOMD_LLM_MODEL=test/model\n" in text, "set where the example was"
     assert 'BIOMD_OWNER_NAMES="Nina Castell, Nina"' in text
+    assert values["BIOMD_READER_MODEL"] == "test/cheap-model"
     assert stat.S_IMODE(env.stat().st_mode) == 0o600
     said = "\n".join(script.said)
     assert "That is not a time like 19:00." in said and "Not a time zone name" in said

@@ -281,6 +281,10 @@ class Biography:
                 x for x in (results[-1].reading, *said.values(), describe(report)) if x
             )
             await self.keep_within_budget()
+        try:
+            await self.searcher.notes.embed_new()
+        except BiomdError as exc:  # found by keyword until the embedding model is back
+            log.warning("the new notes have no vectors yet: %s", exc)
         return results
 
     # -- what reading costs, and the owner's choice -----------------------------------------

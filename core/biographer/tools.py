@@ -1,4 +1,4 @@
-"""The biographer's four tools, each defined once in `REGISTRY` (name, description, argument
+"""The biographer's five tools, each defined once in `REGISTRY` (name, description, argument
 model, handler): the OpenAI schemas, the argument names for calls written as text, and the
 Codex turn's MCP server are all made from it. The tools reach the corpus and bio.md, nothing
 else. Results from sources are wrapped in <source_data> so the model can tell them from
@@ -45,6 +45,11 @@ REPEATS = 3  # the same call with the same arguments this many times is not run 
 class SearchArgs(ToolArgs):
     query: str = Field(description="What to look for, in words (a question or keywords).")
     limit: int = Field(default=8, ge=1, le=SEARCH_MAX, description="How many passages.")
+
+
+class NotesArgs(ToolArgs):
+    query: str = Field(description="What to look for: a person, a place, an event, a topic.")
+    limit: int = Field(default=10, ge=1, le=SEARCH_MAX, description="How many notes.")
 
 
 class GrepArgs(ToolArgs):
@@ -180,6 +185,19 @@ class Toolbox:
             for h in hits
         ]
         return "\n\n".join(parts)
+
+    async def _search_notes(self, args: NotesArgs) -> str:
+        notes = await self.searcher.notes.search(args.query, args.limit)
+        if not notes:
+            return "No notes found."
+        self.state.seen.update(n.document_id for n in notes)
+        lines = "\n".join(
+            f"[#{n.document_id} @{n.start}] {n.date or 'undated'} {n.kind}"
+            + (f" ({', '.join(n.people)})" if n.people else "")
+            + f': {n.statement} — "{n.quote}"'
+            for n in notes
+        )
+        return wrap(lines)
 
     async def _grep(self, args: GrepArgs) -> str:
         page = await self.searcher.grep(args.pattern, args.offset, GREP_PAGE)
@@ -329,6 +347,14 @@ REGISTRY: tuple[Tool[Toolbox], ...] = (
         "with their source id and character span.",
         SearchArgs,
         Toolbox._search,
+    ),
+    Tool(
+        "search_notes",
+        "Search the reader's notes on every source read so far (facts, events, people, "
+        "feelings, habits, with a verbatim quote each): a quick way to find what is known "
+        "about a person or a topic across sources.",
+        NotesArgs,
+        Toolbox._search_notes,
     ),
     Tool(
         "grep",

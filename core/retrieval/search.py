@@ -16,6 +16,7 @@ from core.retrieval.embedding import Embedder, Matrix, from_blobs
 from core.retrieval.fts_query import content_tokens
 from core.retrieval.fusion import RRF_K, rrf, vector_weight
 from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
+from core.retrieval.notes import NoteSearch
 from core.retrieval.vector_index import VectorIndex
 from core.storage.store import Store
 
@@ -102,6 +103,7 @@ class Searcher:
         self.fusion = fusion or FusionConfig()
         self.keyword_budget = keyword_budget
         self._size: tuple[float, int] | None = None
+        self.notes = NoteSearch(store, embedder)
 
     # -- ranked search ------------------------------------------------------------------
 
