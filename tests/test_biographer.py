@@ -66,6 +66,7 @@ async def test_tools_are_offered_with_valid_json_schemas(bio_engine: Engine, llm
     tools = llm.bodies[0]["tools"]
     assert [t["function"]["name"] for t in tools] == [
         "search",
+        "search_notes",
         "grep",
         "read_source",
         "edit_profile",
