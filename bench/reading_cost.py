@@ -163,12 +163,43 @@ def journal_notes(n: int, size: int) -> list[str]:
     return out
 
 
+def latency(seconds_per_token: float, scale: float) -> Any:
+    """A call's time at a cloud endpoint: 0.8 s, the prompt at 20,000 tokens/s, the reply at
+    1/seconds_per_token tokens/s; slept `scale` times as long."""
+
+    def wait(body: dict[str, Any], reply: str) -> None:
+        prompt = len(json.dumps(body)) / 4
+        time.sleep(scale * (0.8 + prompt / 20_000 + len(reply) / 4 * seconds_per_token))
+
+    return wait
+
+
 async def run_case(
-    workload: str, window: int, bio_chars: int, mb: float, work: Path
+    workload: str,
+    window: int,
+    bio_chars: int,
+    mb: float,
+    work: Path,
+    concurrency: int = 4,
+    scale: float = 0.0,
 ) -> tuple[Wire, float, int]:
     with fake_llm() as llm:
-        llm.notes_for = diligent_notes
-        llm.responder = diligent_biographer
+        wait = latency(1 / 100, scale) if scale else None
+
+        def notes_for(body: dict[str, Any]) -> list[dict[str, Any]]:
+            notes = diligent_notes(body)
+            if wait:
+                wait(body, json.dumps(notes))
+            return notes
+
+        def biographer(body: dict[str, Any]) -> dict[str, Any] | str:
+            reply = diligent_biographer(body)
+            if wait:
+                wait(body, json.dumps(reply))
+            return reply
+
+        llm.notes_for = notes_for
+        llm.responder = biographer
         settings = Settings(
             _env_file=None,  # type: ignore[call-arg]
             data_dir=work / f"{workload}-{window}-{bio_chars}",
@@ -180,6 +211,8 @@ async def run_case(
             embed_model_path=minilm_dir(),
             owner_names="Grace",
             daily_spend_limit_usd=None,
+            reader_concurrency=concurrency,
+            read_confirm_tokens=10**12,
         )
         async with await Engine.open(settings) as engine:
             if bio_chars:
@@ -231,7 +264,14 @@ async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--mb", type=float, default=1.0)
+    parser.add_argument(
+        "--wall", action="store_true", help="time reading with realistic latency instead"
+    )
+    parser.add_argument("--scale", type=float, default=0.1, help="latency slept, as a share")
     args = parser.parse_args()
+    if args.wall:
+        await wall(args.mb, args.scale)
+        return
     windows = [131_072] if args.quick else [8_192, 16_384, 131_072]
     bios = [0] if args.quick else [0, 30_000]
     print(
@@ -245,6 +285,27 @@ async def main() -> None:
                 for bio in bios:
                     w, _took, size = await run_case(workload, window, bio, args.mb, Path(tmp))
                     print(row(workload, window, bio, args.mb, w, size), flush=True)
+
+
+async def wall(mb: float, scale: float) -> None:
+    """Reading `mb` of export at 128K, at reader concurrency 1 and 8, with each call's
+    latency slept `scale` times as long. biomd's own time is measured apart (the same run
+    with no latency), so the real time is own + (measured - own) / scale; then
+    extrapolated to 50 MB."""
+    print(f"| reader concurrency | biomd's own time | {mb:g} MB read in | 50 MB extrapolated |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        _, own, _ = await run_case("export", 131_072, 0, mb, Path(tmp) / "own", 8, 0.0)
+        for concurrency in (1, 8):
+            _, took, _ = await run_case(
+                "export", 131_072, 0, mb, Path(tmp) / str(concurrency), concurrency, scale
+            )
+            real = own + max(0.0, took - own) / scale
+            print(
+                f"| {concurrency} | {own:.0f} s | {real / 60:.1f} min | "
+                f"{real * 50 / mb / 3600:.1f} h |",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

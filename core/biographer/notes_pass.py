@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 SMALLEST_PART = 1_500  # characters: a part that fails is halved down to this
 OVERHEAD_TOKENS = 1_200  # the reader's instructions and schema, roughly
+CHARS_PER_NOTE_TOKEN = 8  # source characters per token of the reader's reply, densest case
 
 
 @dataclass
@@ -45,8 +46,11 @@ class ReaderPlan:
 
     @classmethod
     def for_window(cls, window_tokens: int, part_chars: int, max_tokens: int) -> ReaderPlan:
+        """Parts that fit the window beside the instructions and the reply, and whose notes
+        fit the reply (a dense part gives a note per ~600 characters, ~75 tokens each)."""
         reply = min(max_tokens, max(512, window_tokens // 4))
         room = int((window_tokens - reply - OVERHEAD_TOKENS) * CHARS_PER_TOKEN)
+        room = min(room, reply * CHARS_PER_NOTE_TOKEN)
         return cls(max(min(SMALLEST_PART, part_chars), min(part_chars, room)), reply)
 
 
