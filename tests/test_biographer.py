@@ -289,9 +289,12 @@ async def test_ingested_sources_are_read_in_parts_and_a_restart_continues_where_
         assert [(p.name, p.next_offset) for p in pending] == [("journal.txt", 0), ("short.txt", 0)]
         with pytest.raises(Exception, match="400"):
             await engine.biography.read_pending()
-        assert len(await engine.biography.pending()) == 2 and llm.bodies == []
-    noted = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts")
-    assert len(noted) == 1 and noted[0][0] == 0 and noted[0][1] <= 1000
+        (first, second) = await engine.biography.pending()
+        noted = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts")
+        assert len(noted) == 1 and noted[0][0] == 0 and noted[0][1] <= 1000
+        assert first.next_offset == noted[0][1] and second.next_offset == 0
+    (taken,) = [b["messages"][-1]["content"] for b in llm.bodies]
+    assert "Glazes" in taken, "what was noted before the failure was taken in"
 
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         turns = await engine.biography.read_pending()
@@ -310,9 +313,9 @@ async def test_ingested_sources_are_read_in_parts_and_a_restart_continues_where_
     assert rows(
         settings.db_path, "SELECT COUNT(*) FROM extracts WHERE document_id = 1 AND start_char = 0"
     ) == [(1,)]
-    (request,) = [b["messages"][-1]["content"] for b in llm.bodies]
+    (_, request) = [b["messages"][-1]["content"] for b in llm.bodies]
     assert request.startswith("New notes on 2 sources: #1 'journal.txt' (text)")
-    assert len(turns) == 1
+    assert "Glazes" not in request and len(turns) == 1
     assert llm.bodies[0]["messages"][0]["content"].count("reading a new source") == 1
 
 

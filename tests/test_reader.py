@@ -192,7 +192,7 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
         cost = (await engine.usage.text()).splitlines()
         by_word = await engine.searcher.notes.search("marathon", 5)
         by_meaning = await engine.searcher.notes.search("a long running race", 1)
-        llm.reply_with(tool_reply(("search_notes", {"query": "Tom"})), "Tom is proud of her [#1].")
+        llm.reply_with(tool_reply(("search_notes", {"about": "Tom"})), "Tom is proud of her [#1].")
         await engine.biography.ask("What does Tom think of me?")
     assert cost[-2] == "Reading, estimated before against what it cost (newest first):"
     assert re.fullmatch(

@@ -3,6 +3,7 @@ analysis, and consolidation, on the configured backend."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Sequence
@@ -17,11 +18,11 @@ from core.biographer.consolidate import rewrite
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.estimate import Estimate, Prices, Sizes
 from core.biographer.loop import AgentLoop
-from core.biographer.notes_pass import NotesPass, ReaderPlan, describe
+from core.biographer.notes_pass import NotesPass, NotesReport, ReaderPlan, describe
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections, citations
 from core.biographer.prompts import system_prompt
-from core.biographer.reader import SCHEMA
+from core.biographer.reader import SCHEMA, Part
 from core.biographer.reader import system_prompt as reader_prompt
 from core.biographer.tools import TOOLS, Toolbox
 from core.biographer.turn import Biographer, Runner, StepFn, TurnResult
@@ -263,10 +264,23 @@ class Biography:
             len(readings), guess.prompt_tokens + guess.completion_tokens, guess.usd
         )
         results: list[TurnResult] = []
+        fresh = asyncio.Event()  # a part was noted since the reading turns last looked
+
+        async def noted_one(_: Part) -> None:
+            fresh.set()
+
+        noting = asyncio.create_task(
+            self.notes_pass().run(
+                [r for r in readings if r.text_length], on_part=noted_one, skip=skipped
+            )
+        )
         try:
-            noted = [r for r in readings if r.text_length]
-            report = await self.notes_pass().run(noted, skip=skipped)
-            await self._take_in(readings, on_step, results)
+            try:
+                await self._take_in(readings, on_step, results, noting, fresh)
+            except BaseException:
+                await asyncio.gather(noting, return_exceptions=True)  # what it took is kept
+                raise
+            report = await noting
         except Exception:
             for reading in readings:  # what was taken in before the failure counts
                 await self._settle(reading, skipped[reading.document_id])
@@ -376,16 +390,36 @@ class Biography:
         return scope_of.complement(kept, reading.text_length)
 
     async def _take_in(
-        self, readings: list[Reading], on_step: StepFn | None, results: list[TurnResult]
+        self,
+        readings: list[Reading],
+        on_step: StepFn | None,
+        results: list[TurnResult],
+        noting: asyncio.Task[NotesReport],
+        fresh: asyncio.Event,
     ) -> None:
-        """Reading turns over the notes waiting, a batch at a time, each added to
-        `results` as it ends."""
+        """Reading turns over the notes, a batch at a time, while the notes pass goes on: a
+        turn starts once the notes waiting fill a batch, or the pass is over. Each result is
+        added to `results` as it ends."""
         by_doc = {r.document_id: r for r in readings}
-        waiting = [x for r in readings for x in await self.store.extracts.waiting(r.document_id)]
-        while waiting:
+        while True:
+            fresh.clear()
+            over = noting.done()  # before looking, so that nothing noted is missed
+            waiting = [
+                x for r in readings for x in await self.store.extracts.waiting(r.document_id)
+            ]
+            room = await self._notes_room()
+            full = sum(len(briefing.line(x)) + 1 for x in waiting) >= room
+            if not waiting and over:
+                return
+            if not full and not over:
+                waiter = asyncio.ensure_future(fresh.wait())
+                try:
+                    await asyncio.wait([noting, waiter], return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    waiter.cancel()
+                continue
             await self.make_room()  # first, so the batch is sized to bio.md as it will be
             batch = briefing.batches(waiting, await self._notes_room())[0]
-            waiting = waiting[len(batch) :]
             docs = list(dict.fromkeys(x.document_id for x in batch))
             result = await self.biographer(given=frozenset(docs)).run(
                 "reading",

@@ -48,7 +48,10 @@ class SearchArgs(ToolArgs):
 
 
 class NotesArgs(ToolArgs):
-    query: str = Field(description="What to look for: a person, a place, an event, a topic.")
+    about: str = Field(
+        validation_alias=AliasChoices("about", "query", "topic"),
+        description="What to look for: a person, a place, an event, a topic.",
+    )
     limit: int = Field(default=10, ge=1, le=SEARCH_MAX, description="How many notes.")
 
 
@@ -187,7 +190,7 @@ class Toolbox:
         return "\n\n".join(parts)
 
     async def _search_notes(self, args: NotesArgs) -> str:
-        notes = await self.searcher.notes.search(args.query, args.limit)
+        notes = await self.searcher.notes.search(args.about, args.limit)
         if not notes:
             return "No notes found."
         self.state.seen.update(n.document_id for n in notes)
