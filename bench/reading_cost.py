@@ -268,19 +268,27 @@ async def main() -> None:
         "--wall", action="store_true", help="time reading with realistic latency instead"
     )
     parser.add_argument("--scale", type=float, default=0.1, help="latency slept, as a share")
+    parser.add_argument("--windows", help="context windows in K tokens, e.g. 8,128")
+    parser.add_argument("--bios", help="bio.md sizes in K characters, e.g. 0,30")
+    parser.add_argument("--workloads", default="export,notes")
     args = parser.parse_args()
     if args.wall:
         await wall(args.mb, args.scale)
         return
     windows = [131_072] if args.quick else [8_192, 16_384, 131_072]
     bios = [0] if args.quick else [0, 30_000]
+    if args.windows:
+        windows = [int(w) * 1024 for w in args.windows.split(",")]
+    if args.bios:
+        bios = [int(b) * 1000 for b in args.bios.split(",")]
+    workloads = args.workloads.split(",")
     print(
         "| workload | window | bio.md | calls/MB | prompt tokens/MB | completion/MB | "
         "cacheable | 50 MB gpt-4o-mini | 50 MB Sonnet | bio.md after | estimate vs measured |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        for workload in ("export", "notes"):
+        for workload in workloads:
             for window in windows:
                 for bio in bios:
                     w, _took, size = await run_case(workload, window, bio, args.mb, Path(tmp))

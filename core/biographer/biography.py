@@ -316,17 +316,21 @@ class Biography:
         own_reader = bool(s.reader_base_url)
         reader_price = await prices(s.reader_settings()) if own_reader or not codex else None
         price = await prices(s) if not codex else None
+        window = await self.model().context_tokens()
         return Sizes(
             part_chars=plan.part_chars,
             reader_fixed_chars=len(reader_prompt(s.owner_list)) + len(json.dumps(SCHEMA)) + 300,
-            notes_chars=await self._notes_room(),
-            turn_fixed_chars=len(system_prompt("reading", bio, s.bio_max_chars))
+            notes_chars=s.reading_notes_chars,
+            turn_fixed_chars=len(system_prompt("reading", "", s.bio_max_chars))
             + len(json.dumps(TOOLS))
             + 1_500,
             concurrency=self.backend.reader_concurrency,
             reader_prices=Prices(*reader_price) if reader_price else free if codex else None,
             prices=Prices(*price) if price else free if codex else None,
             local=s.reader_is_local,
+            turn_chars=int((window - s.llm_max_tokens - 200) * CHARS_PER_TOKEN),
+            bio_chars=len(bio),
+            bio_cap=min(s.bio_max_chars, int(window * 0.45 * CHARS_PER_TOKEN * 0.8)),
         )
 
     async def estimate(self, reading: Reading, scope: str | None = None) -> Estimate:

@@ -13,6 +13,7 @@ NOTE_TOKENS_OUT = 75  # the reader's JSON for one note
 NOTE_LINE_CHARS = 150  # one note as the biographer sees it
 CALLS_PER_TURN = 2  # the edits, then the report
 EDIT_TOKENS_OUT = 35  # one cited edit, written as a tool call
+EDIT_LINE_CHARS = 60  # what one edit adds to bio.md
 JSON_OVERHEAD = 1.06  # a source's text escaped in a JSON request
 
 
@@ -33,12 +34,15 @@ class Sizes:
 
     part_chars: int  # the reader's parts
     reader_fixed_chars: int  # the reader's instructions and schema, per call
-    notes_chars: int  # notes per reading turn
-    turn_fixed_chars: int  # the biographer's rules, tools and bio.md, per call
+    notes_chars: int  # the most notes per reading turn (BIOMD_READING_NOTES_CHARS)
+    turn_fixed_chars: int  # the biographer's rules and tools, per call (bio.md apart)
     concurrency: int
     reader_prices: Prices | None  # None: unknown
     prices: Prices | None
     local: bool  # a model on this machine: slower, and free
+    turn_chars: int = 400_000  # what a turn's window holds, beside the reply
+    bio_chars: int = 0  # bio.md now
+    bio_cap: int = 30_000  # what bio.md is held to while reading (budget, or the window's)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +100,22 @@ def reading(chars: int, sizes: Sizes) -> Estimate:
     parts = math.ceil(chars / sizes.part_chars)
     r_prompt = (chars * JSON_OVERHEAD + parts * sizes.reader_fixed_chars) / CHARS_PER_TOKEN
     r_out = notes * NOTE_TOKENS_OUT
-    turns = math.ceil(notes * NOTE_LINE_CHARS / sizes.notes_chars)
+    # bio.md grows by a line per three notes, up to what it is held to, which consolidation
+    # (a rewrite of the whole) brings back to about 80% each time it is passed.
+    added = notes / 3 * EDIT_LINE_CHARS
+    start = min(sizes.bio_chars, sizes.bio_cap)
+    bio = (start + min(sizes.bio_cap, start + added)) / 2
+    rewrites = max(0.0, start + added - sizes.bio_cap) / (0.2 * sizes.bio_cap)
+    room = (sizes.turn_chars - sizes.turn_fixed_chars - bio) * 0.75
+    per_turn = max(1_000.0, min(float(sizes.notes_chars), room))
+    turns = math.ceil(notes * NOTE_LINE_CHARS / per_turn)
     per_turn_notes = notes * NOTE_LINE_CHARS / turns
-    b_calls = turns * CALLS_PER_TURN
-    b_prompt = b_calls * (sizes.turn_fixed_chars + per_turn_notes) / CHARS_PER_TOKEN
-    b_out = notes / 3 * EDIT_TOKENS_OUT + turns * 60
+    b_calls = turns * CALLS_PER_TURN + math.ceil(rewrites)
+    b_prompt = (
+        turns * CALLS_PER_TURN * (sizes.turn_fixed_chars + bio + per_turn_notes)
+        + rewrites * (sizes.bio_cap * 1.1 + 2_000)
+    ) / CHARS_PER_TOKEN
+    b_out = notes / 3 * EDIT_TOKENS_OUT + turns * 60 + rewrites * sizes.bio_cap * 0.8 / 4
     usd: float | None = None
     if sizes.reader_prices is not None and sizes.prices is not None:
         usd = sizes.reader_prices.usd(r_prompt, r_out) + sizes.prices.usd(b_prompt, b_out)
