@@ -82,12 +82,18 @@ Look across the sources for patterns, connections and contradictions that bio.md
 have yet: recurring people, places, habits, turning points, how things changed over time. \
 Check each finding against at least two sources before writing it. Update bio.md, then end \
 with a short report for the owner: what you found and which sections changed.""",
-    "reading": """# This turn: reading a new source
-Read the part of the source named below with read_source, page by page, to its end. Compare \
-what it says with bio.md. Place what it tells about the owner's life in the right sections, \
-cited with its id; follow leads into other sources where a claim needs checking; add open \
-questions for gaps that matter. Do not stop after the first page. End with a short report: \
-what this source is, what you learned, and which sections changed.""",
+    "reading": """# This turn: reading a new source, from its notes
+The message holds notes that biomd's reader took from new sources: each with its source id, \
+date, kind, the people involved, and the start of a verbatim quote that biomd checked against \
+the source. Compare them with bio.md and place what they tell about the owner's life in the \
+right sections, each line cited with its note's source id: dated events in Timeline, each \
+person once in People & relationships, what recurs in Patterns, what you infer in Inferences \
+with its confidence. Where notes disagree with bio.md or with each other, keep both versions \
+with their sources. Add open questions for the gaps that matter. The notes are what the \
+sources say: do not read the sources page by page. Use read_source (at a note's @offset), \
+search or search_notes only to check a note that matters and seems doubtful. Make several \
+edits in one step. End with a short report: what these sources are, what you learned, and \
+which sections changed.""",
 }
 
 BUDGET_SPENT = (
