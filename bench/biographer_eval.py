@@ -198,6 +198,7 @@ class Run:
     problems: list[str]
     notes_kept: int = 0
     notes_dropped: int = 0  # for a quote not found in the source
+    notes: list[list[Any]] = field(default_factory=list)  # the reader's, kept
 
 
 class Traced:
@@ -283,6 +284,7 @@ async def run(
             " AND mode IN ('chat', 'analysis', 'reading')",
         )
         calls = one(db, "SELECT COUNT(*) FROM llm_usage")
+        notes = rows(db, "SELECT document_id, kind, date, people, statement, quote FROM extracts")
         never_noted = one(
             db,
             "SELECT COUNT(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM extract_parts p"
@@ -319,6 +321,7 @@ async def run(
         edit_calls=edit_calls,
         unread_queue=unread,
         never_opened=int(never_noted),
+        notes=[list(n) for n in notes],
         notes_kept=int(kept),
         notes_dropped=int(dropped),
         calls=int(calls[0]) if calls else 0,
@@ -466,6 +469,9 @@ async def main(argv: Sequence[str] | None = None) -> tuple[Score, Run]:
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
         (args.keep / "bio.md").write_text(r.bio, encoding="utf-8")
+        (args.keep / "notes.json").write_text(
+            json.dumps(r.notes, ensure_ascii=False, indent=1), encoding="utf-8"
+        )
         qa = "\n\n".join(
             f"Q: {q['ask']}\nA: {a}" for q, a in zip(key["questions"], r.answers, strict=True)
         )

@@ -1,7 +1,8 @@
 """What biomd costs in LLM tokens: the sample life read by the biographer, then questions,
 with a scripted model on the local fake OpenAI server that researches and edits the way the
-real one does (a search, a read, three edits and a report per source; a search, a read and
-an answer per question). Prompt tokens count everything sent (instructions, tool schemas,
+real one does (reading: the diligent reader and biographer of bench/reading_cost.py, a note
+per ~600 characters and a cited edit per three notes; a question: a search, a read and an
+answer). Prompt tokens count everything sent (instructions, tool schemas,
 bio.md, the source part, the conversation so far); all tokens are estimated at 4
 characters each. Dollars use the list prices below, per million tokens.
 
@@ -16,6 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench.reading_cost import diligent_biographer, diligent_notes, measure
 from core import sample
 from core.app.engine import Engine
 from core.settings import Settings
@@ -33,24 +35,6 @@ QUESTIONS = [
     "What happened between me and Tom?",
     "Do I still smoke?",
 ]
-
-
-def reading_script(doc_id: int) -> list[Any]:
-    finding = (
-        "- A finding of about a line and a half, written the way the biographer writes "
-        f"them, with its date and its source [#{doc_id}]."
-    )
-    edits = [
-        tool_reply(("edit_profile", {"old_text": title, "new_text": f"{title}\n{finding}"}))
-        for title in SECTIONS
-    ]
-    return [
-        tool_reply(("search", {"query": "Tom workshop tools", "limit": 8})),
-        tool_reply(("read_source", {"document_id": doc_id, "offset": 0, "length": 4000})),
-        *edits,
-        "Read the source; added a timeline entry, a person and a pattern, each cited. "
-        "Open question: what exactly happened with Tom in August 2020?",
-    ]
 
 
 def question_script() -> list[Any]:
@@ -92,17 +76,21 @@ async def main() -> None:
             results = [r async for r in engine.sources.ingest(sample.files())]
             ids = [r.document_id for r in results if r.document_id]
             chars = sum(r.chars for r in results)
-            for doc_id in ids:
-                llm.reply_with(*reading_script(doc_id))
+            llm.notes_for = diligent_notes
+            llm.responder = diligent_biographer
             await engine.biography.read_pending()
-            read_end = len(llm.requests)
+            read = measure(llm)
+            llm.responder = None
+            llm.requests.clear()
+            llm.sent.clear()
             for q in QUESTIONS:
                 llm.reply_with(*question_script())
                 await engine.biography.ask(q)
             bio = await engine.profile.load()
+    reading = (read.calls, read.prompt, read.completion)
     rows = [
-        ("reading one source (average of the sample's)", *per(tokens(llm, 0, read_end), len(ids))),
-        ("one question", *per(tokens(llm, read_end, len(llm.requests)), len(QUESTIONS))),
+        ("reading one source (average of the sample's)", *per(reading, len(ids))),
+        ("one question", *per(tokens(llm, 0, len(llm.requests)), len(QUESTIONS))),
     ]
     print(f"\nsample: {len(ids)} sources, {chars:,} characters; bio.md after: {len(bio):,} chars\n")
     names = list(PRICES)

@@ -465,3 +465,30 @@ def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
     spans = rows(db, "SELECT start_char, end_char, statement FROM extracts")
     assert len(spans) == len(set(spans)) == len(parts) - 2, "one note per part noted after"
     assert rows(db, "SELECT done_at IS NOT NULL FROM reading_queue") == [(1,)]
+
+
+def test_a_note_that_copied_the_source_into_its_statement_rests_on_those_words() -> None:
+    notes = [
+        {"statement": "Finished the Westport half marathon in 2:04:51 and was proud", "quote": ""},
+        {"statement": "Ran a marathon somewhere once", "quote": ""},  # no five words of it
+    ]
+    checked = reader.verify(notes, [part(1, TEXT)])
+    (kept,) = checked.found[1]
+    assert kept.quote == "Finished the Westport half marathon in 2:04:51"
+    assert checked.dropped[1] == 1
+
+
+async def test_a_part_whose_every_quote_is_missing_is_not_counted_as_read(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm, read_attempts=2)
+    invented = notes_reply({"statement": "Went to Mars", "quote": "I went to Mars in 2019"})
+    llm.notes.extend([invented, invented])
+    async with await Engine.open(settings) as engine:
+        await ingest(engine, tmp_path, "chat.txt", TEXT)
+        await engine.biography.read_pending()
+        (waiting,) = await engine.biography.pending()
+        assert waiting.next_offset == 0 and llm.bodies == []
+        await engine.biography.read_pending()
+        (aside,) = await engine.biography.set_aside()
+    assert "none of the reader's 1 quotes was found" in aside.why

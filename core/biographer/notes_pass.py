@@ -164,6 +164,10 @@ class NotesPass:
         for part in batch:
             found = checked.found.get(part.document_id, [])
             dropped = checked.dropped.get(part.document_id, 0)
+            if dropped and not found:  # every note fell: the part was not really read
+                why = f"none of the reader's {dropped} quotes was found in the source"
+                await self._failed(part, why, report)
+                continue
             if await self.store.extracts.take(
                 part.document_id, part.start, part.end, found, dropped
             ):
@@ -191,6 +195,10 @@ class NotesPass:
                     [Part(part.document_id, part.name, part.kind, lo, hi, part.total, text)]
                 )
             return
+        await self._failed(part, why, report)
+
+    async def _failed(self, part: Part, why: str, report: NotesReport) -> None:
+        """Count a failed try at a part (it waits for the next round, or is given up on)."""
         tries = await self.store.extracts.failed(part.document_id, part.start, part.end, why)
         report.failed.append(f"#{part.document_id} characters {part.start:,}-{part.end:,}: {why}")
         log.warning("reader: %s (try %d)", report.failed[-1], tries)

@@ -103,3 +103,21 @@ def _rest(pieces: list[str], folded: Folded, start: int) -> tuple[int, int] | No
             return None
         end = at + len(piece)
     return start, end
+
+
+RUN_WORDS = 5  # the fewest words of a statement that count as a quote of its source
+
+
+def longest_run(statement: str, folded: Folded, text_length: int) -> tuple[int, int] | None:
+    """The longest stretch of at least RUN_WORDS consecutive words of `statement` found
+    verbatim in the text (as `locate` finds quotes), or None."""
+    words = statement.split()
+    for n in range(len(words), RUN_WORDS - 1, -1):
+        for i in range(len(words) - n + 1):
+            piece = " ".join(words[i : i + n]).strip(_EDGES + ".,;:")
+            if "..." in piece or "\u2026" in piece:
+                continue
+            span = locate(piece, folded, text_length)
+            if span is not None:
+                return span
+    return None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.biographer.packing import pack
-from core.biographer.quotes import fold, locate
+from core.biographer.quotes import fold, locate, longest_run
 from core.storage.extracts import NewExtract
 
 KINDS = {
@@ -49,15 +49,15 @@ SCHEMA: dict[str, Any] = {
             "type": "array",
             "items": {
                 "type": "object",
-                "properties": {
+                "properties": {  # the quote first: copied, then put in one's own words
                     "source": {"type": "integer"},
+                    "quote": {"type": "string"},
                     "kind": {"type": "string", "enum": sorted(KINDS)},
                     "statement": {"type": "string"},
                     "date": {"type": "string"},
                     "people": {"type": "array", "items": {"type": "string"}},
-                    "quote": {"type": "string"},
                 },
-                "required": ["source", "kind", "statement", "date", "people", "quote"],
+                "required": ["source", "quote", "kind", "statement", "date", "people"],
                 "additionalProperties": False,
             },
         }
@@ -77,10 +77,7 @@ SYSTEM = (
     "- statement: one short sentence in your own words, specific (names, places, numbers);\n"
     "- date: when it happened or was said, as precise as the source allows (YYYY-MM-DD, "
     'YYYY-MM or YYYY), or "" if unknown;\n'
-    "- people: the names of the people involved other than the owner ([] if none);\n"
-    "- quote: the words of the source it rests on, copied exactly, character for character, "
-    "one sentence or line (under {quote_max} characters). A note whose quote is not in the "
-    "source is thrown away.\n\n"
+    "- people: the names of the people involved other than the owner ([] if none).\n\n"
     "Rules: transcript lines look like `[YYYY-MM-DD HH:MM] Name: text`; the owner's lines "
     "are marked (owner). Keep apart what the owner says about themselves and what others say "
     "about them (kind claim). Jokes and hypotheticals are not facts. Skip small talk and "
@@ -245,9 +242,11 @@ def _extract(note: dict[str, Any], part: Part, folded: Any) -> NewExtract | None
     statement = _text(
         note.get("statement", note.get("note", note.get("text", note.get("summary", ""))))
     )
-    if not quote or not statement:
+    if not statement:
         return None
-    span = locate(quote[: QUOTE_MAX * 2], folded, len(part.text))
+    span = locate(quote[: QUOTE_MAX * 2], folded, len(part.text)) if quote else None
+    if span is None:  # a model may copy the source into its statement instead
+        span = longest_run(statement, folded, len(part.text))
     if span is None:
         return None
     lo, hi = span
@@ -292,7 +291,7 @@ def _people(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     names = [" ".join(str(v).split()) for v in value if isinstance(v, str | int)]
-    return tuple(dict.fromkeys(n[:80] for n in names if n and n.lower() not in {"owner", "me"}))
+    return tuple(dict.fromkeys(n[:80] for n in names if n and n.lower() not in {"owner", "me", "i", "myself"}))
 
 
 def _unique(found: list[NewExtract]) -> list[NewExtract]:
