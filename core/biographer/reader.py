@@ -291,7 +291,11 @@ def _people(value: Any) -> tuple[str, ...]:
     if not isinstance(value, list):
         return ()
     names = [" ".join(str(v).split()) for v in value if isinstance(v, str | int)]
-    return tuple(dict.fromkeys(n[:80] for n in names if n and n.lower() not in {"owner", "me", "i", "myself"}))
+    return tuple(
+        dict.fromkeys(
+            n[:80] for n in names if n and n.lower() not in {"owner", "me", "i", "myself"}
+        )
+    )
 
 
 def _unique(found: list[NewExtract]) -> list[NewExtract]:
