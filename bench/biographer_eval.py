@@ -217,8 +217,19 @@ class Traced:
         else:
             setattr(self._model, name, value)
 
+    async def complete_json(
+        self, messages: Any, schema: Any, mode: str, max_tokens: Any = None
+    ) -> Any:
+        reply = await self._model.complete_json(messages, schema, mode, max_tokens)
+        self._write(messages, mode, reply)
+        return reply
+
     async def complete(self, messages: Any, tools: Any, mode: str, max_tokens: Any = None) -> Any:
         reply = await self._model.complete(messages, tools, mode, max_tokens)
+        self._write(messages, mode, reply)
+        return reply
+
+    def _write(self, messages: Any, mode: str, reply: Any) -> None:
         entry = {
             "mode": mode,
             "last": messages[-1].get("content") if messages else None,
@@ -228,7 +239,6 @@ class Traced:
         }
         with self._path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(entry, ensure_ascii=False) + "\n")
-        return reply
 
 
 async def run(
@@ -239,8 +249,10 @@ async def run(
     problems: list[str] = []
     started = time.monotonic()
     async with await Engine.open(settings) as engine:
-        if trace is not None:
-            engine.biography._model = Traced(engine.biography.model(), trace)  # type: ignore[assignment]
+        if trace is not None:  # the biographer's model and the reader's, every reply kept
+            backend: Any = engine.backend
+            backend._model = Traced(backend.model(), trace)
+            backend._reader = Traced(backend.reader(), trace)
 
         async def on_step(kind: str, detail: str) -> None:
             if kind == "tool":  # the turn that is running is the newest one

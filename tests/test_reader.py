@@ -492,3 +492,18 @@ async def test_a_part_whose_every_quote_is_missing_is_not_counted_as_read(
         await engine.biography.read_pending()
         (aside,) = await engine.biography.set_aside()
     assert "none of the reader's 1 quotes was found" in aside.why
+
+
+async def test_a_source_passed_over_in_a_shared_call_gets_a_call_of_its_own(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm)
+    llm.notes.append(notes_reply({"source": 1, "statement": "A race", "quote": "half marathon"}))
+    async with await Engine.open(settings) as engine:
+        await ingest(engine, tmp_path, "a.txt", TEXT)
+        await ingest(engine, tmp_path, "b.txt", "Dear diary. Moved to Lisbon in May 2021.\n")
+        await engine.biography.read_pending()
+    shared, alone = (b["messages"][1]["content"] for b in llm.reader_bodies)
+    assert "<source_data id=1>" in shared and "<source_data id=2>" in shared
+    assert "<source_data id=2>" in alone and "<source_data id=1>" not in alone
+    assert rows(settings.db_path, "SELECT document_id FROM extracts ORDER BY 1") == [(1,), (2,)]

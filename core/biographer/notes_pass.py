@@ -164,6 +164,9 @@ class NotesPass:
         for part in batch:
             found = checked.found.get(part.document_id, [])
             dropped = checked.dropped.get(part.document_id, 0)
+            if len(batch) > 1 and not found and not dropped:
+                queue.put_nowait([part])  # passed over in a shared call: it gets one alone
+                continue
             if dropped and not found:  # every note fell: the part was not really read
                 why = f"none of the reader's {dropped} quotes was found in the source"
                 await self._failed(part, why, report)
