@@ -507,3 +507,37 @@ async def test_a_source_passed_over_in_a_shared_call_gets_a_call_of_its_own(
     assert "<source_data id=1>" in shared and "<source_data id=2>" in shared
     assert "<source_data id=2>" in alone and "<source_data id=1>" not in alone
     assert rows(settings.db_path, "SELECT document_id FROM extracts ORDER BY 1") == [(1,), (2,)]
+
+
+async def test_rules_place_the_notes_first_and_the_biographer_tidies(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm, reading_placement="rules")
+    llm.notes.append(
+        notes_reply(
+            {
+                "kind": "event",
+                "statement": "Ran the Westport half marathon in 2:04:51",
+                "date": "2019-04-07",
+                "quote": "Finished the Westport half marathon in 2:04:51!",
+            },
+            {
+                "kind": "person",
+                "statement": "Proud of her, asks her to dinner",
+                "people": ["Tom"],
+                "quote": "So proud of you",
+            },
+            {"kind": "gap", "statement": "Who is Mario", "quote": "Dinner at Mario's tonight?"},
+        )
+    )
+    llm.reply_with("Tidied.")
+    async with await Engine.open(settings) as engine:
+        doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
+        await engine.biography.read_pending()
+        bio = await engine.profile.load()
+        history = await engine.profile.history()
+    assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
+    assert f"- Tom: Proud of her, asks her to dinner [#{doc}]" in bio
+    assert re.search(rf"- \[Q\d+\] Who is Mario\? \[#{doc}\]", bio)
+    assert history[0].reason == "notes placed by rules"
+    assert "Do not add them again" in llm.bodies[0]["messages"][-1]["content"]

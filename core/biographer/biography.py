@@ -19,6 +19,7 @@ from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.estimate import Estimate, Prices, Sizes
 from core.biographer.loop import AgentLoop
 from core.biographer.notes_pass import NotesPass, NotesReport, ReaderPlan, describe
+from core.biographer.placement import place
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections, citations
 from core.biographer.prompts import system_prompt
@@ -425,9 +426,17 @@ class Biography:
             await self.make_room()  # first, so the batch is sized to bio.md as it will be
             batch = briefing.batches(waiting, await self._notes_room())[0]
             docs = list(dict.fromkeys(x.document_id for x in batch))
+            request = briefing.request([by_doc[d] for d in docs], batch)
+            if self.settings.reading_placement == "rules":
+                placed, n = place(await self.profile.load(), batch)
+                if n:
+                    await self.profile.replace(
+                        placed, turn_id=None, mode="reading", reason="notes placed by rules"
+                    )
+                request += "\n\n" + briefing.PLACED
             result = await self.biographer(given=frozenset(docs)).run(
                 "reading",
-                briefing.request([by_doc[d] for d in docs], batch),
+                request,
                 steps=self.settings.steps_reading,
                 document_id=docs[0] if len(docs) == 1 else None,
                 on_step=on_step,

@@ -11,6 +11,12 @@ from core.storage.extracts import Extract
 from core.storage.reading import Reading
 
 UNDATED = "Undated"
+PLACED = (
+    "biomd has already added each of these notes to its section of bio.md by simple rules. "
+    "Do not add them again. Tidy instead: merge lines that say the same thing, move what the "
+    "rules misplaced, turn first-person notes into facts about the owner, record "
+    "contradictions with both sides, and add open questions for the gaps that matter."
+)
 
 
 QUOTE_SHOWN = 80  # characters of a note's quote the biographer sees; the rest is in the source
