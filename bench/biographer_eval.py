@@ -430,6 +430,8 @@ def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
         extra["llm_backend"] = args.backend
     if args.timeout:
         extra["llm_timeout"] = args.timeout
+    if args.placement:
+        extra["reading_placement"] = args.placement
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         data_dir=data_dir,
@@ -454,6 +456,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--backend", default="openai", choices=["openai", "codex"])
     p.add_argument("--timeout", type=float, default=0, help="seconds per call (0: the default)")
     p.add_argument("--spend-limit", type=float, default=5.0)
+    p.add_argument("--placement", choices=["model", "rules"], default="", help="of notes")
     p.add_argument("--label", default="", help="what this run is, for the results row")
     p.add_argument("--results", type=Path, default=RESULTS, help="where to append the row")
     p.add_argument("--no-append", action="store_true")

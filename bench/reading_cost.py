@@ -37,7 +37,7 @@ PRICES = {  # (input, output) USD per million tokens, list prices, no caching
 }
 NOTE_EVERY = 600  # characters of source per note
 _BLOCK = re.compile(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", re.S)
-_NOTE = re.compile(r"^- \[#(\d+)\] (\S+) \w+(?: \(([^)]*)\))?: (.*?) — ", re.M)
+_NOTE = re.compile(r"^- (\S+) \w+(?: \(([^)]*)\))?: (.*?) — .*\[#(\d+)\]$", re.M)
 _SPEAKER = re.compile(r"^\[[^\]]+\] ([^:]{1,40}): ")
 SECTIONS = "# bio.md\n\n## Summary\n\n## Timeline\n\n## People & relationships\n\n## Patterns\n"
 
@@ -82,7 +82,7 @@ def diligent_biographer(body: dict[str, Any]) -> dict[str, Any] | str:
         or _NOTE.findall(str(messages[-1]["content"]))[:1]
     )
     calls = []
-    for doc, date, _people, statement in notes[:40]:
+    for date, _people, statement, doc in notes[:40]:
         line = f"- {date}: {statement} [#{doc}]"
         calls.append(("edit_profile", {"section": "Timeline", "old_text": "", "new_text": line}))
     if not calls:

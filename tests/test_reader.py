@@ -219,7 +219,7 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
     assert by_meaning[0].statement == "Ran the Westport half marathon in 2:04:51"
     assert one(settings.db_path, "SELECT COUNT(*) FROM extract_vectors") == (2,)
     found = llm.bodies[-1]["messages"][-1]["content"]
-    assert f'[#{doc} @106] undated person (Tom): Tom is proud of her — "So proud of you"' in found
+    assert f'- undated person (Tom): Tom is proud of her — "So proud of you" [#{doc}]' in found
 
 
 async def test_a_server_without_structured_output_still_gives_notes(

@@ -23,15 +23,16 @@ QUOTE_SHOWN = 80  # characters of a note's quote the biographer sees; the rest i
 
 
 def line(x: Extract) -> str:
-    """One extract as the biographer sees it: source, date, kind, people, statement, the
-    start of its quote, and where the quote is in the source (for read_source)."""
+    """One extract as the biographer sees it: date, kind, people, statement, the start of
+    its quote, and last its citation, written as bio.md writes it (a small model copies
+    what it sees; a character offset there was taken for a source id)."""
     date = x.date or "undated"
     people = f" ({', '.join(x.people)})" if x.people else ""
     quote = x.quote
     if len(quote) > QUOTE_SHOWN:
         cut = quote.rfind(" ", 0, QUOTE_SHOWN)
         quote = quote[: cut if cut > 0 else QUOTE_SHOWN] + "…"
-    return f'- [#{x.document_id}] {date} {x.kind}{people}: {x.statement} — "{quote}" @{x.start}'
+    return f'- {date} {x.kind}{people}: {x.statement} — "{quote}" [#{x.document_id}]'
 
 
 def batches(extracts: Sequence[Extract], budget: int) -> list[list[Extract]]:
@@ -79,7 +80,6 @@ def request(sources: Sequence[Reading], extracts: Sequence[Extract]) -> str:
         "note it rests on, e.g. [#12]. Where a note disagrees with bio.md or with another note, "
         "keep both versions with their sources. Where a gap matters, add an open question. "
         "Skip notes that add nothing; merge what bio.md already says. Make several edits in "
-        "one step where you can. To check a note in context, read_source at the offset "
-        "after its @.\n\n"
+        "one step where you can. To check a note in context, grep a few words of its quote.\n\n"
         f"<notes>\n{grouped(extracts)}\n</notes>"
     )

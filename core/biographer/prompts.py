@@ -90,8 +90,8 @@ right sections, each line cited with its note's source id: dated events in Timel
 person once in People & relationships, what recurs in Patterns, what you infer in Inferences \
 with its confidence. Where notes disagree with bio.md or with each other, keep both versions \
 with their sources. Add open questions for the gaps that matter. The notes are what the \
-sources say: do not read the sources page by page. Use read_source (at a note's @offset), \
-search or search_notes only to check a note that matters and seems doubtful. Make several \
+sources say: do not read the sources page by page. Use grep (a few words of a note's \
+quote), search or search_notes only to check a note that matters and seems doubtful. Make several \
 edits in one step. End with a short report: what these sources are, what you learned, and \
 which sections changed.""",
 }

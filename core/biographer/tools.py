@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import AliasChoices, Field
 
+from core.biographer import briefing
 from core.biographer.citations import bracket_bare, chat_days, source_ids
 from core.biographer.edits import apply_edit, removed_share
 from core.biographer.profile import Profile
@@ -194,12 +195,7 @@ class Toolbox:
         if not notes:
             return "No notes found."
         self.state.seen.update(n.document_id for n in notes)
-        lines = "\n".join(
-            f"[#{n.document_id} @{n.start}] {n.date or 'undated'} {n.kind}"
-            + (f" ({', '.join(n.people)})" if n.people else "")
-            + f': {n.statement} — "{n.quote}"'
-            for n in notes
-        )
+        lines = "\n".join(briefing.line(n) for n in notes)
         return wrap(lines)
 
     async def _grep(self, args: GrepArgs) -> str:
