@@ -125,6 +125,8 @@ class Wizard:
         ).strip()
         if reader and reader != model:
             self.values["BIOMD_READER_MODEL"] = reader
+        if choice == "2":  # a small local model places notes poorly: rules first (RESULTS.md)
+            self.values["BIOMD_READING_PLACEMENT"] = "rules"
 
     async def _codex(self) -> str | None:
         """The Codex CLI's login, if it is installed and logged in."""

@@ -183,6 +183,7 @@ async def test_setup_finds_a_local_server_lists_its_models_and_warns_about_text_
     assert "Ollama runs qwen2.5:1.5b with a 4,096-token context" in said
     assert "Made qwen2.5-biomd16k:1.5b; biomd will use it." in said
     assert "POST /api/create" in ollama.other
+    assert values["BIOMD_READING_PLACEMENT"] == "rules"
     assert values["BIOMD_LLM_BASE_URL"] == f"{root}/v1"
     assert values["BIOMD_LLM_MODEL"] == "qwen2.5-biomd16k:1.5b"
     assert "BIOMD_LLM_API_KEY" not in values
