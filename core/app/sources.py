@@ -217,7 +217,7 @@ class Sources:
             cost = await self.biography.estimate(r)
             if r.held:
                 state = replace(state, why="you said not now; `biomd analyse --pending` asks")
-            elif await self.biography.needs_choice(r):
+            elif await self.biography.needs_choice(r, cost):
                 state = replace(state, why=f"waits for your choice: {cost.describe()}")
             rows.append(SourceRow(s.source, s.vectors, state, cost))
         return rows

@@ -353,12 +353,13 @@ class Biography:
         )
         return sum(hi - lo for lo, hi in left)
 
-    async def needs_choice(self, reading: Reading) -> bool:
-        """Whether reading this source waits for the owner: its estimate passes
-        BIOMD_READ_CONFIRM_USD (or _TOKENS where tokens are free) and they have not chosen."""
+    async def needs_choice(self, reading: Reading, cost: Estimate | None = None) -> bool:
+        """Whether reading this source waits for the owner: its estimate (`cost`, if it
+        was made already) passes BIOMD_READ_CONFIRM_USD (or _TOKENS where tokens are free)
+        and they have not chosen."""
         if reading.approved or reading.held:
             return False
-        cost = await self.estimate(reading)
+        cost = cost or await self.estimate(reading)
         if cost.usd:  # a price is known: money decides
             return cost.usd > self.settings.read_confirm_usd
         return cost.prompt_tokens + cost.completion_tokens > self.settings.read_confirm_tokens
@@ -370,8 +371,9 @@ class Biography:
         for r in await self.pending():
             if only is not None and r.document_id not in only:
                 continue
-            if r.held or await self.needs_choice(r):
-                out.append(Choice(r, await self.estimate(r, "all"), await self.estimate(r, "mine")))
+            whole = await self.estimate(r, "all")
+            if r.held or await self.needs_choice(r, whole if r.scope == "all" else None):
+                out.append(Choice(r, whole, await self.estimate(r, "mine")))
         return out
 
     async def choose(self, document_id: int, scope: str) -> None:

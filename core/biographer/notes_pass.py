@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from core.biographer import reader
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.reader import Part, Unreadable
+from core.biographer.scope import complement
 from core.errors import LLMError, SpendLimitReached
 from core.models.llm import JsonModel
 from core.storage.reading import Reading
@@ -88,7 +89,7 @@ class NotesPass:
         done = [(p.start, p.end) for p in tried if p.noted or p.attempts >= self.attempts]
         done += list(skip)
         out: list[Part] = []
-        for lo, hi in reader.plan(total, done, max(1, total)):  # the gaps, whole
+        for lo, hi in complement(done, total):
             at = lo
             while at < hi:
                 text = await self.store.chunks.text(doc, at, min(hi, at + size))

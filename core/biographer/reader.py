@@ -13,6 +13,7 @@ from typing import Any
 
 from core.biographer.packing import pack
 from core.biographer.quotes import fold, locate, longest_run
+from core.biographer.scope import complement
 from core.storage.extracts import NewExtract
 
 KINDS = {
@@ -126,15 +127,11 @@ def part_message(parts: Sequence[Part]) -> str:
 
 def plan(text_length: int, done: Sequence[tuple[int, int]], size: int) -> list[tuple[int, int]]:
     """The parts still to note, each at most `size` long, over the gaps `done` leaves."""
-    out: list[tuple[int, int]] = []
-    at = 0
-    for lo, hi in [*sorted(done), (text_length, text_length)]:
-        while at < min(lo, text_length):
-            end = min(lo, at + size)
-            out.append((at, end))
-            at = end
-        at = max(at, hi)
-    return out
+    return [
+        (at, min(hi, at + size))
+        for lo, hi in complement(list(done), text_length)
+        for at in range(lo, hi, size)
+    ]
 
 
 def cut(text: str, start: int, end: int, total: int) -> int:

@@ -29,6 +29,7 @@ from core.errors import BiomdError, LLMError
 
 if TYPE_CHECKING:
     from core.app.engine import Engine
+    from core.biographer.biography import Choice
 
 EDIT_EVERY_S = 1.5
 
@@ -130,41 +131,47 @@ class Handlers:
         return call
 
     async def learn(self, p: LearnJob, show: Throttled) -> None:
-        """The biographer reads the new sources (or takes one as an answer), then a summary."""
+        """The biographer reads the new sources (or takes one as an answer), then a summary,
+        and for a source whose reading waits for the owner, what it costs and the choice."""
         lines = list(p.lines)
+        waiting: list[Choice] = []
         if p.question and p.documents:
             await show(f"{p.name}: taking it as your answer to {p.question}…", force=True)
             lines.append(await self._spoken_answer(p.question, p.documents[0]))
         elif p.documents:
-            lines.append(await self._read_new(p.documents, show, p.name))
+            said, waiting = await self._read_new(p.documents, show, p.name)
+            lines.append(said)
         await show(f"{p.name}: done", force=True)
         channel, chat = self.queue.target(p)
         if channel is not None:
             text = "\n\n".join(x for x in lines if x) or f"{p.name}: stored."
             await self.engine.outbox.deliver(channel, chat, text)
-            if p.documents and self.engine.biography.configured:
-                waiting = await self.engine.biography.choices(only=set(p.documents))
-                if waiting:
-                    await self.engine.outbox.deliver(
-                        channel,
-                        chat,
-                        replies.reading_choices(waiting),
-                        replies.reading_buttons(waiting),
-                    )
+            if waiting:
+                await self.engine.outbox.deliver(
+                    channel,
+                    chat,
+                    replies.reading_choices(waiting),
+                    replies.reading_buttons(waiting),
+                )
 
-    async def _read_new(self, added: list[int], show: Throttled, name: str) -> str:
-        """The biographer's reading of new sources, or why it has to wait."""
+    async def _read_new(
+        self, added: list[int], show: Throttled, name: str
+    ) -> tuple[str, list[Choice]]:
+        """The biographer's reading of new sources, or why it has to wait; and those that
+        wait for the owner's choice."""
         biography = self.engine.biography
         if not biography.configured:
-            return replies.stored_unread(name, biography.missing)
+            return replies.stored_unread(name, biography.missing), []
         await show(f"{name}: reading it (biographer)…", force=True)
         try:
             results = await biography.read_pending(only=set(added))
         except LLMError as exc:
-            return replies.stored_unread(name, exc.user_message, later=True)
-        if not results and await biography.choices(only=set(added)):
-            return ""  # what it costs, and the choice, follow as a message of their own
-        return replies.turn_summary(results)
+            said = replies.stored_unread(name, exc.user_message, later=True)
+            return said, await biography.choices(only=set(added))
+        waiting = await biography.choices(only=set(added))
+        if not results and waiting:
+            return "", waiting  # what it costs, and the choice, follow as a message of their own
+        return replies.turn_summary(results), waiting
 
     async def _spoken_answer(self, question: str, document_id: int) -> str:
         source = await self.engine.sources.read(document_id)
