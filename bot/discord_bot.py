@@ -1,7 +1,8 @@
 """The Discord bridge: DMs to the bot, discord.py events in, `Assistant` calls out.
 
-Commands are typed with a `!` (or `/`) prefix in the DM: `!bio`, `!source 12`. Only
-allow-listed users are served, and only in DMs; anyone else is logged and ignored."""
+Commands are typed with a `!` (or `/`) prefix in the DM: `!bio`, `!source 12`; buttons under
+biomd's messages send their command back as the button's custom id. Only allow-listed users
+are served, and only in DMs; anyone else is logged and ignored."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import asyncio
 import contextlib
 import io
 import logging
-from collections.abc import Iterator
+from collections.abc import Awaitable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,20 @@ log = logging.getLogger(__name__)
 _AUDIO = (".ogg", ".oga", ".opus", ".m4a", ".mp3", ".wav", ".webm")
 _COMMANDS = {c.name for c in commands()}
 READY_WAIT_S = 60
+VIEW_HELD_S = 3600.0  # discord.py forgets a message's buttons after this; they keep working
+CUSTOM_ID_MAX = 100
+
+
+def button_view(buttons: Buttons) -> discord.ui.View:
+    """Buttons in rows of two, each carrying its command as the custom id; pressing one
+    arrives as an interaction, handled by `DiscordBot.on_interaction` even after a restart."""
+    view = discord.ui.View(timeout=VIEW_HELD_S)
+    for i, (label, command) in enumerate(buttons):
+        button: discord.ui.Button[discord.ui.View] = discord.ui.Button(
+            label=label, custom_id=command[:CUSTOM_ID_MAX], row=i // 2
+        )
+        view.add_item(button)
+    return view
 
 
 @contextlib.contextmanager
@@ -61,7 +76,10 @@ class DiscordChannel:
     async def send(self, chat: str, text: str, buttons: Buttons = ()) -> str:
         with reachable():
             channel = await self._channel(chat)
-            message = await channel.send(text, allowed_mentions=discord.AllowedMentions.none())
+            extra = {"view": button_view(buttons)} if buttons else {}
+            message = await channel.send(
+                text, allowed_mentions=discord.AllowedMentions.none(), **extra
+            )
         return str(message.id)
 
     async def edit(self, chat: str, message: str, text: str) -> None:
@@ -116,29 +134,57 @@ class DiscordBot:
         self.channel = DiscordChannel(self.client)
         self._task: Any = None
         self.client.event(self.on_message)
+        self.client.event(self.on_interaction)
+
+    def _served(self, author: discord.User | discord.Member) -> bool:
+        if author.id in self.allowed:
+            return True
+        log.info(
+            "Discord: ignoring user id %s (%s); add it to BIOMD_DISCORD_ALLOWED_USERS if this "
+            "is you",
+            author.id,
+            author,
+        )
+        return False
 
     async def on_message(self, message: discord.Message) -> None:
         if message.author.bot or message.author.id == getattr(self.client.user, "id", None):
             return
-        if message.author.id not in self.allowed:
-            log.info(
-                "Discord: ignoring user id %s (%s); add it to BIOMD_DISCORD_ALLOWED_USERS if "
-                "this is you",
-                message.author.id,
-                message.author,
-            )
+        if not self._served(message.author):
             return
         if message.guild is not None or not isinstance(message.channel, discord.DMChannel):
             return  # the bot works in DMs only
+        await self._guarded(str(message.channel.id), self._handle(message))
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """A button under one of biomd's messages: the command it carries, as if typed.
+        Slash commands are not registered; anything but a button is ignored."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        if not self._served(interaction.user) or interaction.guild_id is not None:
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = str(data.get("custom_id", ""))
+        command, _, args = custom_id.partition(" ")
+        if not command.startswith("/") or command[1:] not in _COMMANDS:
+            return
+        await self._guarded(str(interaction.channel_id), self._press(interaction, command, args))
+
+    async def _press(self, interaction: discord.Interaction, command: str, args: str) -> None:
+        with reachable():
+            await interaction.response.defer()  # the press is acknowledged; replies follow
+        chat = str(interaction.channel_id)
+        await self.assistant.on_command(self.channel, chat, command[1:], args.strip())
+
+    async def _guarded(self, chat: str, work: Awaitable[None]) -> None:
+        """Run one handler; a failure becomes a message in the chat, never a silent drop."""
         try:
-            await self._handle(message)
+            await work
         except BiomdError as exc:
-            await self._tell(str(message.channel.id), exc.user_message)
+            await self._tell(chat, exc.user_message)
         except Exception:
             log.exception("Discord handler failed")
-            await self._tell(
-                str(message.channel.id), "Something went wrong on my side; it is in the log."
-            )
+            await self._tell(chat, "Something went wrong on my side; it is in the log.")
 
     async def _tell(self, chat: str, text: str) -> None:
         with contextlib.suppress(PlatformUnavailable):

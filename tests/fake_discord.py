@@ -132,19 +132,21 @@ class FakeDiscord:
             },
         )
 
-    async def push_interaction(self, uid: int, command: str) -> None:
-        """INTERACTION_CREATE: `uid` used a slash command (or button) in a DM."""
+    async def _interact(self, uid: int, kind: int, data: dict[str, Any], **extra: Any) -> str:
+        """INTERACTION_CREATE in `uid`'s DM: `kind` 2 a slash command, 3 a component."""
+        interaction_id = self._id()
+        channel = self.dm_channel(uid)
         await self._dispatch(
             "INTERACTION_CREATE",
             {
-                "id": self._id(),
+                "id": interaction_id,
                 "application_id": "900",
-                "type": 2,
-                "data": {"id": "77", "name": command, "type": 1},
-                "channel_id": self.dm_channel(uid),
-                "channel": {"id": self.dm_channel(uid), "type": 1},
+                "type": kind,
+                "data": data,
+                "channel_id": channel,
+                "channel": {"id": channel, "type": 1},
                 "user": user(uid),
-                "token": "interaction-token",
+                "token": f"token-{interaction_id}",
                 "version": 1,
                 "locale": "en-US",
                 "app_permissions": "0",
@@ -152,8 +154,36 @@ class FakeDiscord:
                 "entitlements": [],
                 "authorizing_integration_owners": {},
                 "context": 1,
-            },
+            }
+            | extra,
         )
+        return interaction_id
+
+    async def push_interaction(self, uid: int, command: str) -> None:
+        """`uid` used a slash command in a DM (biomd registers none)."""
+        await self._interact(uid, 2, {"id": "77", "name": command, "type": 1})
+
+    async def press(self, uid: int, custom_id: str, message: str) -> str:
+        """`uid` pressed the button `custom_id` under the bot's message `message` in their
+        DM; the interaction's id."""
+        original = self.messages.get(message) or self._message(self.dm_channel(uid), "")
+        data = {"custom_id": custom_id, "component_type": 2}
+        return await self._interact(uid, 3, data, message=original)
+
+    def buttons(self) -> list[tuple[str, list[tuple[str, str]]]]:
+        """Every message the bot sent with buttons: (its id, [(label, custom id)])."""
+        return [
+            (
+                mid,
+                [
+                    (b["label"], b["custom_id"])
+                    for row in m["components"]
+                    for b in row["components"]
+                ],
+            )
+            for mid, m in self.messages.items()
+            if m.get("components")
+        ]
 
     def attachment(self, name: str, data: bytes, voice: bool = False) -> dict[str, Any]:
         url = self.add_file(name, data)
@@ -288,8 +318,12 @@ class FakeDiscord:
             content = (body or {}).get("content") or ""
             if len(content) > 2000:
                 return _json({"message": "Invalid Form Body", "code": 50035}, status=400)
-            message = self._message(channel, content)
+            message = self._message(channel, content, (body or {}).get("components") or [])
             return _json(message)
+        if request.method == "POST" and path.startswith("/interactions/"):
+            interaction_id = path.split("/")[2]
+            response = {"id": interaction_id, "type": (body or {}).get("type", 0)}
+            return _json({"interaction": response})
         if request.method == "PATCH" and "/messages/" in path:
             mid = path.rsplit("/", 1)[1]
             message = self.messages[mid]
@@ -297,7 +331,9 @@ class FakeDiscord:
             return _json(message)
         return _json({"message": f"the fake has no {request.method} {path}", "code": 0}, 404)
 
-    def _message(self, channel: str, content: str) -> dict[str, Any]:
+    def _message(
+        self, channel: str, content: str, components: list[Any] | None = None
+    ) -> dict[str, Any]:
         mid = self._id()
         message = {
             "id": mid,
@@ -315,6 +351,7 @@ class FakeDiscord:
             "pinned": False,
             "type": 0,
             "flags": 0,
+            "components": components or [],
         }
         self.messages[mid] = message
         return message

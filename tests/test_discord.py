@@ -189,3 +189,41 @@ async def test_bio_md_arrives_as_a_file_with_the_summary(rig: Rig) -> None:
     await rig.dc.wait_for(lambda: any(t.startswith("Summary") for t in rig.dc.texts()))
     name, data = rig.dc.uploads[0]
     assert name == "bio.md" and b"Grace is a potter" in data
+
+
+async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_owners_lines(
+    tmp_path: Path, minilm_path: Path, embedder: Any
+) -> None:
+    with fake_llm() as llm:
+        async with fake_discord() as dc:
+            settings = settings_for(tmp_path, minilm_path, llm).model_copy(
+                update={"read_confirm_tokens": 50, "owner_names": "Ana Silva"}
+            )
+            app = BotApp(settings, embedder)
+            await app.start()
+            try:
+                name = "WhatsApp Chat - Família Silva.txt"
+                await dc.push(OWNER, attachments=[dc.attachment(name, fx.WHATSAPP_IOS.encode())])
+                await dc.wait_for(lambda: dc.buttons())
+                ((choice, keys),) = dc.buttons()
+                assert keys == [
+                    ("Read all", "/read 1 all"),
+                    ("Only mine", "/read 1 mine"),
+                    ("Since 2020-02-14", "/read 1 since 2020-02-14"),
+                    ("Not now", "/read 1 later"),
+                ]
+                asked = dc.messages[choice]["content"]
+                assert asked.startswith(f"Reading #1 {name} costs about $0.00 (")
+                await dc.press(STRANGER, "/read 1 all", choice)
+                await dc.press(OWNER, "/nonsense 1", choice)  # no such command: ignored
+                llm.reply_with("Ana asks who is coming on Sunday [#1].")
+                await dc.press(OWNER, "/read 1 mine", choice)
+                await dc.wait_for(lambda: any("finished reading" in t for t in dc.texts()))
+            finally:
+                await app.stop()
+    callbacks = [(p, b) for m, p, b in dc.calls if p.startswith("/interactions/")]
+    assert [b["type"] for _, b in callbacks] == [6], "the owner's press, deferred: no new text"
+    (body,) = llm.reader_bodies
+    sent = body["messages"][1]["content"]
+    assert "Ana Silva (owner): Bom dia!" in sent and "Note: the time is 8:01" in sent
+    assert [t for t in dc.texts(dc.dm_channel(STRANGER))] == []
