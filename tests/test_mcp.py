@@ -25,6 +25,7 @@ from core.app.assistant import Assistant
 from core.app.engine import Engine
 from core.app.jobs import JobQueue
 from core.app.memory import CAP, Memory
+from core.storage.extracts import NewExtract
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME, whisper_dir
 
@@ -105,6 +106,34 @@ async def test_search_answers_with_provenance_wrapped_as_data_and_filtered_by_da
         timeline = text(await client.call_tool("timeline", {"since": "2021", "until": "2021"}))
         assert "2021-02-01: Moved to Lisbon [#3]" in timeline and "Bath" not in timeline
         assert "#3 '2021-02-10.md'" in timeline
+
+
+async def test_search_shows_the_readers_notes_with_their_quotes_and_where_they_are(
+    engine: Engine,
+) -> None:
+    (mum,) = [d for d in await engine.sources.all() if d.name == "WhatsApp Chat with Mum.txt"]
+    said = "Did the boxes arrive??"
+    body = (await engine.sources.read(mum.id, 0, 100_000)).text
+    at = body.index(said)
+    note = NewExtract(
+        "event",
+        "Mum asked whether the moving boxes had reached Lisbon",
+        "2021-02-12",
+        ("Mum",),
+        said,
+        at,
+        at + len(said),
+    )
+    assert await engine.store.extracts.take(mum.id, 0, len(body), [note], dropped=0)
+    async with Client(build(Memory(engine))) as client:
+        found = text(await client.call_tool("search", {"query": "moving boxes Lisbon"}))
+        notes = found.split("The reader's notes on 'moving boxes Lisbon' (1)")[1]
+        assert "- 2021-02-12 event; Mum: Mum asked whether the moving boxes" in notes
+        where = f"#{mum.id} 'WhatsApp Chat with Mum.txt' chars {at}-{at + len(said)}"
+        assert f'quote ({where}): "{said}"' in notes
+        assert '<source_data from="the reader notes">' in notes
+        later = text(await client.call_tool("search", {"query": "moving boxes", "since": "2022"}))
+        assert "reader's notes" not in later
 
 
 async def test_every_answer_is_capped_and_pages_on(engine: Engine) -> None:

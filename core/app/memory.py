@@ -24,6 +24,7 @@ from core.storage.database import utc_now
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+NOTES_SHOWN = 5  # the reader's notes after a search's passages, at most
 CAP = 8000  # characters per answer: far below what hosts accept (one refuses 25,000 tokens)
 MAX_LIMIT = 50
 MAX_QUERY = 2000
@@ -99,10 +100,36 @@ class Memory:
             if len(shown) == limit:
                 break
         window = _window(since, until)
-        if not shown:
+        notes = await self._notes(query, min(limit, NOTES_SHOWN), since, until, docs)
+        if not shown and not notes:
             return f"No passages found for {query!r}{window}."
-        body = "\n\n".join(shown)
-        return page(f"{DATA_NOTE}\n\n{len(shown)} passages for {query!r}{window}:\n\n{body}", 0)
+        body = "\n\n".join(shown) or "(none)"
+        text = f"{DATA_NOTE}\n\n{len(shown)} passages for {query!r}{window}:\n\n{body}"
+        return page(text + notes, 0)
+
+    async def _notes(
+        self, query: str, limit: int, since: str | None, until: str | None, docs: dict[int, Any]
+    ) -> str:
+        """The reader's notes on `query` after the passages: each with its source, the span
+        of its verbatim quote (read_source opens it), its date and people."""
+        found = await self.engine.sources.notes(query, limit * 3)
+        lines = []
+        for x in found:
+            if not _within(x.date, since, until) or x.document_id not in docs:
+                continue
+            people = f"; {', '.join(x.people)}" if x.people else ""
+            where = f"#{x.document_id} {docs[x.document_id].name!r} chars {x.start}-{x.end}"
+            lines.append(f"- {x.date or 'undated'} {x.kind}{people}: {x.statement}")
+            lines.append(f'  quote ({where}): "{x.quote}"')
+            if len(lines) == 2 * limit:
+                break
+        if not lines:
+            return ""
+        head = (
+            f"\n\nThe reader's notes on {query!r} ({len(lines) // 2}): what biomd's reader took "
+            "from the sources, each resting on the verbatim quote shown"
+        )
+        return f"{head}:\n{wrap(chr(10).join(lines), 'the reader notes')}"
 
     async def grep(self, pattern: str, limit: int = 30, offset: int = 0) -> str:
         if not pattern.strip():
@@ -282,7 +309,8 @@ TOOLS: tuple[Tool[Memory], ...] = (
     Tool(
         "search",
         "Search the owner's sources by meaning and keywords. Each hit: source id, name, date, "
-        "speakers, text. since/until: YYYY, YYYY-MM or YYYY-MM-DD.",
+        "speakers, text; then the reader's notes on it, each with its verbatim quote and "
+        "where that is. since/until: YYYY, YYYY-MM or YYYY-MM-DD.",
         SearchArgs,
         lambda m, a: m.search(a.query, a.limit, a.since, a.until),
     ),

@@ -25,6 +25,7 @@ from core.retrieval.search import GrepPage, Hit, Mention, Mode, Searcher, Slice
 from core.settings import Settings
 from core.storage.activity import speaker_names
 from core.storage.documents import Counts, Source, SourceState
+from core.storage.extracts import Extract
 from core.storage.lock import ProcessLock
 from core.storage.rawfiles import RawFiles
 from core.storage.store import Store
@@ -239,6 +240,10 @@ class Sources:
 
     async def search(self, query: str, limit: int = 10, mode: Mode = "hybrid") -> list[Hit]:
         return await self.searcher.search(query, limit, mode)
+
+    async def notes(self, query: str, limit: int = 10) -> list[Extract]:
+        """The reader's notes that best match `query`, each with its verified quote."""
+        return await self.searcher.notes.search(query, limit)
 
     async def grep(self, pattern: str, offset: int = 0, limit: int = 50) -> GrepPage:
         return await self.searcher.grep(pattern, offset, limit)
