@@ -92,3 +92,15 @@ def test_chat_chunks_start_at_the_beginning_of_a_message() -> None:
     )
     for chunk in chunk_text(lines)[1:]:
         assert chunk.text.startswith("[2024-02-01")
+
+
+def test_sentences_end_in_any_script_so_unspaced_text_is_cut_between_sentences() -> None:
+    japanese = "".join(
+        f"東京に引っ越したばかりで、まだ箱だらけの部屋にいる日が{i}日目です。" for i in range(40)
+    )
+    hindi = "".join(f"मैं कल दिल्ली गया और वहाँ बहुत भीड़ थी, दिन {i}। " for i in range(40))
+    for text, end in ((japanese, "。"), (hindi, "।")):
+        chunks = chunk_text(text)
+        assert len(chunks) > 1
+        for c in chunks[:-1]:
+            assert c.text.rstrip().endswith(end), c.text[-20:]

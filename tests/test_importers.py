@@ -13,8 +13,10 @@ import pytest
 from core.errors import CorruptSource
 from core.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
 from core.ingest.convert.context import ArchiveBudget
-from core.ingest.convert.whatsapp import infer_date_order
+from core.ingest.convert.email import trim_quoted
+from core.ingest.convert.whatsapp import chat_title, infer_date_order
 from tests import chat_fixtures as fx
+from tests import whatsapp_locales as wl
 from tests.samples import zip_bytes
 
 DUBLIN = ZoneInfo("Europe/Dublin")
@@ -266,3 +268,63 @@ def test_whatsapp_zip_without_media_files_still_reads(tmp_path: Path) -> None:
     assert zipfile.is_zipfile(path)
     kind, lines = lines_of(path, ConvertContext(owner_names=("Ana Silva",)))
     assert kind == "whatsapp" and lines == fx.WHATSAPP_IOS_LINES
+
+
+@pytest.mark.parametrize("name", sorted(wl.LOCALES))
+def test_whatsapp_exports_in_every_locale_keep_dates_speakers_system_lines_and_media(
+    tmp_path: Path, name: str
+) -> None:
+    locale = wl.LOCALES[name]
+    path = write(tmp_path, locale.file_name, locale.text)
+    kind, lines = lines_of(path, ConvertContext(owner_names=("Lena",)))
+    assert kind == "whatsapp"
+    header = f"WhatsApp chat: {locale.title}" if locale.title else "WhatsApp chat"
+    assert lines[:2] == [header, ""]
+    assert lines[2:] == locale.lines
+
+
+@pytest.mark.parametrize(
+    ("file_name", "title"),
+    [
+        ("WhatsApp Chat mit Mama.txt", "Mama"),
+        ("Chat de WhatsApp con Carmen.zip", "Carmen"),
+        ("Conversa do WhatsApp com Tiago.txt", "Tiago"),
+        ("Чат WhatsApp с Олей.txt", "Олей"),
+        ("Discussion WhatsApp avec Camille.txt", "Camille"),
+        ("WhatsApp-chat met Sanne.txt", "Sanne"),
+        ("Chat WhatsApp con Giulia.txt", "Giulia"),
+        ("Ayşe ile WhatsApp Sohbeti.txt", "Ayşe"),
+        ("WhatsApp Chat with Bo Chen.txt", "Bo Chen"),
+        ("notes.txt", ""),
+    ],
+)
+def test_the_chat_partner_is_named_from_the_file_name_in_any_language(
+    file_name: str, title: str
+) -> None:
+    assert chat_title(file_name) == title
+
+
+@pytest.mark.parametrize(
+    ("reply", "header"),
+    [
+        ("Von meinem iPhone gesendet", ""),
+        ("Enviado desde mi iPhone", ""),
+        ("Envoyé de mon iPhone", ""),
+        ("Отправлено с iPhone", ""),
+        ("iPhoneから送信", ""),
+        ("", "Am 12.05.2023 um 19:32 schrieb Mama <mama@example.de>:"),
+        ("", "El 12 may 2023, a las 19:32, Carmen <carmen@example.es> escribió:"),
+        ("", "Le 12 mai 2023 à 19:32, Camille <camille@example.fr> a écrit :"),
+        ("", "Em 12/05/2023, às 19:32, Tiago <tiago@example.pt> escreveu:"),
+        ("", "12 мая 2023 г., в 19:32, Оля <olya@example.ru> написал(а):"),
+        ("", "2023年5月12日(金) 19:32 花子 <hanako@example.jp>:"),
+        ("", "-----Ursprüngliche Nachricht-----"),
+        ("", "Von: Mama <mama@example.de>"),
+    ],
+)
+def test_replies_lose_quoted_originals_and_phone_signatures_in_any_language(
+    reply: str, header: str
+) -> None:
+    body = "Die Hochzeit ist am 3. Juni.\nSent the forms yesterday.\n\n"
+    body += "\n".join(x for x in (reply, header) if x) + "\n> the quoted original\nold text\n"
+    assert trim_quoted(body) == "Die Hochzeit ist am 3. Juni.\nSent the forms yesterday."

@@ -17,7 +17,9 @@ MAX_CHARS = 900
 OVERLAP = 150
 
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*\s")
+# A sentence ends at . ! ? … before a space, and at 。！？ (Chinese, Japanese), । (Devanagari),
+# ؟ ۔ (Arabic script) and ። (Ethiopic), which need none.
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’»)\]]*\s|[。！？｡][」』）\"”’]*\s?|[।॥؟۔።][\"'”’)\]]*\s?")
 _SPACE = re.compile(r"\s")
 
 

@@ -22,9 +22,23 @@ _HEADER = re.compile(
     rb"^(From|To|Date|Subject|Message-ID|Received|MIME-Version|Return-Path):", re.I | re.M
 )
 _MBOX_FROM = re.compile(rb"^From \S+")
+# Where the quoted original of a reply begins, in the languages mail clients write:
+# "On … wrote:", "Am … schrieb X:", "Le … a écrit :", "El … escribió:", "Em … escreveu:",
+# "Il … ha scritto:", "Op … schreef X:", "… написал(а):", "2023年5月12日(金) 19:32 X <x@y>:",
+# "-----Ursprüngliche Nachricht-----", an Outlook "Von: X <x@y>" block; and a phone's
+# signature: "Sent from my iPhone", "Von meinem iPhone gesendet", "Enviado desde mi iPhone".
+_DEVICE = (
+    r"(?:iPhone|iPad|Android|Samsung|Galaxy|Outlook|Mail|Gmail|Yahoo|BlackBerry|Handy|"
+    r"m[oó]vil|celular|телефона?|smartphone)"
+)
 _QUOTE_START = re.compile(
-    r"^(On .{5,200}wrote:|Le .{5,200}a écrit :|Am .{5,200}schrieb .{1,80}:"
-    r"|-{2,}\s*Original Message\s*-{2,}|_{10,}|From: .+ <[^>]+>|Sent from my \w+)\s*$",
+    r"^(On .{5,200}wrote:|Le .{5,200}a écrit ?:|Am .{5,200}schrieb .{1,80}:"
+    r"|El .{5,200}escribió:|Em .{5,200}escreveu:|Il .{5,200}ha scritto:"
+    r"|Op .{5,200}schreef .{1,80}:|.{5,200}написал(?:а|\(а\))?:"
+    r"|\d{4}年\d{1,2}月\d{1,2}日.{0,200}:|-{2,}\s*[^-]{3,40}?\s*-{2,}|_{10,}"
+    r"|(?:From|Von|De|Da|От|Van|Från|Fra|Od): .+ <[^>]+>|Sent from my \w+"
+    r"|(?:Sent|Enviado|Envoyé|Gesendet|Inviato|Verzonden|Verstuurd|Отправлено|Wysłane|Skickat"
+    r"|Sendt|Lähetetty|Von meinem)\b.{0,30}" + _DEVICE + r".{0,20}|.{0,30}から送信)\s*$",
     re.I,
 )
 

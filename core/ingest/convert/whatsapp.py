@@ -1,10 +1,13 @@
 """WhatsApp "Export chat" files: the `.txt`, iOS or Android style, and the `.zip` with media.
 
-iOS writes `[dd/mm/yy, hh:mm:ss] Name: text`, Android `dd/mm/yyyy, hh:mm - Name: text`; both
-come with 12- or 24-hour clocks, `/ . -` date separators, and day-first or month-first
-dates depending on the phone's locale, which is inferred from the whole file. Lines that do
+iOS writes `[dd/mm/yy, hh:mm:ss] Name: text`, Android `dd/mm/yyyy, hh:mm - Name: text`; the
+phone's locale decides the rest: 12- or 24-hour clocks (`7:32 p. m.`, `午後7:32`, `오후 7:32`),
+`/ . -` date separators (`2023. 5. 12.`), a word before the time (`à`, `klo`), `.` in times,
+and day-first, month-first or year-first dates, inferred from the whole file. Lines that do
 not start a message continue the one before. System lines (someone joined, the encryption
-notice) have no speaker and are kept as `(system)`.
+notice) are kept as `(system)`: Android's have no speaker, iOS marks its own with a
+direction mark, in any language. Media left out of an export becomes `[media omitted]`
+from its placeholder, whatever the language.
 """
 
 from __future__ import annotations
@@ -24,32 +27,75 @@ from core.ingest.convert.chat import SYSTEM, Message, clean, format_line, header
 from core.ingest.convert.context import ConvertContext
 from core.ingest.convert.text import iter_lines, looks_binary, stream_text
 
+# 12-hour markers, after the time (p. m., PM, μ.μ.) or before it (午後, 오후, 下午).
+_PM = ("p", "午後", "下午", "오후", "nachm", "μ.μ", "م", "ch", "ös", "sore")
+_AMPM = (
+    r"(?:[aApP]\.?\s?[mM]\.?|午前|午後|上午|下午|오전|오후|vorm\.|nachm\.|π\.μ\.|μ\.μ\.|"
+    r"ص|م|SA|CH|ÖÖ|ÖS|pagi|sore)"
+)
 _START = re.compile(
-    r"""^[\u200e\u200f\ufeff]*\[?
-    (?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{1,4}),?\s+
-    (?P<time>\d{1,2}[:.]\d{2}(?:[:.]\d{2})?)
-    (?:[\s\u202f\u00a0]*(?P<ampm>[aApP]\.?\s?[mM]\.?))?
+    rf"""^[\u200e\u200f\ufeff]*\[?
+    (?P<date>\d{{1,4}}[./-]\s?\d{{1,2}}[./-]\s?\d{{1,4}})\.?,?\s+
+    (?:(?P<pre>{_AMPM})\s?|[^\W\d_]{{1,4}}\.?\s+)?   # 午後7:32, or a word: "à", "klo", "um"
+    (?P<time>\d{{1,2}}[:.]\d{{2}}(?:[:.]\d{{2}})?)
+    (?:[\s\u202f\u00a0]*(?P<ampm>{_AMPM}))?
     (?:\]\s|\s[-–]\s)
     (?P<rest>.*)$""",
     re.X,
 )
 _CANONICAL = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] ")  # already biomd's own format
 _SPEAKER = re.compile(r"^(?P<name>[^:\n]{1,80}?):(?:\s(?P<text>.*)|$)", re.S)
-_IOS_ATTACHED = re.compile(r"<attached:\s*(?P<file>[^>]+)>")
+# <attached: 0012-PHOTO.jpg>, <Anhang: …>, <adjunto: …>, <pièce jointe : …>, <вложение: …>
+_IOS_ATTACHED = re.compile(r"<[^<>:]{2,30}:\s*(?P<file>[^<>]+\.\w{2,5})>")
 _ANDROID_ATTACHED = re.compile(r"^(?P<file>\S+\.\w{2,5}) \(file attached\)")
 _OMITTED = re.compile(
     r"^(?:<Media omitted>|(?P<what>image|video|audio|sticker|GIF|document|Contact card)"
     r" omitted)$",
     re.I,
 )
-_EDITED = re.compile(r"\s*<This message was edited>\s*$")
-_SYSTEM_HINTS = re.compile(
-    r"(end-to-end encrypted|changed the (subject|group|group description)|changed this group|"
-    r"created group|added|removed|left$|joined using|security code|changed their phone number|"
-    r"now an admin|disappearing messages|pinned a message|deleted this group)",
+# Android leaves a bracketed placeholder where media was left out, in the phone's language:
+# <Media omitted>, <Medien ausgeschlossen>, <Multimedia omitido>, ‹Без медиафайлов>…
+_PLACEHOLDER = re.compile(r"^[<‹][^<>‹›:/]{3,50}[>›]$")
+# iOS writes "‎image omitted", "‎Bild weggelassen", "‎imagen omitida"…: the kind is the noun.
+_MEDIA_NOUNS = {
+    "image": (
+        "image",
+        "bild",
+        "imagen",
+        "imagem",
+        "immagine",
+        "afbeelding",
+        "изображение",
+        "фото",
+        "画像",
+        "写真",
+        "图片",
+        "사진",
+        "görüntü",
+        "zdjęcie",
+        "foto",
+    ),
+    "video": ("video", "vídeo", "vidéo", "видео", "動画", "视频", "동영상", "wideo"),
+    "audio": ("audio", "áudio", "аудио", "аудиофайл", "音声", "音频", "오디오", "ses"),
+    "sticker": ("sticker", "figurinha", "стикер", "ステッカー", "贴图", "스티커", "çıkartma"),
+    "GIF": ("gif",),
+    "document": ("document", "dokument", "documento", "документ", "ドキュメント", "文件"),
+    "contact card": ("contact", "kontaktkarte", "contacto", "contato", "контакт", "連絡先"),
+}
+_EDITED = re.compile(
+    r"(?<=\S)\s*(?:<This message was edited>|\u200e<[^<>:]{3,60}>)\s*$"  # iOS: any language
+)
+_QUOTES = set('"„“”«»「」『』')  # a "speaker" holding one is a system line quoting a name
+# "WhatsApp Chat with Ana", "WhatsApp Chat mit Mama", "Chat de WhatsApp con Carmen", "Conversa
+# do WhatsApp com Tiago", "Discussion WhatsApp avec Camille", "Чат WhatsApp с Олей",
+# "WhatsApp-chat met Sanne", "WhatsApp Chat - Família Silva"; "Ayşe ile WhatsApp Sohbeti".
+_TITLE = re.compile(
+    r"^(?:[^\W\d_]+\s+){0,2}WhatsApp(?:[\s-][^\W\d_]+){0,2}\s*"
+    r"(?:with|mit|con|com|avec|met|med|z|ze|с|со|з|ile|és|-|–|—)\s+"
+    r"(?P<title>.+?)(?:\.txt|\.zip)?$",
     re.I,
 )
-_TITLE = re.compile(r"^WhatsApp Chat(?: with| -)\s*(?P<title>.+?)(?:\.txt|\.zip)?$", re.I)
+_TITLE_BEFORE = re.compile(r"^(?P<title>.+?)\s+ile\s+WhatsApp\b.*?(?:\.txt|\.zip)?$", re.I)
 
 MediaResolver = Callable[[str], str | None]
 """Given an attachment's file name, the text to show for it, or None if it is not there."""
@@ -64,7 +110,7 @@ class _Raw:
 
 
 def _fields(date: str) -> tuple[int, int, int]:
-    a, b, c = (int(x) for x in re.split(r"[./-]", date))
+    a, b, c = (int(x) for x in re.split(r"[./-]\s*", date.strip(". ")))
     return a, b, c
 
 
@@ -94,12 +140,16 @@ def parse_time(raw: _Raw, order: str) -> datetime | None:
     parts = [int(x) for x in re.split(r"[:.]", raw.time)]
     hour, minute = parts[0], parts[1]
     if raw.ampm:
-        pm = raw.ampm.lower().startswith("p")
-        hour = hour % 12 + (12 if pm else 0)
+        hour = hour % 12 + (12 if _is_pm(raw.ampm) else 0)
     try:
         return datetime(year, month, day, hour, minute, parts[2] if len(parts) > 2 else 0)
     except ValueError:
         return None
+
+
+def _is_pm(marker: str) -> bool:
+    word = marker.lower().replace(" ", "").replace("\u00a0", "").replace("\u202f", "")
+    return word.startswith(_PM)
 
 
 def looks_like_whatsapp(head: bytes) -> bool:
@@ -113,9 +163,24 @@ def looks_like_whatsapp(head: bytes) -> bool:
 
 
 def chat_title(name: str) -> str:
+    """The chat's name from the export's file name, in any of the app's languages."""
     stem = PurePosixPath(name).name
-    m = _TITLE.match(stem)
+    m = _TITLE.match(stem) or _TITLE_BEFORE.match(stem)
     return m.group("title") if m else ""
+
+
+def _media_kind(body: str) -> str | None:
+    """The kind of media an iOS placeholder ("Bild weggelassen") stands for, if it is one."""
+    folded = body.casefold()
+    words = folded.split()
+    if not words or len(words) > 4 or len(body) > 40:
+        return None
+    for kind, nouns in _MEDIA_NOUNS.items():
+        for noun in nouns:
+            unspaced = any(ord(c) >= 0x2E80 for c in noun)  # CJK and Hangul: no word breaks
+            if noun in folded if unspaced else any(w.startswith(noun) for w in words):
+                return kind
+    return None
 
 
 def _message_text(body: str, media: MediaResolver | None) -> str:
@@ -123,6 +188,8 @@ def _message_text(body: str, media: MediaResolver | None) -> str:
     stripped = clean(body)
     if m := _OMITTED.match(stripped):
         return f"[{(m.group('what') or 'media').lower()} omitted]"
+    if _PLACEHOLDER.match(stripped):
+        return "[media omitted]"
     if m := _IOS_ATTACHED.search(stripped):
         return _attachment(m.group("file").strip(), media, stripped, m.group(0))
     if m := _ANDROID_ATTACHED.match(stripped):
@@ -144,13 +211,14 @@ def parse_messages(
     current: tuple[_Raw, list[str]] | None = None
     for line in lines:
         m = _START.match(line)
-        if m is None or parse_time(_Raw(m["date"], m["time"], m["ampm"], ""), order) is None:
+        ampm = m["pre"] or m["ampm"] if m else None
+        if m is None or parse_time(_Raw(m["date"], m["time"], ampm, ""), order) is None:
             if current is not None:
                 current[1].append(line)
             continue
         if current is not None:
             yield _build(current[0], current[1], order, media)
-        current = (_Raw(m["date"], m["time"], m["ampm"], m["rest"]), [])
+        current = (_Raw(m["date"], m["time"], ampm, m["rest"]), [])
     if current is not None:
         yield _build(current[0], current[1], order, media)
 
@@ -162,11 +230,15 @@ def _build(raw: _Raw, more: list[str], order: str, media: MediaResolver | None) 
     if sm is None:
         return Message(when, SYSTEM, clean(rest))
     name, text = sm["name"], sm["text"] or ""
-    system_like = text.startswith("\u200e") and not re.match(
-        r"\u200e?(<attached:|\w+ omitted|This message was deleted)", text
-    )
-    if '"' in name or (system_like and _SYSTEM_HINTS.search(text)):
-        return Message(when, SYSTEM, clean(text if system_like else rest))
+    if _QUOTES & set(name):
+        return Message(when, SYSTEM, clean(rest))
+    if text.startswith("\u200e"):  # iOS marks its own lines: system, media or an attachment
+        body = clean(text)
+        if kind := _media_kind(body):
+            return Message(when, clean(name), f"[{kind} omitted]")
+        if _IOS_ATTACHED.match(body) or _OMITTED.match(body):
+            return Message(when, clean(name), _message_text(text, media))
+        return Message(when, SYSTEM, body)
     return Message(when, clean(name), _message_text(text, media))
 
 
