@@ -51,6 +51,11 @@ class Settings(BaseSettings):
         default="", description="Comma-separated names and handles the owner appears as."
     )
     timezone: str | None = Field(default=None, description="IANA zone; default: the system's.")
+    languages: str = Field(
+        default="",
+        description="The languages of the owner's life, ISO 639-1 codes, comma-separated "
+        "(e.g. de,es); keyword search also learns them from the sources.",
+    )
 
     whisper_model: str = Field(default="base", description="faster-whisper model name or folder.")
     whisper_device: str = Field(default="auto")
@@ -177,6 +182,10 @@ class Settings(BaseSettings):
     @property
     def owner_list(self) -> tuple[str, ...]:
         return tuple(n.strip() for n in self.owner_names.split(",") if n.strip())
+
+    @property
+    def language_list(self) -> tuple[str, ...]:
+        return tuple(x.strip().lower() for x in self.languages.split(",") if x.strip())
 
     @property
     def zone(self) -> tzinfo:

@@ -260,18 +260,23 @@ async def test_read_source_of_an_unknown_id_is_not_found(engine: Engine) -> None
 def test_a_keyword_plan_keeps_every_rare_word_and_bounds_common_ones() -> None:
     from core.retrieval.keyword_plan import plan
 
-    df = {"lisbon": 40, "move": 900, "love": 5000, "time": 7000, "home": 6000, "dinner": 3000}
-    assert plan(["move", "lisbon", "love"], df, budget=1000).match == ('"lisbon" OR "move"',)
-    rare = plan(["love", "lisbon"], df, budget=1000)
+    words = {"lisbon": 40, "move": 900, "love": 5000, "time": 7000, "home": 6000, "dinner": 3000}
+    df = {f'"{w}"': n for w, n in words.items()}
+
+    def q(*ws: str) -> list[str]:
+        return [f'"{w}"' for w in ws]
+
+    assert plan(q("move", "lisbon", "love"), df, budget=1000).match == ('"lisbon" OR "move"',)
+    rare = plan(q("love", "lisbon"), df, budget=1000)
     assert rare.match == ('"lisbon"',) and not rare.newest_first
-    common = plan(["time", "love", "home", "dinner"], df, budget=1000)
+    common = plan(q("time", "love", "home", "dinner"), df, budget=1000)
     assert common.newest_first
     assert common.match == (
         '"dinner" AND "love" AND "home"',
         '"dinner" AND "love"',
         '"dinner"',
     )
-    assert plan(["nowhere"], df).match == ()
+    assert plan(q("nowhere"), df).match == ()
 
 
 async def test_a_query_of_only_common_words_finds_the_newest_chunks_holding_them(

@@ -71,6 +71,7 @@ class Engine:
             self.embeddings.embedder,
             VectorIndex(settings.data_dir / "cache"),
             FusionConfig(),
+            languages=settings.language_list,
         )
         self.ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
         self.backend = choose(settings, self.ledger)

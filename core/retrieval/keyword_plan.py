@@ -22,15 +22,16 @@ COMMON_TOGETHER = 3
 
 @dataclass(frozen=True, slots=True)
 class KeywordPlan:
-    """`match`: FTS5 MATCH expressions of quoted tokens, tried in order until enough is
-    found (empty: nothing can match). `newest_first`: order by recency, not bm25."""
+    """`match`: FTS5 MATCH expressions of the query's terms, tried in order until enough
+    is found (empty: nothing can match). `newest_first`: order by recency, not bm25."""
 
     match: tuple[str, ...] = ()
     newest_first: bool = False
 
 
 def plan(tokens: list[str], doc_freq: dict[str, int], budget: int = POSTINGS_BUDGET) -> KeywordPlan:
-    """`tokens`: the query's content words; `doc_freq`: chunks holding each (absent: 0)."""
+    """`tokens`: the query's terms, each an FTS5 expression (a quoted word, or its forms
+    ORed in brackets); `doc_freq`: chunks holding each (absent: 0)."""
     present = sorted((t for t in tokens if doc_freq.get(t, 0) > 0), key=lambda t: doc_freq[t])
     if not present:
         return KeywordPlan()
@@ -42,7 +43,7 @@ def plan(tokens: list[str], doc_freq: dict[str, int], budget: int = POSTINGS_BUD
                 break
             chosen.append(token)
             spent += doc_freq[token]
-        return KeywordPlan((" OR ".join(f'"{t}"' for t in chosen),))
+        return KeywordPlan((" OR ".join(chosen),))
     together = present[:COMMON_TOGETHER]
-    tries = [" AND ".join(f'"{t}"' for t in together[:n]) for n in range(len(together), 0, -1)]
+    tries = [" AND ".join(together[:n]) for n in range(len(together), 0, -1)]
     return KeywordPlan(tuple(tries), newest_first=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -13,10 +13,10 @@ import numpy as np
 
 from core.errors import NotFound
 from core.retrieval.embedding import Embedder, Matrix, from_blobs
-from core.retrieval.fts_query import content_tokens
 from core.retrieval.fusion import RRF_K, rrf, vector_weight
 from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
 from core.retrieval.notes import NoteSearch
+from core.retrieval.query_terms import QueryTerms
 from core.retrieval.vector_index import VectorIndex
 from core.storage.store import Store
 
@@ -96,6 +96,7 @@ class Searcher:
         index: VectorIndex,
         fusion: FusionConfig | None = None,
         keyword_budget: int = POSTINGS_BUDGET,
+        languages: Sequence[str] = (),
     ) -> None:
         self.store = store
         self._embedder = embedder
@@ -104,6 +105,7 @@ class Searcher:
         self.keyword_budget = keyword_budget
         self._size: tuple[float, int] | None = None
         self.notes = NoteSearch(store, embedder)
+        self.terms = QueryTerms(store, languages)
 
     # -- ranked search ------------------------------------------------------------------
 
@@ -128,11 +130,14 @@ class Searcher:
         planned (core.retrieval.keyword_plan) so that its cost stays bounded on a large corpus;
         when it has only common words, the newest chunks holding them come first, with a
         score that falls with age."""
-        words = content_tokens(query)
-        if not words or limit <= 0:
+        if limit <= 0:
             return []
         total = await self._corpus_size()
-        planned = plan(words, await self.store.keywords.doc_freq(words, total), self.keyword_budget)
+        terms = await self.terms.terms(query, total)
+        if not terms:
+            return []
+        df = {t.expression: t.chunks for t in terms}
+        planned = plan([t.expression for t in terms], df, self.keyword_budget)
         found: dict[int, float] = {}
         for match in planned.match:
             for cid, score in await self._matching(match, limit, planned.newest_first):
@@ -211,12 +216,12 @@ class Searcher:
         return fused[:limit]
 
     async def coverage(self, query: str, chunk_id: int) -> float:
-        """Share of the query's content words that a chunk contains (as FTS5 matches them)."""
-        words = content_tokens(query)
-        if not words:
+        """Share of the query's content words that a chunk contains, in any of their forms."""
+        terms = await self.terms.terms(query, await self._corpus_size())
+        if not terms:
             return 0.0
-        held = await self.store.keywords.held([f'"{word}"' for word in words], chunk_id)
-        return held / len(words)
+        held = await self.store.keywords.held([t.expression for t in terms], chunk_id)
+        return held / len(terms)
 
     async def hits(self, ranked: list[tuple[int, float]]) -> list[Hit]:
         """Full hits for ranked chunk ids, in the same order; vanished chunks are skipped."""

@@ -76,7 +76,7 @@ class Chunks:
                 (doc_id, rows),
             )
             await db.execute(
-                "INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks"
+                "INSERT INTO chunks_fts(rowid, text) SELECT id, biomd_fts_text(text) FROM chunks"
                 " WHERE document_id = ? AND seq BETWEEN ? AND ?",
                 (doc_id, chunks[0].seq, chunks[-1].seq),
             )
@@ -118,6 +118,19 @@ class Chunks:
             (doc_id, limit),
         )
         return [StoredChunk(*r) for r in rows]
+
+    async def sample(self, n: int) -> list[str]:
+        """The text of up to `n` chunks spread evenly over the corpus (by id)."""
+        low, high = await self._db.fetchone(
+            "SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM chunks"
+        ) or (0, 0)
+        if not high:
+            return []
+        step = max(1, (int(high) - int(low) + 1) // max(1, n))
+        ids = list(range(int(low), int(high) + 1, step))[:n]
+        marks = ",".join("?" * len(ids))
+        rows = await self._db.fetchall(f"SELECT text FROM chunks WHERE id IN ({marks})", ids)
+        return [str(r[0]) for r in rows]
 
     async def id_span(self) -> int:
         """About how many chunks there are: the id range (a count of a million rows is slow)."""

@@ -21,6 +21,7 @@ from typing import Any
 import aiosqlite
 
 from core.errors import DiskFull, StoreError
+from core.storage import fts_text
 from core.storage.migrations import migrate
 
 
@@ -135,4 +136,5 @@ async def _connect(path: Path) -> aiosqlite.Connection:
     await conn.execute("PRAGMA foreign_keys=ON")
     await conn.execute("PRAGMA synchronous=NORMAL")
     await conn.execute("PRAGMA busy_timeout=60000")
+    await conn.create_function(fts_text.SQL_NAME, 1, fts_text.index_text, deterministic=True)
     return conn

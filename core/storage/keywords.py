@@ -1,7 +1,7 @@
 """Keyword queries over `chunks_fts` (which core.storage.chunks writes): bm25 or newest-first
-matches of ready sources' chunks, how many chunks hold each term, and which of a query's terms
-one chunk holds. The temporary tables that stem query terms the index's way are this
-module's own, on the reader connection."""
+matches of ready sources' chunks, how many chunks hold each term, the indexed words that
+start alike, and which of a query's terms one chunk holds. The temporary tables that fold
+query words the index's way are this module's own, on the reader connection."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ class Keywords:
         self._terms_lock = asyncio.Lock()
         self._terms_ready = False
         self._df_cache: dict[str, tuple[int, int]] = {}
+        self._range_cache: dict[str, tuple[list[tuple[str, int]], int]] = {}
 
     async def match(
         self, expression: str, inner: int, limit: int, newest_first: bool
@@ -77,23 +78,48 @@ class Keywords:
             fresh.update(counted)
         return {t: fresh.get(t, 0) for t in tokens}
 
+    async def words_from(self, prefix: str, total: int = 0) -> list[tuple[str, int]]:
+        """Every indexed word that starts with `prefix` (as the index folds words), with how
+        many chunks hold it. Reading a range costs what counting its words does, so it is
+        cached like `doc_freq`."""
+        key = "\x00" + prefix
+        hit = self._range_cache.get(key)
+        if hit is not None and total <= hit[1] * 1.1 + 100:
+            return hit[0]
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        async with self._terms_lock:
+            await self._ensure_terms()
+            async with self._db.reader.execute(
+                "SELECT term, doc FROM temp.biomd_vocab WHERE term >= ? AND term < ?",
+                (prefix, upper),
+            ) as cur:
+                rows = [(str(t), int(d)) for t, d in await cur.fetchall()]
+        if len(self._range_cache) > _DF_CACHE_MAX // 10:
+            self._range_cache.clear()
+        self._range_cache[key] = (rows, total)
+        return rows
+
+    async def _ensure_terms(self) -> None:
+        reader = self._db.reader
+        if not self._terms_ready:
+            await reader.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.biomd_query USING fts5(x,"
+                f" tokenize = '{FTS_TOKENIZER}')"
+            )
+            await reader.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.biomd_query_terms"
+                " USING fts5vocab(temp, biomd_query, instance)"
+            )
+            await reader.execute(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.biomd_vocab"
+                " USING fts5vocab(main, chunks_fts, row)"
+            )
+            self._terms_ready = True
+
     async def _count_terms(self, tokens: list[str]) -> dict[str, int]:
         reader = self._db.reader
         async with self._terms_lock:
-            if not self._terms_ready:
-                await reader.execute(
-                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.biomd_query USING fts5(x,"
-                    f" tokenize = '{FTS_TOKENIZER}')"
-                )
-                await reader.execute(
-                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.biomd_query_terms"
-                    " USING fts5vocab(temp, biomd_query, instance)"
-                )
-                await reader.execute(
-                    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.biomd_vocab"
-                    " USING fts5vocab(main, chunks_fts, row)"
-                )
-                self._terms_ready = True
+            await self._ensure_terms()
             await reader.execute("DELETE FROM temp.biomd_query")
             await reader.executemany(
                 "INSERT INTO temp.biomd_query(rowid, x) VALUES (?, ?)",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from dataclasses import dataclass
 
@@ -9,14 +10,17 @@ import aiosqlite
 
 from core.errors import StoreError
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Migration:
     name: str
     sql: str
+    reindex_words: bool = False  # then re-index every chunk's words, in the same transaction
 
 
-FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as chunks_fts was created
+FTS_TOKENIZER = "unicode61 remove_diacritics 2"  # chunks_fts's since "keyword_words"
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -366,7 +370,60 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "keyword_words",
+        """
+        -- Words as written, in any language: no English stemmer in the index (a query word
+        -- is widened to the indexed words with its stem in the corpus's languages, see
+        -- core.retrieval.language), Latin diacritics folded, and CJK runs also indexed as
+        -- pairs of letters (biomd_fts_text, core.storage.fts_text). Contentless: what is
+        -- indexed is not the chunk's text as stored, and an FTS5 integrity check must not
+        -- compare the two. Taking a chunk out gives FTS5 the same text again.
+        DROP TRIGGER chunks_ad;
+        DROP TRIGGER chunks_au;
+        DROP TABLE chunks_fts;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            text,
+            content = '',
+            tokenize = 'unicode61 remove_diacritics 2'
+        );
+        INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('automerge', 16);
+        INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('crisismerge', 32);
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text)
+            VALUES ('delete', old.id, biomd_fts_text(old.text));
+        END;
+        CREATE TRIGGER chunks_au AFTER UPDATE OF text ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, text)
+            VALUES ('delete', old.id, biomd_fts_text(old.text));
+            INSERT INTO chunks_fts(rowid, text) VALUES (new.id, biomd_fts_text(new.text));
+        END;
+        """,
+        reindex_words=True,
+    ),
 )
+
+REINDEX_BATCH = 20_000  # chunks per step of a re-index, each step logged
+
+
+async def reindex_words(db: aiosqlite.Connection) -> None:
+    """Put every chunk into the new keyword index, in steps, saying how far it has got; one
+    transaction with the migration, so a crash leaves the old index and starts again."""
+    async with db.execute("SELECT COALESCE(MIN(id), 0), COALESCE(MAX(id), 0) FROM chunks") as cur:
+        row = await cur.fetchone()
+    low, high = (int(row[0]), int(row[1])) if row else (0, 0)
+    if high == 0:
+        return
+    at = low
+    while at <= high:
+        await db.execute(
+            "INSERT INTO chunks_fts(rowid, text) SELECT id, biomd_fts_text(text) FROM chunks"
+            " WHERE id >= ? AND id < ?",
+            (at, at + REINDEX_BATCH),
+        )
+        at += REINDEX_BATCH
+        done = min(1.0, (at - low) / max(1, high - low + 1))
+        log.info("Re-indexing words for keyword search in any language: %.0f%%", done * 100)
 
 
 async def migrate(db: aiosqlite.Connection) -> None:
@@ -384,6 +441,8 @@ async def migrate(db: aiosqlite.Connection) -> None:
         try:
             for statement in split_sql(migration.sql):
                 await db.execute(statement)
+            if migration.reindex_words:
+                await reindex_words(db)
             await db.execute(f"PRAGMA user_version = {number}")
         except BaseException:
             await db.execute("ROLLBACK")
