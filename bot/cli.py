@@ -423,13 +423,16 @@ def _hits_json(query: str, hits: list[Hit]) -> dict[str, Any]:
 
 @app.command()
 def grep(
-    pattern: Annotated[str, typer.Argument(help="A word or phrase, matched ignoring case.")],
+    pattern: Annotated[
+        str, typer.Argument(help="A word or phrase, matched ignoring case and accents.")
+    ],
     offset: Annotated[int, typer.Option(min=0)] = 0,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 50,
+    exact: Annotated[bool, typer.Option("--exact", help="Match case and accents.")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Every mention of a word or phrase, with source and position."""
-    page = _run(lambda e: e.sources.grep(pattern, offset, limit))
+    page = _run(lambda e: e.sources.grep(pattern, offset, limit, exact))
     if as_json:
         print(json.dumps(asdict(page), ensure_ascii=False, indent=2))
         return

@@ -131,14 +131,16 @@ class Memory:
         )
         return f"{head}:\n{wrap(chr(10).join(lines), 'the reader notes')}"
 
-    async def grep(self, pattern: str, limit: int = 30, offset: int = 0) -> str:
+    async def grep(
+        self, pattern: str, limit: int = 30, offset: int = 0, exact: bool = False
+    ) -> str:
         if not pattern.strip():
             raise Refused("Give a word or phrase to look for.")
         pattern = pattern[:200]
         limit = _limit(limit, 200)
         if offset < 0:
             raise Refused("offset can't be negative.")
-        found = await self.engine.sources.grep(pattern, offset, limit)
+        found = await self.engine.sources.grep(pattern, offset, limit, exact)
         if found.total == 0:
             return f"No mentions of {pattern!r}."
         lines = "\n".join(
@@ -272,9 +274,10 @@ class SearchArgs(ToolArgs):
 
 
 class GrepArgs(ToolArgs):
-    pattern: str = Field(description="A word or phrase; case is ignored.")
+    pattern: str = Field(description="A word or phrase; case and accents are ignored.")
     limit: int = Field(default=30, description="How many mentions, 1 to 200.")
     offset: int = Field(default=0, description="Skip this many (the next page).")
+    exact: bool = Field(default=False, description="Match case and accents exactly.")
 
 
 class ReadArgs(ToolArgs):
@@ -318,7 +321,7 @@ TOOLS: tuple[Tool[Memory], ...] = (
         "grep",
         "Every mention of a word or phrase in the owner's sources, with the total count.",
         GrepArgs,
-        lambda m, a: m.grep(a.pattern, a.limit, a.offset),
+        lambda m, a: m.grep(a.pattern, a.limit, a.offset, a.exact),
     ),
     Tool(
         "read_source",

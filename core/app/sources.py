@@ -245,8 +245,11 @@ class Sources:
         """The reader's notes that best match `query`, each with its verified quote."""
         return await self.searcher.notes.search(query, limit)
 
-    async def grep(self, pattern: str, offset: int = 0, limit: int = 50) -> GrepPage:
-        return await self.searcher.grep(pattern, offset, limit)
+    async def grep(
+        self, pattern: str, offset: int = 0, limit: int = 50, exact: bool = False
+    ) -> GrepPage:
+        """Every mention of `pattern`, ignoring case and accents unless `exact`."""
+        return await self.searcher.grep(pattern, offset, limit, exact)
 
     async def mentions_in(self, doc_id: int, pattern: str, limit: int = 200) -> list[Mention]:
         """Every mention of `pattern` in one source (the first `limit`)."""

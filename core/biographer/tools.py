@@ -57,8 +57,9 @@ class NotesArgs(ToolArgs):
 
 
 class GrepArgs(ToolArgs):
-    pattern: str = Field(description="A word or exact phrase; case is ignored.")
+    pattern: str = Field(description="A word or exact phrase; case and accents are ignored.")
     offset: int = Field(default=0, ge=0, description="Skip this many mentions (paging).")
+    exact: bool = Field(default=False, description="Match case and accents exactly.")
 
 
 class ReadArgs(ToolArgs):
@@ -199,7 +200,7 @@ class Toolbox:
         return wrap(lines)
 
     async def _grep(self, args: GrepArgs) -> str:
-        page = await self.searcher.grep(args.pattern, args.offset, GREP_PAGE)
+        page = await self.searcher.grep(args.pattern, args.offset, GREP_PAGE, args.exact)
         if page.total == 0:
             return f"No mentions of {args.pattern!r}."
         self.state.seen.update(m.document_id for m in page.mentions)

@@ -95,6 +95,20 @@ def fts_fold(word: str) -> str:
     return "".join(_fold_char(c) for c in word)
 
 
+def fold_text(text: str) -> str:
+    """Text with case and Latin accents folded, one character for one, so that a position
+    in it is the same position in `text` (grep finds "Sofía" by "sofia" this way)."""
+    if text.isascii():
+        return text.lower()
+    return "".join(map(_fold_one, text))
+
+
+@cache
+def _fold_one(c: str) -> str:
+    low = c.lower()
+    return _fold_char(low if len(low) == 1 else c)
+
+
 @cache
 def _fold_char(c: str) -> str:
     if not ("\u00c0" <= c <= "\u024f" or "\u1e00" <= c <= "\u1eff"):
@@ -123,14 +137,21 @@ def stem(word: str, lang: str) -> str:
     return stemmer.stem_word(word) if stemmer else word
 
 
+# The English stemmer of the index takes these off other languages' words too
+# ("ensayamos" is indexed as "ensayamo"); a candidate is tried with each put back.
+_TAKEN_OFF = ("", "s", "es", "e")
+
+
 def same_word(candidate: str, word: str, languages: Iterable[str]) -> bool:
     """Whether an indexed word is a form of `word` in one of `languages`: the same stem,
     both compared as the index folds them."""
-    return any(
-        fts_fold(stem(candidate, lang)) == fts_fold(stem(word, lang))
-        for lang in languages
-        if lang in SNOWBALL
-    )
+    for lang in languages:
+        if lang not in SNOWBALL:
+            continue
+        wanted = fts_fold(stem(word, lang))
+        if any(fts_fold(stem(candidate + end, lang)) == wanted for end in _TAKEN_OFF):
+            return True
+    return False
 
 
 def stem_prefix(word: str, languages: Iterable[str], shortest: int = 3) -> str | None:
@@ -174,13 +195,22 @@ def detect(text: str) -> tuple[str, float] | None:
     return str(found[0]["lang"]), float(found[0]["score"])
 
 
+_CHAT_HEAD = re.compile(r"^\[[^\]]{4,25}\] [^:]{1,80}: ")
+SHORTEST_LINE = 20  # characters: shorter lines say too little about their language
+
+
 def languages_of(texts: Iterable[str], share: float = 0.05) -> list[str]:
-    """The languages at least `share` of these texts are in, most common first."""
+    """The languages at least `share` of these texts' lines are in, most common first.
+    Line by line, so that a chat in two languages shows both."""
     counts: Counter[str] = Counter()
     n = 0
     for text in texts:
-        n += 1
-        found = detect(text)
-        if found and found[1] >= DETECT_MIN_SCORE:
-            counts[found[0]] += 1
+        for line in text.splitlines():
+            line = _CHAT_HEAD.sub("", line).strip()
+            if len(line) < SHORTEST_LINE:
+                continue
+            n += 1
+            found = detect(line)
+            if found and found[1] >= DETECT_MIN_SCORE:
+                counts[found[0]] += 1
     return [lang for lang, c in counts.most_common() if n and c / n >= share]

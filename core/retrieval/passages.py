@@ -36,14 +36,6 @@ def claim_words(claim: str) -> list[str]:
     return [w for w in content_tokens(text) if not w.isdigit() and len(w) > 2]
 
 
-def starts_query(words: list[str]) -> str:
-    """An FTS5 query for any word that starts like one of `words` (its first four or five
-    letters), so that a claim's "moved" finds the source's "moving", in any language."""
-    return " OR ".join(
-        f'"{w[: min(5, max(4, len(w) - 2))]}" *' if len(w) > 4 else f'"{w}"' for w in words
-    )
-
-
 async def passage(store: Store, document_id: int, claim: str) -> Passage | None:
     """Where source `document_id` best supports `claim`; None if there is no such source."""
     doc = await store.documents.get(document_id)
@@ -65,7 +57,7 @@ async def passage(store: Store, document_id: int, claim: str) -> Passage | None:
             [(lo - start, hi - start)],
             sorted({w for w in words if _found(text, [w])}),
         )
-    rows = await store.keywords.in_source(starts_query(words), document_id, 8) if words else []
+    rows = await store.keywords.in_source(query, document_id, 8) if query else []
     if not rows:
         rows = [(c.start, c.text) for c in await store.chunks.of_source(document_id, limit=1)]
     if not rows:

@@ -1,7 +1,9 @@
 """A question's keyword terms, in the corpus's languages: its content words (the common words
-of its own language dropped), each widened to the indexed words that share its stem
-("Hochzeit" → "hochzeit" OR "hochzeiten"), or, in Chinese, Japanese or Korean, the phrase
-of its letter pairs. Each term is an FTS5 expression with how many chunks hold it."""
+of its own language dropped), each widened to the indexed words that share its stem in the
+corpus's other languages ("Hochzeit" → "hochzeit" OR "hochzeiten"; English forms the index's
+own stemmer already joins), or, in Chinese, Japanese or Korean, the phrase of its letter
+pairs. Each term is an FTS5 expression with how many chunks hold it. For an English corpus
+the terms are the words themselves, as before."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.retrieval import language
+from core.storage.fts_text import MARK
 from core.storage.store import Store
 
 SAMPLE = 400  # chunks whose language is detected to learn the corpus's languages
@@ -56,37 +59,62 @@ class QueryTerms:
         found = language.detect(query)
         own = found[0] if found and found[1] >= language.DETECT_MIN_SCORE else None
         stop_in = [own] if own else corpus or ["en"]
-        stems_in = list(dict.fromkeys([*corpus, *([own] if own else [])])) or ["en"]
+        # The index stems English itself; other languages' forms are looked up.
+        widen_in = [x for x in dict.fromkeys([*corpus, *([own] if own else [])]) if x != "en"]
         words = language.content_words(query, stop_in)
+        counted = [language.cjk_phrase(w) or w for w in words]
+        counts = await self.store.keywords.doc_freq(counted, total)
         out: list[Term] = []
-        exact: list[tuple[str, str]] = []  # (word, what to count) for words not widened
-        for word in words:
-            phrase = language.cjk_phrase(word)
-            if phrase is not None:
-                exact.append((word, phrase))
+        accented = [w for w in words if language.fts_fold(w) != w]
+        tokens = await self.store.keywords.index_tokens(accented) if accented else {}
+        for word, count in zip(words, counted, strict=True):
+            marked = (
+                await self._marked(word, tokens[word], widen_in, total) if word in tokens else None
+            )
+            if marked:
+                out.append(marked)
                 continue
-            prefix = language.stem_prefix(word, stems_in)
-            folded = language.fts_fold(word)
-            if prefix is None:
-                exact.append((word, folded))
-                continue
-            candidates = await self.store.keywords.words_from(prefix, total)
-            forms = [
+            forms = [] if count != word else await self._forms(word, widen_in, total)
+            if forms:
+                expression = "(" + " OR ".join([quoted(word), *(quoted(f) for f, _ in forms)]) + ")"
+                out.append(Term(word, expression, counts[count] + sum(n for _, n in forms)))
+            else:
+                out.append(Term(word, quoted(count), counts[count]))
+        return out
+
+    async def _marked(self, word: str, token: str, languages: list[str], total: int) -> Term | None:
+        """An accented word's term: the accented words indexed whole (fts_text.MARK) that
+        are it or its forms, and the stemmed word only where stemming left it whole (so
+        "été" is not "et"). None if no accented word like it is indexed."""
+        folded = language.fts_fold(word)
+        prefix = language.stem_prefix(word, languages) or folded
+        found = sorted(
+            (
                 (w, n)
-                for w, n in candidates
-                if w == folded or language.same_word(w, word, stems_in)
-            ]
-            forms.sort(key=lambda x: -x[1])
-            forms = forms[:MAX_FORMS]
-            if not forms:
-                exact.append((word, folded))
-                continue
-            expression = " OR ".join(quoted(w) for w, _ in forms)
-            if len(forms) > 1:
-                expression = f"({expression})"
-            out.append(Term(word, expression, sum(n for _, n in forms)))
-        if exact:
-            counts = await self.store.keywords.doc_freq([c for _, c in exact], total)
-            out += [Term(w, quoted(c), counts.get(c, 0)) for w, c in exact]
-        order = {w: i for i, w in enumerate(words)}
-        return sorted(out, key=lambda t: order[t.word])
+                for w, n in await self.store.keywords.words_from(prefix, total)
+                if w.endswith(MARK)
+                and (w[:-1] == folded or language.same_word(w[:-1], word, languages))
+            ),
+            key=lambda x: -x[1],
+        )[:MAX_FORMS]
+        if not found:
+            return None
+        terms = [quoted(w) for w, _ in found] + ([quoted(token)] if token == folded else [])
+        expression = "(" + " OR ".join(terms) + ")" if len(terms) > 1 else terms[0]
+        return Term(word, expression, sum(n for _, n in found))
+
+    async def _forms(self, word: str, languages: list[str], total: int) -> list[tuple[str, int]]:
+        """Other indexed words that are forms of `word` in `languages`, the commonest first
+        (as the index holds them: English-stemmed, so "ensayamos" is "ensayamo")."""
+        if not languages:
+            return []
+        prefix = language.stem_prefix(word, languages)
+        if prefix is None:
+            return []
+        own = language.fts_fold(word)
+        forms = [
+            (w, n)
+            for w, n in await self.store.keywords.words_from(prefix, total)
+            if w != own and language.same_word(w, word, languages)
+        ]
+        return sorted(forms, key=lambda x: -x[1])[:MAX_FORMS]

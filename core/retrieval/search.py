@@ -12,6 +12,7 @@ from typing import Literal
 import numpy as np
 
 from core.errors import NotFound
+from core.retrieval import language
 from core.retrieval.embedding import Embedder, Matrix, from_blobs
 from core.retrieval.fusion import RRF_K, rrf, vector_weight
 from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
@@ -235,20 +236,33 @@ class Searcher:
 
     # -- grep ---------------------------------------------------------------------------
 
-    async def grep(self, pattern: str, offset: int = 0, limit: int = 50) -> GrepPage:
-        """Every case-insensitive mention of `pattern`, by document and position."""
+    async def grep(
+        self, pattern: str, offset: int = 0, limit: int = 50, exact: bool = False
+    ) -> GrepPage:
+        """Every mention of `pattern`, by document and position: ignoring case and accents
+        ("Sofia" finds "Sofía"), or as written when `exact`."""
         if not pattern.strip():
             return GrepPage(pattern, 0, offset, [])
-        needle = re.compile(re.escape(pattern), re.IGNORECASE)
+        candidates = await self.store.chunks.containing(_like_prefilter(pattern))
+        if not exact and (words := language.words(pattern)):
+            # The index folds accents: its words find "Sofía" where LIKE can't.
+            phrase = " ".join(words)
+            expression = f'"{phrase}" *' if pattern.rstrip()[-1:].isalnum() else f'"{phrase}"'
+            candidates += await self.store.keywords.located(expression)
+        needle = pattern if exact else language.fold_text(pattern)
         seen: set[tuple[int, int]] = set()
         mentions: list[Mention] = []
-        for found in await self.store.chunks.containing(_like_prefilter(pattern)):
+        for found in candidates:
             doc_id, name, start, text = found.document_id, found.name, found.start, found.text
-            for m in needle.finditer(text):
-                key = (int(doc_id), int(start) + m.start())
+            haystack = text if exact else language.fold_text(text)
+            at = haystack.find(needle)
+            while at >= 0:
+                key = (int(doc_id), int(start) + at)
                 if key not in seen:
                     seen.add(key)
-                    mentions.append(Mention(key[0], str(name), key[1], _line_around(text, m)))
+                    line = _line_around(text, at, at + len(needle))
+                    mentions.append(Mention(key[0], str(name), key[1], line))
+                at = haystack.find(needle, at + 1)
         mentions.sort(key=lambda x: (x.document_id, x.position))
         return GrepPage(pattern, len(mentions), offset, mentions[offset : offset + limit])
 
@@ -274,11 +288,11 @@ def _like_prefilter(pattern: str) -> str:
     return f"%{escaped}%"
 
 
-def _line_around(text: str, match: re.Match[str]) -> str:
-    """The line holding a match, trimmed to a readable width around it."""
-    start = text.rfind("\n", 0, match.start()) + 1
-    end = text.find("\n", match.end())
+def _line_around(text: str, lo: int, hi: int) -> str:
+    """The line holding text[lo:hi], trimmed to a readable width around it."""
+    start = text.rfind("\n", 0, lo) + 1
+    end = text.find("\n", hi)
     end = len(text) if end < 0 else end
-    start = max(start, match.start() - _LINE_CONTEXT)
-    end = min(end, match.end() + _LINE_CONTEXT)
+    start = max(start, lo - _LINE_CONTEXT)
+    end = min(end, hi + _LINE_CONTEXT)
     return text[start:end].strip()

@@ -1,6 +1,7 @@
 """What the keyword index holds for a chunk: its text, and after it the overlapping pairs of
 letters of every Chinese, Japanese or Korean run, which are written without spaces ("東京に
-引っ越した" is one FTS5 token; its pairs 東京 京に に引 … let 東京 be found). The same function
+引っ越した" is one FTS5 token; its pairs 東京 京に に引 … let 東京 be found), and its accented
+words whole (see MARK). The same function
 is registered on every connection as `biomd_fts_text`, so that the triggers that take a
 chunk out of the index give FTS5 exactly what was put in."""
 
@@ -12,6 +13,11 @@ _CJK = re.compile(
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u31f0-\u31ff]+"
 )
 SQL_NAME = "biomd_fts_text"
+# A word written with accents is also indexed whole, unstemmed, with this mark at its end
+# (the English stemmer leaves a word ending in it alone): "été" → "eteʼ", so that the
+# French word is not the "et" that stemming "ete" gives.
+MARK = "\u02bc"
+_ACCENTED = re.compile(r"[^\W\d_]*[\u00c0-\u024f\u1e00-\u1eff][^\W\d_]*")
 
 
 def cjk_runs(text: str) -> list[str]:
@@ -24,8 +30,10 @@ def cjk_pairs(run: str) -> list[str]:
 
 
 def index_text(text: str) -> str:
-    """A chunk's text as the keyword index takes it."""
-    runs = _CJK.findall(text)
-    if not runs:
+    """A chunk's text as the keyword index takes it: the text, then the pairs of its CJK
+    runs and its accented words, marked."""
+    if text.isascii():
         return text
-    return text + "\n" + " ".join(p for run in runs for p in cjk_pairs(run))
+    extra = [p for run in _CJK.findall(text) for p in cjk_pairs(run)]
+    extra += [w + MARK for w in _ACCENTED.findall(text)]
+    return text + "\n" + " ".join(extra) if extra else text

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from core.storage.chunks import Located
 from core.storage.database import Database
 from core.storage.migrations import FTS_TOKENIZER
 
@@ -48,6 +49,17 @@ class Keywords:
             (expression, doc_id, limit),
         )
         return [(int(s), str(t)) for s, t in rows]
+
+    async def located(self, expression: str) -> list[Located]:
+        """Chunks of ready sources matching an FTS5 expression, by source and position."""
+        rows = await self._db.fetchall(
+            "SELECT c.document_id, d.name, c.start_char, c.text FROM chunks_fts"
+            " JOIN chunks c ON c.id = chunks_fts.rowid"
+            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
+            " WHERE chunks_fts MATCH ? ORDER BY c.document_id, c.start_char",
+            (expression,),
+        )
+        return [Located(int(d), str(n), int(s), str(t)) for d, n, s, t in rows]
 
     async def held(self, terms: Sequence[str], chunk_id: int) -> int:
         """How many of `terms` (each an FTS5 phrase) the chunk holds."""
@@ -115,6 +127,25 @@ class Keywords:
                 " USING fts5vocab(main, chunks_fts, row)"
             )
             self._terms_ready = True
+
+    async def index_tokens(self, words: Sequence[str]) -> dict[str, str]:
+        """Each word as the index holds it (folded and stemmed); "" for no token."""
+        reader = self._db.reader
+        async with self._terms_lock:
+            await self._ensure_terms()
+            await reader.execute("DELETE FROM temp.biomd_query")
+            await reader.executemany(
+                "INSERT INTO temp.biomd_query(rowid, x) VALUES (?, ?)",
+                [(i + 1, w) for i, w in enumerate(words)],
+            )
+            async with reader.execute(
+                "SELECT doc, term FROM temp.biomd_query_terms ORDER BY doc, offset"
+            ) as cur:
+                rows = await cur.fetchall()
+        found: dict[str, str] = {}
+        for doc, term in rows:
+            found.setdefault(words[int(doc) - 1], str(term))
+        return {w: found.get(w, "") for w in words}
 
     async def _count_terms(self, tokens: list[str]) -> dict[str, int]:
         reader = self._db.reader

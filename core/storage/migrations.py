@@ -20,7 +20,7 @@ class Migration:
     reindex_words: bool = False  # then re-index every chunk's words, in the same transaction
 
 
-FTS_TOKENIZER = "unicode61 remove_diacritics 2"  # chunks_fts's since "keyword_words"
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as chunks_fts is created
 
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
@@ -373,19 +373,19 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         "keyword_words",
         """
-        -- Words as written, in any language: no English stemmer in the index (a query word
-        -- is widened to the indexed words with its stem in the corpus's languages, see
-        -- core.retrieval.language), Latin diacritics folded, and CJK runs also indexed as
-        -- pairs of letters (biomd_fts_text, core.storage.fts_text). Contentless: what is
-        -- indexed is not the chunk's text as stored, and an FTS5 integrity check must not
-        -- compare the two. Taking a chunk out gives FTS5 the same text again.
+        -- CJK runs are also indexed as pairs of letters (biomd_fts_text,
+        -- core.storage.fts_text), so a word inside unspaced text can be found. Contentless:
+        -- what is indexed is not the chunk's text as stored, and an FTS5 integrity check
+        -- must not compare the two. Taking a chunk out gives FTS5 the same text again.
+        -- The English stemmer stays: other languages' forms are found at query time
+        -- (core.retrieval.query_terms), and English ranking is what it was.
         DROP TRIGGER chunks_ad;
         DROP TRIGGER chunks_au;
         DROP TABLE chunks_fts;
         CREATE VIRTUAL TABLE chunks_fts USING fts5(
             text,
             content = '',
-            tokenize = 'unicode61 remove_diacritics 2'
+            tokenize = 'porter unicode61 remove_diacritics 2'
         );
         INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('automerge', 16);
         INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('crisismerge', 32);

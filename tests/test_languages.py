@@ -1,0 +1,212 @@
+"""Keyword search in the languages of a life: stems, accents, CJK words inside unspaced text,
+common words that don't flood the results, a mixed-language source, and the re-index of a
+corpus made before (crash included). The texts are hand-written; everyone is invented."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from core.app.engine import Engine
+from core.storage.migrations import MIGRATIONS, split_sql
+
+SOURCES = {
+    "tagebuch.md": (
+        "Im Juni waren wir auf zwei Hochzeiten eingeladen. Die erste war die meiner Schwester "
+        "Anna in Heidelberg; wir haben bis drei Uhr getanzt.\n\n"
+        "Die Arbeit im Büro war anstrengend, und der Zug nach Hause hatte wieder Verspätung."
+    ),
+    "alltag.md": (
+        "Die Kinder waren in der Schule, die Katze war im Garten, und ich war bei der Arbeit. "
+        "Es war ein ganz normaler Tag, wie die meisten in diesem Jahr."
+    ),
+    "boda.md": (
+        "Ensayamos la canción toda la semana para la boda de Carmen. La boda fue en Sevilla, "
+        "en la iglesia de Santa Ana, y Sofía lloró durante el discurso."
+    ),
+    "rutina.md": (
+        "La semana de la mudanza fue larga: de la mañana a la noche en la oficina, en el metro "
+        "y en la cocina de la casa de mis padres."
+    ),
+    "viagem.md": "Viajamos para o Porto em maio e ficamos na casa da avó do Tiago.",
+    "moscow.md": "Летом мы переехали в Москву. В Москве у Оли родилась дочь.",
+    "tokyo.md": "東京に引っ越したばかりで、まだ段ボール箱だらけの部屋に住んでいる。",
+    "ete.md": "Cet été, nous sommes allés à la mer avec Camille.",
+    "et.md": "Camille et moi et les enfants et le chien, comme toujours.",
+}
+
+
+@pytest.fixture
+async def corpus(engine: Engine) -> Engine:
+    for name, text in SOURCES.items():
+        await engine.sources.keep_text(text, name)
+    return engine
+
+
+async def keyword(engine: Engine, query: str, limit: int = 10) -> list[str]:
+    return [h.document for h in await engine.sources.search(query, limit, "keyword")]
+
+
+@pytest.mark.parametrize(
+    ("query", "source"),
+    [
+        ("Hochzeit", "tagebuch.md"),  # finds "Hochzeiten"
+        ("ensayar", "boda.md"),  # finds "Ensayamos"
+        ("viajar", "viagem.md"),  # finds "Viajamos"
+        ("Москва", "moscow.md"),  # finds "в Москву", "в Москве"
+        ("東京", "tokyo.md"),  # inside unspaced Japanese
+        ("引っ越し", "tokyo.md"),
+        ("Sofia", "boda.md"),  # "Sofía", accents ignored
+        ("été", "ete.md"),
+    ],
+)
+async def test_a_word_is_found_in_any_inflection_accent_or_script(
+    corpus: Engine, query: str, source: str
+) -> None:
+    assert (await keyword(corpus, query))[:1] == [source]
+
+
+async def test_french_ete_does_not_match_et(corpus: Engine) -> None:
+    assert "et.md" not in await keyword(corpus, "été")
+
+
+@pytest.mark.parametrize(
+    ("question", "wanted", "noise"),
+    [
+        ("Wann war die Hochzeit meiner Schwester?", "tagebuch.md", "alltag.md"),
+        ("¿Cuándo fue la boda de Carmen en Sevilla?", "boda.md", "rutina.md"),
+    ],
+)
+async def test_common_words_of_the_questions_language_do_not_flood_the_results(
+    corpus: Engine, question: str, wanted: str, noise: str
+) -> None:
+    found = await keyword(corpus, question)
+    assert found[:1] == [wanted]
+    assert noise not in found, "a source holding only the question's common words"
+
+
+async def test_a_source_in_two_languages_is_found_by_words_of_each(engine: Engine) -> None:
+    text = (
+        "[2023-05-12 19:32] Mama: Wann kommt ihr zu den Hochzeiten?\n"
+        "[2023-05-12 19:40] Carmen: Ensayamos mañana en Sevilla\n"
+    )
+    await engine.sources.keep_text(text, "WhatsApp Chat mit Mama und Carmen.txt")
+    await engine.sources.keep_text("A note about the garden and the dog.", "garden.md")
+    for query in ("Hochzeit", "ensayar", "Sevilla"):
+        assert (await keyword(engine, query))[:1] == ["WhatsApp Chat mit Mama und Carmen.txt"]
+
+
+# -- the corpus a previous biomd made ----------------------------------------------------
+
+
+def old_database(path: Path, chunks: int) -> None:
+    """A database as the biomd before this index wrote it: every migration but the last
+    (an English-stemmed index), with one source of `chunks` chunks."""
+    before = len(MIGRATIONS) - 1
+    assert MIGRATIONS[before].name == "keyword_words"
+    db = sqlite3.connect(path)
+    for migration in MIGRATIONS[:before]:
+        for statement in split_sql(migration.sql):
+            db.execute(statement)
+    db.execute(f"PRAGMA user_version = {before}")
+    db.execute(
+        "INSERT INTO documents(id, sha256, name, kind, size, raw_path, added_at, text_length,"
+        " n_chunks, status) VALUES (1, 'x', 'tagebuch.md', 'text', 1, 'x', '2023', ?, ?,"
+        " 'ready')",
+        (chunks * 60, chunks),
+    )
+    db.executemany(
+        "INSERT INTO chunks(id, document_id, seq, start_char, end_char, text) VALUES (?, 1, ?,"
+        " ?, ?, ?)",
+        (
+            (i + 1, i, i * 60, i * 60 + 59, f"Tag {i}: zwei Hochzeiten und eine Beerdigung.")
+            for i in range(chunks)
+        ),
+    )
+    db.execute("INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks")
+    db.commit()
+    db.close()
+
+
+async def test_an_existing_corpus_is_re_indexed_when_opened(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> None:
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path / "data", minilm_path)
+    settings.data_dir.mkdir(parents=True)
+    old_database(settings.db_path, 50)
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        assert len(await keyword(engine, "Hochzeit", 100)) == 50
+        await engine.sources.forget(1)  # the delete trigger gives FTS5 what it was given
+        assert await keyword(engine, "Hochzeit") == []
+    db = sqlite3.connect(settings.db_path)
+    assert db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'tag'").fetchone()
+    assert db.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS),)
+
+
+REOPEN = """
+import asyncio, logging, sys
+from pathlib import Path
+from core.app.engine import Engine
+from tests.conftest import make_settings
+from tests.models import minilm_dir
+
+logging.basicConfig(level=logging.INFO)
+
+async def main() -> None:
+    settings = make_settings(Path(sys.argv[1]), minilm_dir())
+    async with await Engine.open(settings) as engine:
+        print(len(await engine.sources.search("Hochzeit", 5, "keyword")), flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_a_crash_during_the_re_index_leaves_the_old_index_and_the_next_open_finishes(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    old_database(data / "biomd.sqlite3", 150_000)
+    env = os.environ | {"PYTHONPATH": str(Path.cwd())}
+    cmd = [sys.executable, "-c", REOPEN, str(data)]
+    proc = subprocess.Popen(cmd, env=env, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # killed once the re-index has begun
+        line = proc.stderr.readline()
+        if "Re-indexing words" in line or not line:
+            assert line, "the re-index began"
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    proc.stderr.close()
+    db = sqlite3.connect(data / "biomd.sqlite3")
+    assert db.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS) - 1,)
+    whole = db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'beerdigung'")
+    assert whole.fetchone() == (150_000,), "the old index, whole"
+    db.close()
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "5"
+
+
+async def test_grep_ignores_case_and_accents_unless_exact(corpus: Engine) -> None:
+    loose = await corpus.sources.grep("sofia")
+    assert [m.document for m in loose.mentions] == ["boda.md"]
+    assert "y Sofía lloró" in loose.mentions[0].line
+    boda = (await corpus.sources.read(loose.mentions[0].document_id)).text
+    at = loose.mentions[0].position
+    assert boda[at : at + 5] == "Sofía"
+    assert (await corpus.sources.grep("sofia", exact=True)).total == 0
+    assert (await corpus.sources.grep("Sofía", exact=True)).total == 1
+    assert (await corpus.sources.grep("SOFÍA")).total == 1
+    assert (await corpus.sources.grep("москв")).total == 2  # inside words, any case
