@@ -130,36 +130,33 @@ class Keywords:
 
     async def index_tokens(self, words: Sequence[str]) -> dict[str, str]:
         """Each word as the index holds it (folded and stemmed); "" for no token."""
-        reader = self._db.reader
-        async with self._terms_lock:
-            await self._ensure_terms()
-            await reader.execute("DELETE FROM temp.biomd_query")
-            await reader.executemany(
-                "INSERT INTO temp.biomd_query(rowid, x) VALUES (?, ?)",
-                [(i + 1, w) for i, w in enumerate(words)],
-            )
-            async with reader.execute(
-                "SELECT doc, term FROM temp.biomd_query_terms ORDER BY doc, offset"
-            ) as cur:
-                rows = await cur.fetchall()
+        rows = await self._tokenized(
+            words, "SELECT doc, term FROM temp.biomd_query_terms ORDER BY doc, offset"
+        )
         found: dict[str, str] = {}
         for doc, term in rows:
             found.setdefault(words[int(doc) - 1], str(term))
         return {w: found.get(w, "") for w in words}
 
     async def _count_terms(self, tokens: list[str]) -> dict[str, int]:
+        rows = await self._tokenized(
+            tokens,
+            "SELECT q.doc, MIN(COALESCE(v.doc, 0)) FROM temp.biomd_query_terms q"
+            " LEFT JOIN temp.biomd_vocab v ON v.term = q.term GROUP BY q.doc",
+        )
+        found = {tokens[doc - 1]: int(str(count)) for doc, count in rows}
+        return {t: found.get(t, 0) for t in tokens}
+
+    async def _tokenized(self, texts: Sequence[str], select: str) -> list[tuple[int, object]]:
+        """Put `texts` through the index's tokenizer (temp.biomd_query, one row each, rowid
+        from 1) and run `select` over their tokens."""
         reader = self._db.reader
         async with self._terms_lock:
             await self._ensure_terms()
             await reader.execute("DELETE FROM temp.biomd_query")
             await reader.executemany(
                 "INSERT INTO temp.biomd_query(rowid, x) VALUES (?, ?)",
-                [(i + 1, t) for i, t in enumerate(tokens)],
+                [(i + 1, t) for i, t in enumerate(texts)],
             )
-            async with reader.execute(
-                "SELECT q.doc, MIN(COALESCE(v.doc, 0)) FROM temp.biomd_query_terms q"
-                " LEFT JOIN temp.biomd_vocab v ON v.term = q.term GROUP BY q.doc"
-            ) as cur:
-                rows = await cur.fetchall()
-        found = {tokens[int(r[0]) - 1]: int(r[1]) for r in rows}
-        return {t: found.get(t, 0) for t in tokens}
+            async with reader.execute(select) as cur:
+                return [(int(a), b) for a, b in await cur.fetchall()]
