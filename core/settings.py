@@ -60,6 +60,11 @@ class Settings(BaseSettings):
     whisper_model: str = Field(default="base", description="faster-whisper model name or folder.")
     whisper_device: str = Field(default="auto")
     whisper_compute_type: str = Field(default="auto")
+    whisper_language: str = Field(
+        default="",
+        description="The language voice notes are in (ISO 639-1, e.g. de); empty: each note "
+        "is heard in the likeliest of BIOMD_LANGUAGES, or Whisper guesses.",
+    )
 
     llm_backend: Literal["openai", "codex"] = Field(
         default="openai",

@@ -210,3 +210,42 @@ async def test_grep_ignores_case_and_accents_unless_exact(corpus: Engine) -> Non
     assert (await corpus.sources.grep("Sofía", exact=True)).total == 1
     assert (await corpus.sources.grep("SOFÍA")).total == 1
     assert (await corpus.sources.grep("москв")).total == 2  # inside words, any case
+
+
+# -- voice -------------------------------------------------------------------------------
+
+
+def test_voice_hints_are_the_names_of_people_and_speakers_in_any_script() -> None:
+    from core.ingest.hints import capitalised_names, people_names, rank
+
+    people = people_names(
+        "- Inês: my partner since 2021 [#4]\n- **花子** (my sister) [#7]\n"
+        "- Оля Смирнова — a friend from Moscow [#9]\n"
+    )
+    assert set(people) == {"Inês", "花子", "Оля", "Смирнова"}
+    ranked = rank(people, [("Jürgen Weiß", 5), ("Σοφία", 3), ("mum", 9)])
+    assert ranked[:2] == ["Jürgen", "Weiß"] and {"Σοφία", "Оля", "花子"} <= set(ranked)
+    assert "mum" not in ranked
+    assert set(capitalised_names("We met Дмитрий and Ελένη in Tbilisi.")) == {
+        "Дмитрий",
+        "Ελένη",
+        "Tbilisi",
+    }
+
+
+def test_a_note_is_heard_in_the_likeliest_of_the_owners_languages() -> None:
+    from core.ingest.transcribe import likeliest
+
+    heard = [("en", 0.40), ("nl", 0.30), ("de", 0.25), ("es", 0.05)]
+    assert likeliest(heard, ("de", "es")) == "de"  # not English, not Dutch
+    assert likeliest(heard, ("ja",)) is None  # Whisper's own guess then
+
+
+def test_a_voice_note_in_another_language() -> None:
+    pytest.skip(
+        "No multilingual Whisper model can be had offline here: ../shared/models holds only "
+        "whisper-tiny.en (English-only), and no PyPI package carrying a multilingual one was "
+        "found. "
+        "BIOMD_WHISPER_LANGUAGE and the owner's languages are passed to faster-whisper "
+        "(see test_a_note_is_heard_in_the_likeliest_of_the_owners_languages)."
+    )

@@ -6,19 +6,20 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from core.biographer.biography import Biography
 from core.biographer.estimate import Estimate
+from core.biographer.profile_text import SECTIONS, section
 from core.errors import NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
-from core.ingest.hints import capitalised_names, fit, rank
+from core.ingest.hints import capitalised_names, fit, people_names, rank
 from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.models.backend import Backend
+from core.retrieval import language
 from core.retrieval.embed_pipeline import Embeddings, EmbedProgress
 from core.retrieval.passages import Passage, passage
 from core.retrieval.search import GrepPage, Hit, Mention, Mode, Searcher, Slice
@@ -185,16 +186,20 @@ class Sources:
                 device=s.whisper_device,
                 compute_type=s.whisper_compute_type,
                 cache_dir=s.models_dir / "whisper",
+                language=s.whisper_language,
+                likely=s.language_list,
             )
         return self._transcriber
 
     def speech_hints(self) -> str:
         """Names to prime speech recognition with: bio.md's and the corpus's, most frequent
         first, as many as fit in Whisper's prompt. Runs in a worker thread."""
-        bio = self.settings.data_dir / "bio.md"
-        bio_names = (
-            capitalised_names(bio.read_text(encoding="utf-8")) if bio.exists() else Counter()
-        )
+        path = self.settings.data_dir / "bio.md"
+        bio = path.read_text(encoding="utf-8") if path.exists() else ""
+        bio_names = people_names(section(bio, SECTIONS[3]))  # People & relationships
+        written_in = language.detect(bio)
+        if not written_in or written_in[0] != "de":  # German capitalises every noun
+            bio_names += capitalised_names(bio)
         names = rank(bio_names, speaker_names(self.settings.db_path))
         return fit(names, self.transcriber().count_tokens, PROMPT_TOKENS)
 

@@ -1,5 +1,5 @@
-"""Proper-noun hints for speech recognition: the names in the owner's life, ranked, fitted
-into Whisper's prompt. Without them, "Saoirse" comes back as "Sasha"."""
+"""Proper-noun hints for speech recognition: the names in the owner's life, in any script,
+ranked, fitted into Whisper's prompt. Without them, "Saoirse" comes back as "Sasha"."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 
-_CAPITALISED = re.compile(r"\b[A-ZÀ-ÖØ-Þ][\w'’-]{3,}\b")
+_WORD = re.compile(r"\b[^\W\d_][\w'’-]{3,}\b")
+_PERSON = re.compile(r"^\s*[-*]\s+\**([^:*(\[—–-]{2,60}?)\**\s*(?:[:(—–-]|$)", re.M)
 
 # Capitalised for grammar, not because they name someone in particular.
 COMMON_WORDS = frozenset(
@@ -29,8 +30,30 @@ COMMON_WORDS = frozenset(
 
 
 def capitalised_names(text: str) -> Counter[str]:
-    """Capitalised words longer than three letters that are not common words, with counts."""
-    return Counter(w for w in _CAPITALISED.findall(text) if w not in COMMON_WORDS)
+    """Capitalised words longer than three letters, in any alphabet with capitals, that are
+    not common words, with counts."""
+    return Counter(w for w in _WORD.findall(text) if w[0].isupper() and w not in COMMON_WORDS)
+
+
+def people_names(section: str) -> Counter[str]:
+    """The names bio.md's People section lists ("- Inês: …", "- **花子** (sister) …"), in
+    any script, each word once per entry."""
+    names: Counter[str] = Counter()
+    for m in _PERSON.finditer(section):
+        for word in m.group(1).split():
+            if _is_name(word, shortest=2):  # listed as a person: "Ana", "Оля" count
+                names[word] += 1
+    return names
+
+
+def _is_name(word: str, shortest: int = 4) -> bool:
+    """Could be (part of) a name: capitalised, or in a script without capitals (花子)."""
+    first = word[:1]
+    if not first.isalpha() or word in COMMON_WORDS:
+        return False
+    if first.isupper():
+        return len(word) >= shortest
+    return not first.islower() and len(word) >= 2
 
 
 def rank(bio_names: Counter[str], corpus_names: Iterable[tuple[str, int]]) -> list[str]:
@@ -40,7 +63,7 @@ def rank(bio_names: Counter[str], corpus_names: Iterable[tuple[str, int]]) -> li
         total[name] += count
     for name, count in corpus_names:
         for word in name.split():
-            if len(word) > 3 and word[:1].isupper() and word not in COMMON_WORDS:
+            if _is_name(word):
                 total[word] += count
     return [name for name, _ in total.most_common()]
 

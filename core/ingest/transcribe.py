@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +75,13 @@ def _offline(exc: BaseException) -> bool:
     )
 
 
+def likeliest(probabilities: Sequence[tuple[str, float]], likely: Sequence[str]) -> str | None:
+    """The owner's language Whisper hears most in a note's first window, so the whole note
+    is heard in it (Whisper alone guesses afresh for every 30 s, and among 99 languages)."""
+    ours = [(p, lang) for lang, p in probabilities if lang in likely]
+    return max(ours)[1] if ours else None
+
+
 class WhisperTranscriber:
     """faster-whisper with VAD; int8 on the CPU. The model loads on first use."""
 
@@ -86,8 +93,12 @@ class WhisperTranscriber:
         compute_type: str = "auto",
         cache_dir: Path | None = None,
         window_seconds: int = WINDOW_SECONDS,
+        language: str = "",
+        likely: Sequence[str] = (),
     ) -> None:
         self.model_name = model
+        self.language = language  # always this language (ISO 639-1), if set
+        self.likely = tuple(likely)  # else the owner's languages: a note is heard in one
         self._device = device
         self._compute_type = compute_type
         self._cache_dir = cache_dir
@@ -154,9 +165,16 @@ class WhisperTranscriber:
 
     def transcribe(self, path: Path, prompt: str = "", name: str = "") -> Iterator[Segment]:
         model = self._load()
+        language: str | None = self.language or None
         for offset, audio in decode_windows(path, name or path.name, self._window):
+            if language is None and self.likely and model.model.is_multilingual:
+                language = likeliest(model.detect_language(audio)[2], self.likely)
             segments, _ = model.transcribe(
-                audio, vad_filter=True, initial_prompt=prompt or None, beam_size=5
+                audio,
+                vad_filter=True,
+                initial_prompt=prompt or None,
+                beam_size=5,
+                language=language,
             )
             for s in segments:
                 text = s.text.strip()
