@@ -51,6 +51,11 @@ class Settings(BaseSettings):
         default="", description="Comma-separated names and handles the owner appears as."
     )
     timezone: str | None = Field(default=None, description="IANA zone; default: the system's.")
+    language: str = Field(
+        default="",
+        description="The language bio.md and its questions are written in (ISO 639-1, e.g. "
+        "de); empty: the language of the owner's own lines.",
+    )
     languages: str = Field(
         default="",
         description="The languages of the owner's life, ISO 639-1 codes, comma-separated "

@@ -249,3 +249,47 @@ def test_a_voice_note_in_another_language() -> None:
         "BIOMD_WHISPER_LANGUAGE and the owner's languages are passed to faster-whisper "
         "(see test_a_note_is_heard_in_the_likeliest_of_the_owners_languages)."
     )
+
+
+# -- bio.md in the owner's language ------------------------------------------------------
+
+
+async def test_bio_md_is_written_in_the_owners_language_and_read_by_section_keys(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> None:
+    from core.biographer.profile_text import key_of, section
+    from core.biographer.prompts import system_prompt
+    from tests.conftest import make_settings
+
+    settings = make_settings(tmp_path / "data", minilm_path, language="de")
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        bio = await engine.profile.load()
+        assert "## Zeitleiste" in bio and "## Offene Fragen" in bio and "Timeline" not in bio
+        await engine.sources.keep_text("Am 3. Juni 2023 heiratete Anna in Heidelberg.", "a.md")
+        await engine.profile.edit(
+            "",
+            "- 2023-06-03: Annas Hochzeit in Heidelberg [#1]",
+            turn_id=None,
+            section="Timeline",
+            mode="manual",
+            reason="test",
+        )
+        await engine.profile.edit(
+            "",
+            "- Wo hast du 2019 gewohnt?",
+            turn_id=None,
+            section="open questions",
+            mode="manual",
+            reason="test",
+        )
+        bio = await engine.profile.load()
+        timeline = section(bio, "timeline")
+        assert timeline.strip() == "- 2023-06-03: Annas Hochzeit in Heidelberg [#1]"
+        assert "Wo hast du 2019 gewohnt?" in section(bio, "Offene Fragen")
+        events = (await engine.pictures.timeline()).events
+        assert [(e.when.isoformat(), e.cites) for e in events] == [("2023-06-03", (1,))]
+        assert [q.text for q in await engine.questions.open()][:1] == ["Wo hast du 2019 gewohnt?"]
+    assert key_of("Menschen & Beziehungen") == key_of("People & relationships") == "people"
+    prompt = system_prompt("reading", bio, 30_000, ("Lena",), "de")
+    assert "Write bio.md and your open questions in German." in prompt
+    assert "Quotes stay in the language they were said in" in prompt

@@ -75,7 +75,7 @@ class Engine:
         )
         self.ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
         self.backend = choose(settings, self.ledger)
-        self.profile = Profile(store, settings.data_dir / "bio.md")
+        self.profile = Profile(store, settings.data_dir / "bio.md", settings.language)
         self.biography = Biography(settings, store, self.searcher, self.profile, self.backend)
         self.sources = Sources(
             settings,

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from core.app.engine import Engine
-from core.biographer.profile_text import section, section_titles
+from core.biographer.profile_text import key_of, section, section_titles
 from core.errors import BiomdError, Busy, NotFound
 from core.ingest.timestamps import line_speakers
 from core.models.tools import BadArguments, Tool, ToolArgs, arguments, caller, serve
@@ -174,6 +174,9 @@ class Memory:
         if section_name:
             titles = section_titles(bio)
             match = next((t for t in titles if t.casefold() == section_name.casefold()), None)
+            match = match or next(
+                (t for t in titles if key_of(t) and key_of(t) == key_of(section_name)), None
+            )
             match = match or next(
                 (t for t in titles if t.casefold().startswith(section_name.casefold())), None
             )

@@ -124,6 +124,7 @@ class Biography:
             owner_names=s.owner_list,
             chat_dates=chat_dates,
             given=given,
+            language=s.language,
         )
 
     async def chat_dates(self, today: bool = False) -> frozenset[str]:

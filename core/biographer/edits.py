@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from core.biographer.profile_text import SECTIONS
+from core.biographer.profile_text import SECTIONS, key_of
 from core.errors import NothingToDo, ProfileEditError
 
 PLACEHOLDER = "_Nothing is known yet. This fills in as sources are read._"
@@ -49,8 +49,10 @@ def find_section(content: str, name: str) -> Section:
     that lists them."""
     found = sections(content)
     wanted = name.strip().strip("#").strip().casefold()
+    key = key_of(wanted)
     tests: list[Callable[[str], bool]] = [
         lambda t: t.casefold() == wanted,
+        lambda t: key is not None and key_of(t) == key,  # "Timeline" is "Zeitleiste"
         lambda t: t.casefold().startswith(wanted) and len(wanted) >= 3,
         lambda t: wanted in t.casefold() and len(wanted) >= 4,
     ]

@@ -18,11 +18,11 @@ from pathlib import Path
 
 from core.biographer.edits import apply_edit
 from core.biographer.profile_text import (
-    SKELETON,
     number_questions,
     open_questions,
     section,
     section_titles,
+    skeleton,
     timeline,
 )
 from core.errors import NotFound
@@ -62,9 +62,10 @@ def _sweep_temp_files(folder: Path, older_than_s: float = STALE_TEMP_S) -> None:
 class Profile:
     """The owner's bio.md and its history."""
 
-    def __init__(self, store: Store, path: Path) -> None:
+    def __init__(self, store: Store, path: Path, language: str = "") -> None:
         self.store = store
         self.path = path
+        self.language = language or "en"  # the headings of a new bio.md
         self._lock = asyncio.Lock()
 
     async def load(self) -> str:
@@ -77,7 +78,7 @@ class Profile:
         on_disk = self.path.read_text(encoding="utf-8") if self.path.exists() else None
         latest = await self._latest(2)
         if not latest:
-            content = on_disk if on_disk is not None else SKELETON
+            content = on_disk if on_disk is not None else skeleton(self.language)
             reason = "found an existing bio.md" if on_disk is not None else "the skeleton"
             await self._commit(content, None, "init", reason)
             return content

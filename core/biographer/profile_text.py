@@ -5,36 +5,69 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-SECTIONS = (
-    "Summary",
-    "Identity",
-    "Timeline",
-    "People & relationships",
-    "Patterns",
-    "Hypotheses",
-    "Inferences",
-    "Open questions",
-)
+# Sections are known by these keys; their headings are written in bio.md's language
+# (BIOMD_LANGUAGE), and a heading in any of these languages is read as its key, so nothing
+# that parses bio.md depends on English words.
+KEYS = (
+    "summary", "identity", "timeline", "people", "patterns", "hypotheses", "inferences",
+    "questions",
+)  # fmt: skip
+HEADINGS: dict[str, tuple[str, ...]] = {
+    "en": ("Summary", "Identity", "Timeline", "People & relationships", "Patterns",
+           "Hypotheses", "Inferences", "Open questions"),
+    "de": ("Zusammenfassung", "Identität", "Zeitleiste", "Menschen & Beziehungen", "Muster",
+           "Hypothesen", "Schlussfolgerungen", "Offene Fragen"),
+    "es": ("Resumen", "Identidad", "Cronología", "Personas y relaciones", "Patrones",
+           "Hipótesis", "Inferencias", "Preguntas abiertas"),
+    "fr": ("Résumé", "Identité", "Chronologie", "Personnes et relations", "Habitudes",
+           "Hypothèses", "Déductions", "Questions ouvertes"),
+    "pt": ("Resumo", "Identidade", "Cronologia", "Pessoas e relações", "Padrões",
+           "Hipóteses", "Inferências", "Perguntas em aberto"),
+    "it": ("Sintesi", "Identità", "Cronologia", "Persone e relazioni", "Abitudini",
+           "Ipotesi", "Deduzioni", "Domande aperte"),
+    "nl": ("Samenvatting", "Identiteit", "Tijdlijn", "Mensen en relaties", "Patronen",
+           "Hypothesen", "Gevolgtrekkingen", "Open vragen"),
+    "ru": ("Кратко", "Личность", "Хронология", "Люди и отношения", "Привычки", "Гипотезы",
+           "Выводы", "Открытые вопросы"),
+    "ja": ("概要", "人物像", "年表", "人と関係", "パターン", "仮説", "推論", "未解決の質問"),
+}  # fmt: skip
+SECTIONS = HEADINGS["en"]  # the English headings, by key order
+NOTHING_YET = {
+    "en": "Nothing is known yet. This fills in as sources are read.",
+    "de": "Noch ist nichts bekannt. Das füllt sich, während die Quellen gelesen werden.",
+    "es": "Aún no se sabe nada. Esto se irá llenando a medida que se lean las fuentes.",
+    "fr": "Rien n'est encore connu. Cela se remplit à mesure que les sources sont lues.",
+    "pt": "Ainda não se sabe nada. Isto preenche-se à medida que as fontes são lidas.",
+    "it": "Non si sa ancora nulla. Si riempie man mano che le fonti vengono lette.",
+    "nl": "Er is nog niets bekend. Dit vult zich terwijl de bronnen worden gelezen.",
+    "ru": "Пока ничего не известно. Это заполнится по мере чтения источников.",
+    "ja": "まだ何もわかっていません。資料を読むにつれて埋まっていきます。",
+}
+_KEY_OF = {
+    title.casefold(): KEYS[i] for titles in HEADINGS.values() for i, title in enumerate(titles)
+}
 
-SKELETON = """# bio.md
 
-## Summary
-_Nothing is known yet. This fills in as sources are read._
+def key_of(title: str) -> str | None:
+    """The key of a section heading or key, in any language; None if it is none of them."""
+    wanted = title.strip().strip("#").strip().casefold()
+    return wanted if wanted in KEYS else _KEY_OF.get(wanted)
 
-## Identity
 
-## Timeline
+def heading(key: str, language: str = "en") -> str:
+    """A section's heading in `language` (English where there is no translation)."""
+    return HEADINGS.get(language, HEADINGS["en"])[KEYS.index(key)]
 
-## People & relationships
 
-## Patterns
+def skeleton(language: str = "en") -> str:
+    """A fresh bio.md with its headings in `language`."""
+    titles = HEADINGS.get(language, HEADINGS["en"])
+    empty = NOTHING_YET.get(language, NOTHING_YET["en"])
+    body = "\n\n".join(f"## {t}" + (f"\n_{empty}_" if i == 0 else "") for i, t in enumerate(titles))
+    return f"# bio.md\n\n{body}\n"
 
-## Hypotheses
 
-## Inferences
-
-## Open questions
-"""
+SKELETON = skeleton()
 
 _CITATION = re.compile(r"#(\d+)")
 _CITE_GROUP = re.compile(r"\[(#\d+(?:\s*,\s*#\d+)*)\]")
@@ -55,10 +88,13 @@ def citations(content: str) -> set[int]:
 
 
 def section(content: str, title: str) -> str:
-    """The body of a `## title` section (case-insensitive), without its heading."""
+    """The body of a `## title` section, without its heading: `title` is a key or a heading
+    in any language (case-insensitive)."""
     matches = list(_HEADING.finditer(content))
+    key = key_of(title)
     for i, m in enumerate(matches):
-        if m.group(1).strip().lower() == title.lower():
+        found = m.group(1).strip()
+        if found.lower() == title.lower() or (key is not None and key_of(found) == key):
             end = matches[i + 1].start() if i + 1 < len(matches) else len(content)
             return content[m.end() : end].strip("\n")
     return ""
@@ -95,7 +131,7 @@ def number_questions(content: str, next_id: int) -> tuple[str, int]:
     """Give every open question without an id the next `[Qn]`, so answers can find it."""
     matches = list(_HEADING.finditer(content))
     for i, m in enumerate(matches):
-        if m.group(1).strip().lower() != "open questions":
+        if key_of(m.group(1)) != "questions":
             continue
         end = matches[i + 1].start() if i + 1 < len(matches) else len(content)
         lines = content[m.end() : end].split("\n")

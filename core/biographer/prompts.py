@@ -52,7 +52,8 @@ are already there. Mark the few that matter most with "(important)": they are as
 
 # bio.md
 - Sections, in this order: Summary, Identity, Timeline, People & relationships, Patterns, \
-Hypotheses, Inferences, Open questions. Keep them; keep it Markdown.
+Hypotheses, Inferences, Open questions (their headings may be in bio.md's language). Keep \
+them; keep it Markdown.
 - Timeline bullets start with the date: "- YYYY-MM-DD: <what happened> [#<id>]" (or YYYY-MM, \
 or YYYY, as precise as the source allows).
 - People: one bullet per person, with the relationship and the key facts, cited.
@@ -137,10 +138,37 @@ def owner_note(names: Sequence[str]) -> str:
     )
 
 
-def system_prompt(mode: str, bio: str, budget: int, owner_names: Sequence[str] = ()) -> str:
-    """The whole system message of a turn: the rules, the owner, the mode, and the current
-    bio.md."""
+LANGUAGE_NAMES = {
+    "en": "English", "de": "German", "es": "Spanish", "fr": "French", "pt": "Portuguese",
+    "it": "Italian", "nl": "Dutch", "ru": "Russian", "ja": "Japanese", "zh": "Chinese",
+    "ko": "Korean", "pl": "Polish", "tr": "Turkish", "sv": "Swedish", "da": "Danish",
+    "no": "Norwegian", "fi": "Finnish", "el": "Greek", "uk": "Ukrainian", "ar": "Arabic",
+}  # fmt: skip
+
+
+def language_note(language: str) -> str:
+    """Which language bio.md and the questions are written in; quotes stay as they were."""
+    name = LANGUAGE_NAMES.get(language, language)
+    written = (
+        f"Write bio.md and your open questions in {name}."
+        if language
+        else "Write bio.md and your open questions in the language of the owner's own lines "
+        "(marked (owner)); if there are none yet, in the language of bio.md."
+    )
     return (
-        f"{BASE}\n{owner_note(owner_names)}\n\n{MODES[mode]}\n\n# The current bio.md\n"
+        f"# Language\n- {written} Keep bio.md's section headings exactly as they are. Quotes "
+        "stay in the language they were said in. In chat, answer in the language of the "
+        "owner's message."
+    )
+
+
+def system_prompt(
+    mode: str, bio: str, budget: int, owner_names: Sequence[str] = (), language: str = ""
+) -> str:
+    """The whole system message of a turn: the rules, the owner, the language, the mode,
+    and the current bio.md."""
+    return (
+        f"{BASE}\n{owner_note(owner_names)}\n\n{language_note(language)}\n\n{MODES[mode]}\n\n"
+        "# The current bio.md\n"
         f"{size_note(bio, budget)}\n<bio_md>\n{bio}\n</bio_md>"
     )

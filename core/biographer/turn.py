@@ -180,7 +180,9 @@ class Biographer:
         owner_names: Sequence[str] = (),
         chat_dates: frozenset[str] = frozenset(),
         given: frozenset[int] = frozenset(),
+        language: str = "",
     ) -> None:
+        self.language = language
         self.runner = runner
         self.given = given
         self.model = model
@@ -205,7 +207,9 @@ class Biographer:
         turn_id = await self.store.turns.start(mode, message, document_id)
         result = TurnResult(turn_id, mode, "", 0, 0, document_id=document_id)
         try:
-            system = system_prompt(mode, await self._load_bio(), self.bio_budget, self.owner_names)
+            system = system_prompt(
+                mode, await self._load_bio(), self.bio_budget, self.owner_names, self.language
+            )
             turn = Turn(
                 turn_id,
                 mode,
