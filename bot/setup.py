@@ -31,6 +31,13 @@ class Prompter(Protocol):
     def say(self, text: str) -> None: ...
 
 
+# Search by meaning across ~50 languages, small enough for a CPU: 220 MB, 384 dimensions as
+# the English default, 12 layers. It reads the first 128 tokens of a chunk (about 500
+# characters of a European language); paraphrase-multilingual-mpnet-base-v2 reads 512 and is
+# about four times slower.
+MULTILINGUAL_EMBED_MODEL = "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+
+
 @dataclass
 class Wizard:
     settings: Settings
@@ -334,6 +341,20 @@ class Wizard:
         names = self.io.ask("   Your names (comma-separated, Enter to skip)").strip()
         if names:
             self.values["BIOMD_OWNER_NAMES"] = names
+        self.io.say(
+            "   The languages your life is in, the one bio.md should be written in first "
+            "(e.g. 'de, es'; ISO codes)."
+        )
+        codes = [c.strip().lower() for c in self.io.ask("   Languages", "en").split(",")]
+        codes = [c for c in dict.fromkeys(codes) if c]
+        if codes and codes != ["en"]:
+            self.values["BIOMD_LANGUAGES"] = ",".join(codes)
+            self.values["BIOMD_LANGUAGE"] = codes[0]
+            self.values["BIOMD_EMBED_MODEL"] = MULTILINGUAL_EMBED_MODEL
+            self.io.say(
+                f"   bio.md will be written in {codes[0]}; search by meaning uses "
+                f"{MULTILINGUAL_EMBED_MODEL} (about 50 languages, 220 MB, downloaded once)."
+            )
 
     def schedule(self) -> None:
         self.io.say(

@@ -66,6 +66,7 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
                     "discord-secret-token",
                     "y",
                     "Nina Castell, Nina",
+                    "de, es",
                     "25:00",
                     "08:30",
                     "Mars/Olympus",
@@ -106,6 +107,8 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
     assert loaded.llm_base_url == llm.base_url
     assert loaded.telegram_users == {4242} and loaded.discord_users == {777}
     assert loaded.owner_list == ("Nina Castell", "Nina")
+    assert loaded.language_list == ("de", "es") and loaded.language == "de"
+    assert loaded.embed_model == "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
     assert loaded.questions_cron == "30 8 * * *"
     assert str(loaded.zone) == "Europe/Lisbon"
 
@@ -116,7 +119,7 @@ async def test_every_step_can_be_skipped_and_a_rejected_key_is_said_plainly(
     env = tmp_path / ".env"
     with fake_llm() as llm:
         llm.reply_with(Status(401, message="invalid api key"))
-        script = Script(["3", llm.base_url, "sk-wrong", "test/model", "n", "", "", "", "", ""])
+        script = Script(["3", llm.base_url, "sk-wrong", "test/model", "n", "", "", "", "", "", ""])
         values = await Wizard(Settings(_env_file=None), script).run(env)  # type: ignore[call-arg]
     assert values == {}
     assert not env.exists()
@@ -130,7 +133,7 @@ async def test_a_telegram_token_that_is_refused_is_skipped_with_the_reason(
 ) -> None:
     async with fake_telegram() as tg:
         tg.revoked.add("123:BAD")
-        script = Script(["", "123:BAD", "", "", "", ""])
+        script = Script(["", "123:BAD", "", "", "", "", ""])
         settings = Settings(_env_file=None, telegram_api_url=tg.base)  # type: ignore[call-arg]
         values = await Wizard(settings, script, owner_wait_s=2).run(tmp_path / ".env")
     assert values == {}
