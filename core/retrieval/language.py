@@ -199,16 +199,22 @@ _CHAT_HEAD = re.compile(r"^\[[^\]]{4,25}\] [^:]{1,80}: ")
 SHORTEST_LINE = 20  # characters: shorter lines say too little about their language
 
 
-def languages_of(texts: Iterable[str], share: float = 0.05) -> list[str]:
-    """The languages at least `share` of these texts' lines are in, most common first.
-    Line by line, so that a chat in two languages shows both."""
+def languages_of(texts: Sequence[str], share: float = 0.05, most: int = 1500) -> list[str]:
+    """The languages at least `share` of these texts' lines are in, most common first: line
+    by line, so that a chat in two languages shows both, and about `most` lines in all,
+    taken evenly from every text."""
     counts: Counter[str] = Counter()
     n = 0
+    each = max(3, most // max(1, len(texts)))
     for text in texts:
+        taken = 0
         for line in text.splitlines():
             line = _CHAT_HEAD.sub("", line).strip()
             if len(line) < SHORTEST_LINE:
                 continue
+            if taken == each:
+                break
+            taken += 1
             n += 1
             found = detect(line)
             if found and found[1] >= DETECT_MIN_SCORE:
