@@ -17,7 +17,8 @@ SQL_NAME = "biomd_fts_text"
 # (the English stemmer leaves a word ending in it alone): "été" → "eteʼ", so that the
 # French word is not the "et" that stemming "ete" gives.
 MARK = "\u02bc"
-_ACCENTED = re.compile(r"[^\W\d_]*[\u00c0-\u024f\u1e00-\u1eff][^\W\d_]*")
+_LATIN_EXTENDED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
+_WORD = re.compile(r"[^\W\d_]+")
 
 
 def cjk_runs(text: str) -> list[str]:
@@ -29,11 +30,30 @@ def cjk_pairs(run: str) -> list[str]:
     return [run] if len(run) < 2 else [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+def accented_words(text: str) -> list[str]:
+    """The words of `text` written with a Latin letter outside ASCII (é, ñ, ß…), in order,
+    found from those letters rather than by reading every word."""
+    words: list[str] = []
+    end = 0
+    for m in _LATIN_EXTENDED.finditer(text):
+        at = m.start()
+        if at < end:
+            continue  # another accent of the word just taken
+        start = at
+        while start > 0 and text[start - 1].isalpha():
+            start -= 1
+        word = _WORD.match(text, start)
+        if word is not None:
+            words.append(word.group())
+            end = word.end()
+    return words
+
+
 def index_text(text: str) -> str:
     """A chunk's text as the keyword index takes it: the text, then the pairs of its CJK
     runs and its accented words, marked."""
     if text.isascii():
         return text
     extra = [p for run in _CJK.findall(text) for p in cjk_pairs(run)]
-    extra += [w + MARK for w in _ACCENTED.findall(text)]
+    extra += [w + MARK for w in accented_words(text)]
     return text + "\n" + " ".join(extra) if extra else text

@@ -18,6 +18,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from core.errors import CorruptSource
@@ -109,8 +110,13 @@ class _Raw:
     rest: str
 
 
+_DATE_PARTS = re.compile(r"[./-]\s*")
+_TIME_PARTS = re.compile(r"[:.]")
+
+
+@lru_cache(maxsize=8192)  # a chat's messages share a few thousand dates
 def _fields(date: str) -> tuple[int, int, int]:
-    a, b, c = (int(x) for x in re.split(r"[./-]\s*", date.strip(". ")))
+    a, b, c = (int(x) for x in _DATE_PARTS.split(date.strip(". ")))
     return a, b, c
 
 
@@ -133,14 +139,19 @@ def infer_date_order(dates: Iterable[str]) -> str:
 
 
 def parse_time(raw: _Raw, order: str) -> datetime | None:
-    a, b, c = _fields(raw.date)
+    return _when(raw.date, raw.time, raw.ampm, order)
+
+
+@lru_cache(maxsize=8192)
+def _when(date: str, time: str, ampm: str | None, order: str) -> datetime | None:
+    a, b, c = _fields(date)
     year, month, day = (a, b, c) if order == "ymd" else (c, b, a) if order == "dmy" else (c, a, b)
     if year < 100:
         year += 2000
-    parts = [int(x) for x in re.split(r"[:.]", raw.time)]
+    parts = [int(x) for x in _TIME_PARTS.split(time)]
     hour, minute = parts[0], parts[1]
-    if raw.ampm:
-        hour = hour % 12 + (12 if _is_pm(raw.ampm) else 0)
+    if ampm:
+        hour = hour % 12 + (12 if _is_pm(ampm) else 0)
     try:
         return datetime(year, month, day, hour, minute, parts[2] if len(parts) > 2 else 0)
     except ValueError:
