@@ -38,6 +38,7 @@ class QueryTerms:
         self.configured = [lang for lang in languages if lang]
         self._learnt: tuple[float, int, list[str]] | None = None
         self._lock = asyncio.Lock()
+        self._last: tuple[tuple[str, int], list[Term]] | None = None
 
     async def corpus_languages(self, total: int) -> list[str]:
         """The owner's configured languages and those found in a sample of the corpus,
@@ -54,7 +55,15 @@ class QueryTerms:
             return list(dict.fromkeys([*self.configured, *self._learnt[2]]))
 
     async def terms(self, query: str, total: int) -> list[Term]:
-        """The question's terms, in its word order."""
+        """The question's terms, in its word order (the last question's are kept: hybrid
+        search asks twice, for the match and for its coverage)."""
+        if self._last is not None and self._last[0] == (query, total):
+            return self._last[1]
+        found = await self._terms(query, total)
+        self._last = ((query, total), found)
+        return found
+
+    async def _terms(self, query: str, total: int) -> list[Term]:
         corpus = await self.corpus_languages(total)
         found = language.detect(query)
         own = found[0] if found and found[1] >= language.DETECT_MIN_SCORE else None
