@@ -8,6 +8,7 @@ the terms are the words themselves, as before."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -17,7 +18,8 @@ from core.storage.fts_text import MARK
 from core.storage.store import Store
 
 SAMPLE = 400  # chunks whose language is detected to learn the corpus's languages
-RELEARN_S = 600.0
+RELEARN_S = 60.0  # at most this often
+META_KEY = "corpus_languages"
 MAX_FORMS = 24  # indexed forms of one word, the most common first
 
 
@@ -32,27 +34,55 @@ def quoted(word: str) -> str:
     return '"' + word.replace('"', '""') + '"'
 
 
+def _parse(stored: str | None) -> tuple[float, int, list[str]]:
+    """What the store holds of the corpus's languages; size -1 when nothing was learnt."""
+    try:
+        data = json.loads(stored or "")
+        return (0.0, int(data["chunks"]), [str(x) for x in data["found"]])
+    except (ValueError, KeyError, TypeError):
+        return (0.0, -1, [])
+
+
 class QueryTerms:
     def __init__(self, store: Store, languages: Sequence[str] = ()) -> None:
         self.store = store
         self.configured = [lang for lang in languages if lang]
-        self._learnt: tuple[float, int, list[str]] | None = None
+        self._learnt: tuple[float, int, list[str]] | None = None  # (when, corpus size, found)
+        self._learning: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
         self._last: tuple[tuple[str, int], list[Term]] | None = None
 
     async def corpus_languages(self, total: int) -> list[str]:
-        """The owner's configured languages and those found in a sample of the corpus,
-        learnt again when it has grown by a tenth (or every ten minutes)."""
+        """The owner's configured languages and those found in a sample of the corpus's
+        lines. What was learnt is kept in the store (the very first search learns it, a
+        quarter of a second at a million chunks) and learnt again in the background once
+        the corpus has grown by a tenth."""
+        now = time.monotonic()
         async with self._lock:
-            now = time.monotonic()
-            fresh = self._learnt and (
-                now - self._learnt[0] < RELEARN_S or total <= self._learnt[1] * 1.1 + 100
-            )
-            if self._learnt is None or not fresh:
-                texts = await self.store.chunks.sample(SAMPLE)
-                found = await asyncio.to_thread(language.languages_of, texts)
-                self._learnt = (now, total, found)
-            return list(dict.fromkeys([*self.configured, *self._learnt[2]]))
+            if self._learnt is None:
+                self._learnt = _parse(await self.store.meta.get(META_KEY))
+            if self._learnt[1] < 0:
+                await self._learn(total)
+            at, size, found = self._learnt
+            stale = total > size * 1.1 + 100 and now - at > RELEARN_S
+            if stale and self._learning is None:
+                self._learning = asyncio.create_task(self._relearn(total))
+        return list(dict.fromkeys([*self.configured, *found]))
+
+    async def _relearn(self, total: int) -> None:
+        try:
+            await self._learn(total)
+        finally:
+            self._learning = None
+
+    async def _learn(self, total: int) -> None:
+        texts = await self.store.chunks.sample(SAMPLE)
+        found = await asyncio.to_thread(language.languages_of, texts)
+        self._learnt = (time.monotonic(), total, found)
+        if texts:  # an empty corpus is asked again next time
+            await self.store.meta.set({META_KEY: json.dumps({"chunks": total, "found": found})})
+        else:
+            self._learnt = (time.monotonic(), -1, found)
 
     async def terms(self, query: str, total: int) -> list[Term]:
         """The question's terms, in its word order (the last question's are kept: hybrid
@@ -67,9 +97,11 @@ class QueryTerms:
         corpus = await self.corpus_languages(total)
         found = language.detect(query)
         own = found[0] if found and found[1] >= language.DETECT_MIN_SCORE else None
-        stop_in = [own] if own else corpus or ["en"]
-        # The index stems English itself; other languages' forms are looked up.
-        widen_in = [x for x in dict.fromkeys([*corpus, *([own] if own else [])]) if x != "en"]
+        # A question's common words are its own language's, if the corpus has that language
+        # (a short English question taken for Italian keeps English stopwords).
+        stop_in = [own] if own and (own in corpus or not corpus) else corpus or ["en"]
+        # The index stems English itself; the corpus's other languages' forms are looked up.
+        widen_in = [x for x in corpus if x != "en"]
         words = language.content_words(query, stop_in)
         counted = [language.cjk_phrase(w) or w for w in words]
         counts = await self.store.keywords.doc_freq(counted, total)
