@@ -91,7 +91,7 @@ class Chunks:
             if indexed != "[]":
                 await db.execute(
                     "INSERT INTO chunks_fts(rowid, text) SELECT c.id, x.value ->> 1"
-                    " FROM json_each(?) x JOIN chunks c"
+                    " FROM json_each(?) x CROSS JOIN chunks c"  # by the index, row by row
                     " ON c.document_id = ? AND c.seq = x.value ->> 0",
                     (indexed, doc_id),
                 )
