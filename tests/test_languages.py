@@ -27,6 +27,7 @@ SOURCES = {
         "Die Kinder waren in der Schule, die Katze war im Garten, und ich war bei der Arbeit. "
         "Es war ein ganz normaler Tag, wie die meisten in diesem Jahr."
     ),
+    "standesamt.md": "Meine Cousine hat im Mai auf dem Standesamt geheiratet.",
     "boda.md": (
         "Ensayamos la canción toda la semana para la boda de Carmen. La boda fue en Sevilla, "
         "en la iglesia de Santa Ana, y Sofía lloró durante el discurso."
@@ -58,6 +59,7 @@ async def keyword(engine: Engine, query: str, limit: int = 10) -> list[str]:
     ("query", "source"),
     [
         ("Hochzeit", "tagebuch.md"),  # finds "Hochzeiten"
+        ("heiraten", "standesamt.md"),  # finds the participle "geheiratet"
         ("ensayar", "boda.md"),  # finds "Ensayamos"
         ("viajar", "viagem.md"),  # finds "Viajamos"
         ("Москва", "moscow.md"),  # finds "в Москву", "в Москве"

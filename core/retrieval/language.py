@@ -139,6 +139,24 @@ def stem(word: str, lang: str) -> str:
     return stemmer.stem_word(word) if stemmer else word
 
 
+# Past participles that put a syllable in front of the stem: German "geheiratet" for
+# "heiraten", Dutch "gewerkt" for "werken".
+PARTICIPLE_PREFIX = {"de": "ge", "nl": "ge"}
+
+_PARTICIPLE_ENDS = ("t", "et", "en", "n", "d")
+
+
+def participle_of(candidate: str, word: str, lang: str) -> bool:
+    """Whether an indexed word is the past participle of `word` ("geheiratet", "heiraten"):
+    the prefix, the word's stem, a participle's ending."""
+    before = PARTICIPLE_PREFIX.get(lang)
+    if not before or not candidate.startswith(before):
+        return False
+    rest = candidate[len(before) :]
+    root = fts_fold(stem(word, lang))
+    return rest.startswith(root) and rest[len(root) :] in _PARTICIPLE_ENDS
+
+
 # The English stemmer of the index takes these off other languages' words too
 # ("ensayamos" is indexed as "ensayamo"); a candidate is tried with each put back.
 _TAKEN_OFF = ("", "s", "es", "e")

@@ -158,4 +158,12 @@ class QueryTerms:
             for w, n in await self.store.keywords.words_from(prefix, total)
             if w != own and language.same_word(w, word, languages)
         ]
-        return sorted(forms, key=lambda x: -x[1])[:MAX_FORMS]
+        # German and Dutch past participles put "ge" in front: "heiraten", "geheiratet".
+        for lang in set(languages) & set(language.PARTICIPLE_PREFIX):
+            before = language.PARTICIPLE_PREFIX[lang]
+            forms += [
+                (w, n)
+                for w, n in await self.store.keywords.words_from(before + prefix, total)
+                if language.participle_of(w, word, lang)
+            ]
+        return sorted(dict(forms).items(), key=lambda x: -x[1])[:MAX_FORMS]
