@@ -199,8 +199,12 @@ async def test_a_job_queued_before_a_restart_is_finished(
                     )
                 )
                 assert "diary.txt: done" in tg.texts() and "again.txt: done" in tg.texts()
-                statuses = rows(settings.db_path, "SELECT status FROM jobs ORDER BY id")
-                assert statuses == [("done",), ("done",)]
+
+                def statuses() -> list[tuple[Any, ...]]:
+                    return rows(settings.db_path, "SELECT status FROM jobs ORDER BY id")
+
+                # The job is marked done just after its last message goes out.
+                await tg.wait_for(lambda: statuses() == [("done",), ("done",)], seconds=10)
             finally:
                 await app.stop()
 
