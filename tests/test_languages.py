@@ -295,3 +295,27 @@ async def test_bio_md_is_written_in_the_owners_language_and_read_by_section_keys
     prompt = system_prompt("reading", bio, 30_000, ("Lena",), "de")
     assert "Write bio.md and your open questions in German." in prompt
     assert "Quotes stay in the language they were said in" in prompt
+
+
+async def test_the_corpus_languages_are_kept_and_learnt_again_as_the_corpus_grows(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> None:
+    from tests.conftest import make_settings
+    from tests.waiting import until
+
+    settings = make_settings(tmp_path / "data", minilm_path)
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        await engine.sources.keep_text(SOURCES["tagebuch.md"], "tagebuch.md")
+        assert await keyword(engine, "Hochzeit") == ["tagebuch.md"]  # learns: German
+    async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+        terms = engine.searcher.terms
+        assert await terms.corpus_languages(1) == ["de"], "kept in the store"
+        for i in range(120):
+            await engine.sources.keep_text(f"Ensayamos la canción {i} para la boda.", f"{i}.md")
+        assert await keyword(engine, "Hochzeit") == ["tagebuch.md"]  # grown: learnt again
+
+        async def spanish() -> bool:
+            return "es" in await terms.corpus_languages(1)
+
+        await until(spanish, 30)
+        assert len(await keyword(engine, "ensayar", 200)) == 120

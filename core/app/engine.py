@@ -112,6 +112,7 @@ class Engine:
 
     async def close(self) -> None:
         self.sources.release()
+        await self.searcher.terms.stop()
         await self.store.close()
 
     async def __aenter__(self) -> Engine:

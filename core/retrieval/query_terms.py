@@ -8,6 +8,7 @@ the terms are the words themselves, as before."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Sequence
@@ -68,6 +69,14 @@ class QueryTerms:
             if stale and self._learning is None:
                 self._learning = asyncio.create_task(self._relearn(total))
         return list(dict.fromkeys([*self.configured, *found]))
+
+    async def stop(self) -> None:
+        """Stop learning in the background (before the store closes)."""
+        task, self._learning = self._learning, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def _relearn(self, total: int) -> None:
         try:
