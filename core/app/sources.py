@@ -12,7 +12,7 @@ from pathlib import Path
 
 from core.biographer.biography import Biography
 from core.biographer.estimate import Estimate
-from core.biographer.profile_text import SECTIONS, section
+from core.biographer.profile_text import section
 from core.errors import NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, people_names, rank
@@ -196,7 +196,7 @@ class Sources:
         first, as many as fit in Whisper's prompt. Runs in a worker thread."""
         path = self.settings.data_dir / "bio.md"
         bio = path.read_text(encoding="utf-8") if path.exists() else ""
-        bio_names = people_names(section(bio, SECTIONS[3]))  # People & relationships
+        bio_names = people_names(section(bio, "people"))
         written_in = language.detect(bio)
         if not written_in or written_in[0] != "de":  # German capitalises every noun
             bio_names += capitalised_names(bio)

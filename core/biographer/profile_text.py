@@ -54,11 +54,6 @@ def key_of(title: str) -> str | None:
     return wanted if wanted in KEYS else _KEY_OF.get(wanted)
 
 
-def heading(key: str, language: str = "en") -> str:
-    """A section's heading in `language` (English where there is no translation)."""
-    return HEADINGS.get(language, HEADINGS["en"])[KEYS.index(key)]
-
-
 def skeleton(language: str = "en") -> str:
     """A fresh bio.md with its headings in `language`."""
     titles = HEADINGS.get(language, HEADINGS["en"])

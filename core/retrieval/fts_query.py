@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import re
-
-from core.retrieval.language import STOPWORDS as _STOPWORDS
+from core.retrieval import language
 
 # English common words (core.retrieval.language keeps every language's).
-STOPWORDS = _STOPWORDS["en"]
+STOPWORDS = language.STOPWORDS["en"]
 
-_TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-cased word tokens, as FTS5's unicode61 tokenizer would see them."""
-    return [t.lower() for t in _TOKEN.findall(text)]
+tokens = language.words  # lower-cased words, as FTS5's unicode61 tokenizer splits them
 
 
 def content_tokens(text: str) -> list[str]:
-    """Tokens without stopwords, in order, without repeats; all tokens if every one is common."""
-    words = tokens(text)
-    kept = [w for w in words if w not in STOPWORDS] or words
-    return list(dict.fromkeys(kept))
+    """Tokens without English stopwords, in order, without repeats; all tokens if every one
+    is common."""
+    return language.content_words(text, ("en",))
 
 
 def keyword_query(text: str) -> str | None:

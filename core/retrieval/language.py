@@ -1,12 +1,12 @@
 """Languages for keyword search: which one a text is in, each language's stems and common
 words, and text folded the way the keyword index folds it.
 
-The index keeps words as written, lower-cased with Latin diacritics removed (FTS5's
-`unicode61 remove_diacritics 2`); a query word is widened at search time to every indexed
-word with the same Snowball stem in the corpus's languages ("Hochzeit" finds "Hochzeiten",
-"Москва" finds "Москве"). Chinese, Japanese and Korean are written without spaces, so their
-runs are indexed as overlapping pairs of characters as well (core.storage.fts_text), and a
-word is found as the phrase of its pairs. Pure, but for the detector's model, loaded once."""
+The index stems English words and folds Latin diacritics (FTS5's `porter unicode61
+remove_diacritics 2`); a query word is widened at search time to every indexed word with the
+same Snowball stem in the corpus's other languages ("Hochzeit" finds "Hochzeiten", "Москва"
+finds "Москве"). Chinese, Japanese and Korean are written without spaces, so their runs are
+indexed as overlapping pairs of characters as well (core.storage.fts_text), and a word is
+found as the phrase of its pairs. Pure, but for the detector's model, loaded once."""
 
 from __future__ import annotations
 

@@ -87,11 +87,10 @@ class QueryTerms:
     async def _learn(self, total: int) -> None:
         texts = await self.store.chunks.sample(SAMPLE)
         found = await asyncio.to_thread(language.languages_of, texts)
-        self._learnt = (time.monotonic(), total, found)
-        if texts:  # an empty corpus is asked again next time
+        # An empty corpus (size -1) is asked again next time; anything else is kept.
+        self._learnt = (time.monotonic(), total if texts else -1, found)
+        if texts:
             await self.store.meta.set({META_KEY: json.dumps({"chunks": total, "found": found})})
-        else:
-            self._learnt = (time.monotonic(), -1, found)
 
     async def terms(self, query: str, total: int) -> list[Term]:
         """The question's terms, in its word order (the last question's are kept: hybrid

@@ -78,7 +78,7 @@ class Keywords:
         fresh = {
             t: hit[0]
             for t in tokens
-            if (hit := self._df_cache.get(t)) is not None and total <= hit[1] * 1.1 + 100
+            if (hit := self._df_cache.get(t)) is not None and _fresh(hit[1], total)
         }
         missing = [t for t in dict.fromkeys(tokens) if t not in fresh]
         if missing:
@@ -94,9 +94,8 @@ class Keywords:
         """Every indexed word that starts with `prefix` (as the index folds words), with how
         many chunks hold it. Reading a range costs what counting its words does, so it is
         cached like `doc_freq`."""
-        key = "\x00" + prefix
-        hit = self._range_cache.get(key)
-        if hit is not None and total <= hit[1] * 1.1 + 100:
+        hit = self._range_cache.get(prefix)
+        if hit is not None and _fresh(hit[1], total):
             return hit[0]
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         async with self._terms_lock:
@@ -108,7 +107,7 @@ class Keywords:
                 rows = [(str(t), int(d)) for t, d in await cur.fetchall()]
         if len(self._range_cache) > _DF_CACHE_MAX // 10:
             self._range_cache.clear()
-        self._range_cache[key] = (rows, total)
+        self._range_cache[prefix] = (rows, total)
         return rows
 
     async def _ensure_terms(self) -> None:
@@ -160,3 +159,9 @@ class Keywords:
             )
             async with reader.execute(select) as cur:
                 return [(int(a), b) for a, b in await cur.fetchall()]
+
+
+def _fresh(counted_at: int, total: int) -> bool:
+    """Whether a count made when the corpus was `counted_at` chunks still holds at `total`:
+    until it has grown by a tenth."""
+    return total <= counted_at * 1.1 + 100

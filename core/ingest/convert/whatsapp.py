@@ -159,8 +159,7 @@ def _when(date: str, time: str, ampm: str | None, order: str) -> datetime | None
 
 
 def _is_pm(marker: str) -> bool:
-    word = marker.lower().replace(" ", "").replace("\u00a0", "").replace("\u202f", "")
-    return word.startswith(_PM)
+    return "".join(marker.lower().split()).startswith(_PM)  # "p. m.", "p.\u202fm."
 
 
 def looks_like_whatsapp(head: bytes) -> bool:
