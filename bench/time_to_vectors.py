@@ -191,8 +191,7 @@ async def e2e_run(
         await asyncio.to_thread(engine.embeddings.embedder()._load)  # the model, and its int8 copy
         out["model load s"] = time.perf_counter() - t0
         counter = Counting(engine.embeddings.embedder())  # type: ignore[arg-type]
-        engine.embeddings._embedder = counter
-        engine.searcher._embedder = lambda: counter
+        engine.embeddings._models[counter.name] = counter  # type: ignore[assignment]
         t0 = time.perf_counter()
         _ = [r async for r in engine.sources.ingest([export])]
         out["ingest s"] = time.perf_counter() - t0

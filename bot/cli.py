@@ -76,11 +76,11 @@ def _main(
     _state["settings"] = Settings(**overrides)
 
 
-def _run(work: Callable[[Engine], Awaitable[T]], *, check_model: bool = True) -> T:
+def _run(work: Callable[[Engine], Awaitable[T]]) -> T:
     """Open the engine, run `work`, close it."""
 
     async def go() -> T:
-        async with await Engine.open(_state["settings"], check_model=check_model) as engine:
+        async with await Engine.open(_state["settings"]) as engine:
             return await work(engine)
 
     return asyncio.run(go())
@@ -314,13 +314,13 @@ def _not_read(aside: list[SetAside]) -> None:
 @app.command()
 def bio() -> None:
     """Print bio.md."""
-    sys.stdout.write(_run(lambda e: e.profile.load(), check_model=False))
+    sys.stdout.write(_run(lambda e: e.profile.load()))
 
 
 @app.command()
 def questions() -> None:
     """The open questions, with the ids `biomd answer` takes."""
-    found = _run(lambda e: e.questions.open(), check_model=False)
+    found = _run(lambda e: e.questions.open())
     for q in found:
         out.print(f"{q.id}  {q.text}", markup=False)
     if not found:
@@ -330,7 +330,7 @@ def questions() -> None:
 @app.command()
 def timeline() -> None:
     """The Timeline section of bio.md."""
-    items = _run(lambda e: e.profile.timeline(), check_model=False)
+    items = _run(lambda e: e.profile.timeline())
     for item in items:
         out.print(f"- {item}", markup=False)
     if not items:
@@ -359,7 +359,7 @@ def consolidate() -> None:
 def history(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20) -> None:
     """The latest revisions of bio.md."""
     table = Table("rev", "when", "turn", "mode", "reason")
-    for r in _run(lambda e: e.profile.history(limit), check_model=False):
+    for r in _run(lambda e: e.profile.history(limit)):
         turn = str(r.turn_id) if r.turn_id is not None else "-"
         table.add_row(str(r.id), r.at[:19].replace("T", " "), turn, r.mode, r.reason)
     out.print(table)
@@ -368,7 +368,7 @@ def history(limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20) ->
 @app.command()
 def undo() -> None:
     """Revert the edits of the biographer's last turn (they stay in the history)."""
-    done = _run(lambda e: e.profile.undo(), check_model=False)
+    done = _run(lambda e: e.profile.undo())
     out.print(f"Reverted the edits of turn {done.turn_id}." if done else "Nothing to undo.")
 
 
@@ -376,7 +376,7 @@ def undo() -> None:
 def cost() -> None:
     """LLM calls, tokens and spend: today, the last 30 days, all time."""
 
-    out.print(_run(lambda e: e.usage.text(), check_model=False), markup=False)
+    out.print(_run(lambda e: e.usage.text()), markup=False)
 
 
 @app.command()
@@ -465,7 +465,7 @@ def read(
 @app.command()
 def sources(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List every source."""
-    rows = _run(lambda e: e.sources.states(), check_model=False)
+    rows = _run(lambda e: e.sources.states())
     rows.sort(key=lambda r: r.source.id)
     if as_json:
         listed = [
@@ -489,16 +489,16 @@ def forget(
 ) -> None:
     """Delete a source everywhere: text, index, vectors and the kept raw file."""
     if not yes and sys.stdin.isatty():
-        doc = _run(lambda e: e.sources.get(doc_id), check_model=False)
+        doc = _run(lambda e: e.sources.get(doc_id))
         typer.confirm(f"Forget #{doc.id} {doc.name} for good?", abort=True)
-    doc = _run(lambda e: e.sources.forget(doc_id), check_model=False)
+    doc = _run(lambda e: e.sources.forget(doc_id))
     out.print(f"Forgot #{doc.id} {doc.name}.", markup=False)
 
 
 @app.command()
 def stats() -> None:
     """Corpus size and the state of the index."""
-    s = _run(lambda e: e.sources.stats(), check_model=False)
+    s = _run(lambda e: e.sources.stats())
     settings = _state["settings"]
     out.print(f"data dir     {settings.data_dir.resolve()}", markup=False)
     out.print(f"sources      {s.documents:,} ready, {s.pending:,} pending, {s.failed:,} failed")
@@ -507,9 +507,11 @@ def stats() -> None:
     out.print(f"storage      database {_mb(s.db_bytes)}, raw files {_mb(s.raw_bytes)}")
     model = s.embed_model or "(none yet)"
     out.print(f"model        {model}", markup=False)
-    if s.embed_model and s.embed_model != s.configured_model:
+    if s.switching:
         out.print(
-            f"[yellow]BIOMD_EMBED_MODEL is {s.configured_model}; run `biomd reindex`.[/yellow]"
+            f"[yellow]switching to {s.configured_model} (BIOMD_EMBED_MODEL): "
+            f"{s.next_vectors:,} of {s.chunks:,} chunks re-embedded. Search uses {model} "
+            "until `biomd reindex` (or the running bot) finishes.[/yellow]"
         )
 
 
@@ -519,9 +521,11 @@ def _mb(n: int) -> str:
 
 @app.command()
 def reindex() -> None:
-    """Re-embed everything with the configured model (after changing BIOMD_EMBED_MODEL)."""
-    done = _run(lambda e: _embed_with_progress(e, reindex=True), check_model=False)
-    out.print(f"Re-embedded {done:,} chunks.")
+    """Re-embed everything with the configured model (after changing BIOMD_EMBED_MODEL);
+    search keeps the old vectors until the new ones are all made. Resumable."""
+    done = _run(lambda e: _embed_with_progress(e, reindex=True))
+    model = _state["settings"].embed_model
+    out.print(f"Re-embedded {done:,} chunks; search now uses {model}.", markup=False)
 
 
 @app.command(name="export")

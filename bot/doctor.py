@@ -191,10 +191,11 @@ def check_store(s: Settings) -> Iterator[Finding]:
     missing = health.chunks_without_vectors
     if stored_model and stored_model != s.embed_model:
         yield Finding(
-            FAIL,
+            WARN,
             "store",
-            f"vectors were made with {stored_model}, but BIOMD_EMBED_MODEL is {s.embed_model}",
-            "`biomd reindex`, or set it back",
+            f"vectors were made with {stored_model}, but BIOMD_EMBED_MODEL is {s.embed_model};"
+            f" search uses {stored_model} until they are re-embedded",
+            "`biomd reindex` (search keeps working meanwhile), or the bot does it at start",
         )
     elif missing:
         yield Finding(WARN, "store", f"{missing:,} chunks still need vectors", "`biomd embed`")

@@ -48,7 +48,7 @@ def build(memory: Memory, allow_notes: bool = False) -> MCPServer:
 async def serve_stdio(settings: Settings, allow_notes: bool) -> None:
     """`biomd mcp`: one host's server on stdin/stdout, over the owner's data dir. Reads go
     straight to SQLite beside a running biomd; notes go through its job queue."""
-    engine = await Engine.open(settings, check_model=False)
+    engine = await Engine.open(settings)
     try:
         server = build(Memory(engine), allow_notes)
         await server.run_stdio_async()

@@ -13,7 +13,7 @@ from core.app.assistant import Assistant
 from core.app.channels import Channel
 from core.app.engine import Engine
 from core.app.jobs import JobQueue, ReadJob
-from core.errors import ConfigError, PlatformUnavailable
+from core.errors import BiomdError, ConfigError, PlatformUnavailable
 from core.retrieval.embedding import Embedder
 from core.settings import Settings
 
@@ -85,6 +85,7 @@ class BotApp:
         self.channels: dict[str, Channel] = {}
         self.platforms: list[Platform] = []
         self._worker: asyncio.Task[Any] | None = None
+        self._switch: asyncio.Task[Any] | None = None
         self._scheduler: Any = None
 
     async def start(self) -> None:
@@ -124,6 +125,8 @@ class BotApp:
         if resumed:
             log.info("resuming %d job(s) left unfinished", resumed)
         self._worker = asyncio.create_task(self.jobs.run(), name="biomd-jobs")
+        if await self.engine.sources.switching():
+            self._switch = asyncio.create_task(self._switch_model(), name="biomd-switch-model")
         from bot.scheduler import build_scheduler
 
         self._scheduler = build_scheduler(
@@ -160,14 +163,34 @@ class BotApp:
         if await self.engine.biography.pending():
             await self.jobs.submit(ReadJob())
 
+    async def _switch_model(self) -> None:
+        """Re-embed the corpus with a changed BIOMD_EMBED_MODEL, logging how far it is;
+        search keeps the old vectors until it is done, and a stop resumes at the next start."""
+        model = self.settings.embed_model
+        log.info("re-embedding every chunk with %s; search uses the old vectors until then", model)
+        logged = [0]
+
+        def tick(done: int, total: int) -> None:
+            if done * 10 // total > logged[0]:
+                logged[0] = done * 10 // total
+                log.info("re-embedding with %s: %d of %d chunks", model, done, total)
+
+        try:
+            done = await self.engine.sources.reindex(tick)
+        except BiomdError as exc:
+            log.warning("re-embedding with %s stopped: %s", model, exc.user_message)
+            return
+        log.info("re-embedded %d chunks; search now uses %s", done, model)
+
     async def stop(self) -> None:
         log.info("stopping")
         if self._scheduler is not None:
             self._scheduler.shutdown(wait=False)
-        if self._worker is not None:
-            self._worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
+        for task in (self._switch, self._worker):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for platform in self.platforms:
             with contextlib.suppress(Exception):
                 await platform.stop()

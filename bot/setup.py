@@ -353,7 +353,9 @@ class Wizard:
             self.values["BIOMD_EMBED_MODEL"] = MULTILINGUAL_EMBED_MODEL
             self.io.say(
                 f"   bio.md will be written in {codes[0]}; search by meaning uses "
-                f"{MULTILINGUAL_EMBED_MODEL} (about 50 languages, 220 MB, downloaded once)."
+                f"{MULTILINGUAL_EMBED_MODEL} (about 50 languages, 220 MB, downloaded once). "
+                "Sources you already have are re-embedded with it by `biomd reindex` or at "
+                "the bot's next start; search keeps working meanwhile."
             )
 
     def schedule(self) -> None:

@@ -213,7 +213,7 @@ def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
     async def main() -> None:
         console = Console()
         console.print(Panel(sample.ABOUT, title="biomd", border_style="green"), markup=False)
-        async with await Engine.open(settings, check_model=False) as engine:
+        async with await Engine.open(settings) as engine:
             await load_sample(engine, console)
             session = TerminalSession(engine, console)
             if engine.biography.configured:

@@ -7,7 +7,6 @@ BiomdError
 │   ├── CorruptSource      the file is damaged, encrypted or empty
 │   └── ArchiveLimit       a zip breaks a safety limit (size, entries, depth, ratio)
 ├── StoreError             the database is unusable
-│   ├── ModelMismatch      stored vectors came from another embedding model
 │   └── DiskFull           a write failed for want of space
 ├── EmbeddingError         the embedding model cannot be loaded or run
 ├── SpeechModelError       the speech-to-text model cannot be loaded
@@ -57,10 +56,6 @@ class ArchiveLimit(ConversionError):
 
 
 class StoreError(BiomdError):
-    pass
-
-
-class ModelMismatch(StoreError):
     pass
 
 

@@ -121,14 +121,17 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     assert code == 1 and f"There is no source #{doc_id}" in output
 
 
-def test_a_model_mismatch_tells_the_user_to_reindex(
+def test_a_changed_model_keeps_search_working_and_stats_say_so(
     env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (tmp_path / "a.txt").write_text("hello there")
     run("ingest", str(tmp_path / "a.txt"))
     monkeypatch.setenv("BIOMD_EMBED_MODEL", "BAAI/bge-small-en-v1.5")
     code, output = run("search", "hello")
-    assert code == 1 and "biomd reindex" in output
+    assert code == 0 and "a.txt" in output
+    code, output = run("stats")
+    assert "switching to BAAI/bge-small-en-v1.5" in output and "0 of 1 chunks" in output
+    assert "biomd reindex" in output
 
 
 def test_ingest_then_the_biographer_writes_a_cited_bio_and_ask_answers_with_citations(

@@ -1,4 +1,5 @@
-"""Embeddings: the real MiniLM model, resumable backfill, model mismatch and reindex."""
+"""Embeddings: the real MiniLM model, resumable backfill, and a switch of model that keeps
+search working."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import numpy as np
 import pytest
 
 from core.app.engine import Engine
-from core.errors import ModelMismatch
 from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from tests.conftest import make_settings
+from tests.models import MINILM_NAME
 
 
 def test_the_real_model_gives_unit_vectors_that_rank_meaning(embedder: FastEmbedder) -> None:
@@ -63,38 +64,118 @@ async def test_embedding_is_resumable_after_an_interruption(
         assert await engine.sources.embed_pending() == 0
 
 
-async def test_a_different_model_at_start_up_is_a_clear_error_pointing_to_reindex(
-    settings: Settings, embedder: FastEmbedder, tmp_path: Path
+OTHER_NAME = "snowflake/snowflake-arctic-embed-xs"
+
+
+def other_model(minilm_path: Path, folder: Path) -> Path:
+    """A second model for a switch: MiniLM's weights laid out as fastembed expects
+    snowflake-arctic-embed-xs, which pools and prefixes differently, so its vectors differ
+    (no second model can be downloaded here)."""
+    (folder / "onnx").mkdir(parents=True)
+    (folder / "onnx" / "model.onnx").symlink_to(minilm_path / "model.onnx")
+    for f in minilm_path.iterdir():
+        if f.suffix == ".json":
+            (folder / f.name).symlink_to(f)
+    return folder
+
+
+async def vector_top(engine: Engine, query: str) -> str:
+    hits = await engine.sources.search(query, mode="vector", limit=1)
+    return hits[0].document
+
+
+async def test_a_changed_model_keeps_search_working_until_the_switch_is_done(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
-    write_notes(tmp_path / "notes", 3)
-    async with await Engine.open(settings, embedder) as engine:
+    old = make_settings(tmp_path / "data", minilm_path)
+    new = old.model_copy(
+        update={
+            "embed_model": OTHER_NAME,
+            "embed_model_path": other_model(minilm_path, tmp_path / "xs"),
+        }
+    )
+    write_notes(tmp_path / "notes", 5)
+    async with await Engine.open(old, embedder) as engine:
         _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
         await engine.sources.embed_pending()
-        await engine.store.meta.set({"embed_model": "BAAI/bge-small-en-v1.5"})
+        before = (await engine.store.vectors.of([1]))[1]
 
-    with pytest.raises(ModelMismatch) as caught:
-        await Engine.open(settings, embedder)
-    message = caught.value.user_message
-    assert (
-        "BAAI/bge-small-en-v1.5" in message and "sentence-transformers/all-MiniLM-L6-v2" in message
-    )
-    assert "biomd reindex" in message
+    def stop(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    async with await Engine.open(new) as engine:
+        assert await engine.sources.switching()
+        # Search goes on with the stored vectors and the model that made them.
+        assert await vector_top(engine, "thought about topic 3") == "notes/note003.txt"
+        with pytest.raises(KeyboardInterrupt):  # stopped after the first round
+            await engine.sources.reindex(stop)
+        stats = await engine.sources.stats()
+        assert stats.switching and stats.next_vectors == 5 and stats.embed_model == MINILM_NAME
+        assert await vector_top(engine, "thought about topic 1") == "notes/note001.txt"
+        # A source added meanwhile is searchable at once, and in the switch too.
+        (tmp_path / "more").mkdir()
+        (tmp_path / "more" / "late.txt").write_text("A late note about sailing to Corsica.")
+        _ = [r async for r in engine.sources.ingest([tmp_path / "more"])]
+        assert await engine.sources.embed_pending() == 1
+        assert await vector_top(engine, "a boat trip to an island") == "more/late.txt"
+
+    async with await Engine.open(new) as engine:
+        assert await engine.sources.reindex() == 1  # resumed: only the late note was left
+        stats = await engine.sources.stats()
+        assert not stats.switching and stats.embed_model == OTHER_NAME
+        assert stats.vectors == stats.chunks == 6 and stats.next_vectors == 0
+        assert await engine.store.meta.get("embed_model_path") == str(new.embed_model_path)
+        assert (await engine.store.vectors.of([1]))[1] != before
+        assert await vector_top(engine, "thought about topic 3") == "notes/note003.txt"
+        assert await vector_top(engine, "a boat trip to an island") == "more/late.txt"
 
 
-async def test_reindex_re_embeds_everything_with_the_configured_model(
+async def test_reindex_with_the_same_model_embeds_everything_again(
     settings: Settings, embedder: FastEmbedder, tmp_path: Path
 ) -> None:
     write_notes(tmp_path / "notes", 5)
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
         await engine.sources.embed_pending()
-        await engine.store.meta.set({"embed_model": "some/older-model", "embed_dim": "768"})
-
-    async with await Engine.open(settings, embedder, check_model=False) as engine:
+        assert not await engine.sources.switching()
         assert await engine.sources.reindex() == 5
-        assert await engine.sources.stored_model() == "sentence-transformers/all-MiniLM-L6-v2"
+        assert await engine.sources.stored_model() == MINILM_NAME
         assert await engine.store.meta.get("embed_dim") == "384"
+        assert await vector_top(engine, "thought about topic 3") == "notes/note003.txt"
 
-    async with await Engine.open(settings, embedder) as engine:
-        hits = await engine.sources.search("thought about topic 3", mode="vector", limit=1)
-        assert hits[0].document == "notes/note003.txt"
+
+async def test_the_bot_finishes_a_switch_of_model_in_the_background(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    from bot.runner import BotApp
+    from tests.fake_telegram import fake_telegram
+    from tests.waiting import until
+
+    old = make_settings(tmp_path / "data", minilm_path)
+    write_notes(tmp_path / "notes", 3)
+    async with await Engine.open(old, embedder) as engine:
+        _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
+        await engine.sources.embed_pending()
+    async with fake_telegram() as tg:
+        new = old.model_copy(
+            update={
+                "embed_model": OTHER_NAME,
+                "embed_model_path": other_model(minilm_path, tmp_path / "xs"),
+                "telegram_token": "123456:TEST",
+                "telegram_allowed_users": "111",
+                "telegram_api_url": tg.base,
+                "telegram_local_mode": False,
+            }
+        )
+        app = BotApp(new)
+        await app.start()
+        try:
+
+            async def switched() -> bool:
+                return not await app.engine.sources.switching()
+
+            await until(switched)
+            assert await app.engine.sources.stored_model() == OTHER_NAME
+            assert await vector_top(app.engine, "thought about topic 2") == "notes/note002.txt"
+        finally:
+            await app.stop()

@@ -68,7 +68,7 @@ class Engine:
         )
         self.searcher = Searcher(
             store,
-            self.embeddings.embedder,
+            self.embeddings.serving,
             VectorIndex(settings.data_dir / "cache"),
             FusionConfig(),
             languages=settings.language_list,
@@ -93,21 +93,12 @@ class Engine:
         self.outbox = Outbox(store)
 
     @classmethod
-    async def open(
-        cls, settings: Settings, embedder: Embedder | None = None, *, check_model: bool = True
-    ) -> Engine:
-        """The engine over `settings.data_dir`; with `check_model`, ModelMismatch when the
-        stored vectors come from another embedding model than the one configured."""
+    async def open(cls, settings: Settings, embedder: Embedder | None = None) -> Engine:
+        """The engine over `settings.data_dir`."""
         ensure_private_dir(settings.data_dir)
         store = await Store.open(settings.db_path)
         engine = cls(settings, store, embedder)
         await count_earlier_sources(store)
-        if check_model:
-            try:
-                await engine.embeddings.check_model()
-            except BaseException:
-                await store.close()
-                raise
         return engine
 
     async def close(self) -> None:

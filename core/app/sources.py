@@ -39,6 +39,8 @@ class Stats(Counts):
     db_bytes: int = 0
     embed_model: str | None = None  # the stored vectors'
     configured_model: str = ""
+    switching: bool = False  # the configured model's vectors are being made (`reindex`)
+    next_vectors: int = 0  # how many of them are made so far
 
     @property
     def vectors_missing(self) -> int:
@@ -286,6 +288,8 @@ class Sources:
             db_bytes=db_bytes,
             embed_model=await self.embeddings.stored_model(),
             configured_model=self.embeddings.model_name,
+            switching=await self.embeddings.switching(),
+            next_vectors=await self.store.next_vectors.count_after(0),
         )
 
     # -- vectors ------------------------------------------------------------------------
@@ -303,6 +307,13 @@ class Sources:
         """Give every indexed chunk a vector; how many were given one."""
         return await self.embeddings.embed_pending(on_progress)
 
+    async def switching(self) -> bool:
+        """Whether the stored vectors are not (all) the configured model's yet."""
+        return await self.embeddings.switching()
+
     async def reindex(self, on_progress: EmbedProgress | None = None) -> int:
-        """Embed everything again with the configured model (after changing it)."""
-        return await self.embeddings.reindex(on_progress)
+        """Embed everything again with the configured model (after changing it), while
+        search goes on with the old vectors; then the reader's notes too."""
+        done = await self.embeddings.reindex(on_progress)
+        await self.searcher.notes.embed_new()
+        return done

@@ -40,7 +40,7 @@ async def serve(folder: Path) -> None:
 
     turn = spec(folder)
     settings = Settings(_env_file=None, **turn["settings"])  # type: ignore[call-arg]
-    engine = await Engine.open(settings, check_model=False)
+    engine = await Engine.open(settings)
     toolbox = engine.biography.toolbox(
         int(turn["turn_id"]),
         str(turn["mode"]),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import AsyncGenerator, Callable, Sequence
 
-from core.storage.store import Store
+from core.storage.vectors import Vectors
 
 Pending = list[tuple[int, str]]
 """(chunk id, text) of chunks to give vectors, one round."""
@@ -33,13 +33,13 @@ def unique_inputs(
 
 
 async def pending_rounds(
-    store: Store, size: int, first: Callable[[str], bool] | None = None
+    table: Vectors, size: int, first: Callable[[str], bool] | None = None
 ) -> AsyncGenerator[Pending]:
     """Chunks without vectors in rounds of `size`: newest document first (one added while
     this runs goes next), and within one the chunks `first` picks (the owner's), then the
     rest. Each pass walks a document's chunks once, so the whole is linear; it resumes
     wherever vectors stop."""
-    queue = await store.vectors.sources_missing()
+    queue = await table.sources_missing()
     newest = max(queue, default=0)
     passes: tuple[bool | None, ...] = (True, False) if first else (None,)
     batch: Pending = []  # rounds stay full across small documents
@@ -47,7 +47,7 @@ async def pending_rounds(
         doc = queue.pop(0)
         for owners_first in passes:
             after = -1
-            while rows := await store.vectors.missing_in_source(doc, after, size):
+            while rows := await table.missing_in_source(doc, after, size):
                 after = rows[-1].seq
                 batch += [
                     (r.chunk_id, r.text)
@@ -57,7 +57,7 @@ async def pending_rounds(
                 while len(batch) >= size:
                     yield batch[:size]
                     batch = batch[size:]
-        if newer := await store.vectors.sources_missing(newest):
+        if newer := await table.sources_missing(newest):
             queue = newer + queue
             newest = newer[0]
     if batch:

@@ -1,22 +1,25 @@
 """Embedding the corpus: every indexed chunk gets a vector, newest sources first, and a chunk
 whose model input already has a vector gets a copy of it (core.retrieval.backfill says which
 and in what order). The model never waits on the database, a cancelled run stops between
-batches, and a re-index starts over with another model. What the model sees of a chunk, and
-which chunks go first, are given by the app (they are the transcript format's business)."""
+batches, and a switch of model fills a second table while search goes on with the first.
+What the model sees of a chunk, and which chunks go first, are given by the app (they are
+the transcript format's business)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-from core.errors import EmbeddingError, ModelMismatch
+from core.errors import EmbeddingError
 from core.retrieval.backfill import input_key, pending_rounds, unique_inputs
 from core.retrieval.embedding import Embedder, FastEmbedder, Matrix, to_blob
 from core.settings import Settings
 from core.storage.store import Store
+from core.storage.vectors import Vectors
 
 EmbedProgress = Callable[[int, int], None]
 """Called as (chunks embedded so far, chunks to embed in all)."""
@@ -36,8 +39,24 @@ def embed_batches(
     return np.concatenate(parts) if parts else embedder.embed_passages([])
 
 
+NEXT_KEYS = ("next_embed_model", "next_embed_dim", "next_embed_model_path")
+"""meta of a switch of model under way: the model `next_vectors` is being filled with."""
+
+
+def model_meta(embedder: Embedder, path: Path | None, prefix: str = "") -> dict[str, str]:
+    """The meta that names the model a table of vectors was made with."""
+    return {
+        f"{prefix}embed_model": embedder.name,
+        f"{prefix}embed_dim": str(embedder.dim),
+        f"{prefix}embed_model_path": str(path or ""),
+    }
+
+
 class Embeddings:
-    """The embedding model and the vectors it makes for the store."""
+    """The embedding models and the vectors they make for the store. Search and new chunks
+    use the model the stored vectors come from (the serving model); after BIOMD_EMBED_MODEL
+    changes, `reindex` fills `next_vectors` with the configured model while search goes on
+    with the old one, then swaps them in one step."""
 
     def __init__(
         self,
@@ -50,65 +69,90 @@ class Embeddings:
     ) -> None:
         self.settings = settings
         self.store = store
-        self._embedder = embedder
+        self._models: dict[str, Embedder] = {embedder.name: embedder} if embedder else {}
+        self._lock = threading.Lock()
         self.input_of = input_of  # what the model is given for a chunk's text
         self.first = first  # the chunks of a source that get vectors before the rest
 
     def embedder(self) -> Embedder:
         """The configured embedder, built on first use (loading a model is slow)."""
-        if self._embedder is None:
-            s = self.settings
-            self._embedder = FastEmbedder(
-                s.embed_model,
-                model_path=s.embed_model_path,
-                cache_dir=s.models_dir,
-                threads=s.embed_threads,
-                batch_size=s.embed_batch_size,
-                int8_cache=s.models_dir / "int8" if s.embed_quantise else None,
-            )
-        return self._embedder
+        return self._model(self.settings.embed_model, self.settings.embed_model_path)
+
+    def _model(self, name: str, path: Path | None) -> Embedder:
+        with self._lock:
+            if name not in self._models:
+                s = self.settings
+                self._models[name] = FastEmbedder(
+                    name,
+                    model_path=path,
+                    cache_dir=s.models_dir,
+                    threads=s.embed_threads,
+                    batch_size=s.embed_batch_size,
+                    int8_cache=s.models_dir / "int8" if s.embed_quantise else None,
+                )
+            return self._models[name]
+
+    async def serving(self) -> Embedder:
+        """The model the stored vectors come from, which queries must be embedded with (the
+        configured one before there are any)."""
+        stored = await self.stored_model()
+        if stored is None or stored == self.settings.embed_model:
+            return await asyncio.to_thread(self.embedder)
+        path = await self.store.meta.get("embed_model_path")
+        return await asyncio.to_thread(self._model, stored, Path(path) if path else None)
 
     @property
     def model_name(self) -> str:
-        return self._embedder.name if self._embedder else self.settings.embed_model
+        """The embedding model configured now."""
+        return self.settings.embed_model
 
     async def stored_model(self) -> str | None:
         """The model the stored vectors were made with (None before the first)."""
         return await self.store.meta.get("embed_model")
 
-    async def check_model(self) -> None:
-        """Refuse to mix vectors of two models: a clear error that points to `biomd reindex`."""
+    async def switching(self) -> bool:
+        """Whether the stored vectors are not (all) the configured model's yet."""
         stored = await self.stored_model()
-        if stored is not None and stored != self.model_name:
-            raise ModelMismatch(
-                f"The vectors in {self.settings.db_path} were made with the embedding model "
-                f"{stored}, but BIOMD_EMBED_MODEL is now {self.model_name}. Run `biomd reindex` "
-                f"to re-embed everything with {self.model_name} (keyword search works meanwhile), "
-                f"or set BIOMD_EMBED_MODEL back to {stored}."
-            )
+        started = await self.store.meta.get(NEXT_KEYS[0])
+        return started is not None or (stored is not None and stored != self.model_name)
 
     async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
-        """Give every indexed chunk a vector; how many were given one. Resumable: it starts
-        wherever vectors stop."""
-        embedder = await asyncio.to_thread(self.embedder)  # importing fastembed takes a while
-        await self.check_model()
-        total = await self.store.vectors.count_missing()
+        """Give every indexed chunk a vector of the serving model; how many were given one.
+        Resumable: it starts wherever vectors stop."""
+        embedder = await self.serving()  # importing fastembed takes a while
+        if await self.stored_model() is None:
+            await self.store.meta.set(model_meta(embedder, self.settings.embed_model_path))
+        return await self._fill(self.store.vectors, embedder, on_progress)
+
+    async def reindex(self, on_progress: EmbedProgress | None = None) -> int:
+        """Embed the whole corpus again with the configured model, into `next_vectors`
+        while search goes on with `vectors`, then swap them in one transaction; how many
+        chunks were embedded. Resumable: a stopped run goes on where it stopped."""
+        embedder = await asyncio.to_thread(self.embedder)
+        path = self.settings.embed_model_path
+        if await self.store.meta.get(NEXT_KEYS[0]) != embedder.name:
+            await self.store.next_vectors.clear(model_meta(embedder, path, "next_"))
+        done = await self._fill(self.store.next_vectors, embedder, on_progress)
+        await self.store.vectors.take_next(model_meta(embedder, path), NEXT_KEYS)
+        return done + await self.embed_pending()  # chunks added since the last round
+
+    async def _fill(
+        self, table: Vectors, embedder: Embedder, on_progress: EmbedProgress | None
+    ) -> int:
+        """Give every indexed chunk missing from `table` a vector made by `embedder`."""
+        total = await table.count_missing()
         if total == 0:
             return 0
-        if await self.stored_model() is None:
-            await self.store.meta.set(
-                {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
-            )
         done = 0
         batch = self.settings.embed_batch_size
-        rounds = pending_rounds(self.store, batch * ROUND_BATCHES, self.first)
+        rounds = pending_rounds(table, batch * ROUND_BATCHES, self.first)
         rows = await anext(rounds, None)
         stop = threading.Event()  # set when this is cancelled: the thread stops between batches
         try:
             while rows:
                 inputs = [self.input_of(text) for _, text in rows]
                 keys = [input_key(t) for t in inputs]
-                blobs = await self.store.vectors.by_input(list(set(keys)))
+                blobs = await table.by_input(list(set(keys)))
                 todo = unique_inputs(keys, inputs, set(blobs))
                 # The model never waits on the database: the next round is read while this
                 # one is embedded (bench/embed_pipeline.py measures the difference).
@@ -124,7 +168,7 @@ class Embeddings:
                 finally:
                     next_rows = await upcoming
                 blobs |= {k: to_blob(v) for k, v in zip(todo, vectors, strict=True)}
-                await self.store.vectors.add(
+                await table.add(
                     [(cid, blobs[k]) for (cid, _), k in zip(rows, keys, strict=True)], keys
                 )
                 done += len(rows)
@@ -134,11 +178,3 @@ class Embeddings:
         finally:
             await rounds.aclose()
         return done
-
-    async def reindex(self, on_progress: EmbedProgress | None = None) -> int:
-        """Drop every vector and embed the whole corpus again with the configured model."""
-        embedder = self.embedder()
-        await self.store.vectors.clear(
-            {"embed_model": embedder.name, "embed_dim": str(embedder.dim)}
-        )
-        return await self.embed_pending(on_progress)

@@ -5,7 +5,7 @@ are made after each round of reading; a note not embedded yet is still found by 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import numpy as np
 
@@ -19,7 +19,7 @@ BATCH = 256
 
 
 class NoteSearch:
-    def __init__(self, store: Store, embedder: Callable[[], Embedder]) -> None:
+    def __init__(self, store: Store, embedder: Callable[[], Awaitable[Embedder]]) -> None:
         self.store = store
         self._embedder = embedder
 
@@ -28,7 +28,8 @@ class NoteSearch:
         made = 0
         while batch := await self.store.extracts.unembedded(BATCH):
             texts = [t for _, t in batch]
-            vectors = await asyncio.to_thread(self._embedder().embed_passages, texts)
+            embedder = await self._embedder()
+            vectors = await asyncio.to_thread(embedder.embed_passages, texts)
             await self.store.extracts.add_vectors(
                 [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)]
             )
@@ -49,7 +50,7 @@ class NoteSearch:
         stored = await self.store.extracts.vectors()
         if not stored:
             return []
-        embedder = self._embedder()
+        embedder = await self._embedder()
         q = await asyncio.to_thread(lambda: embedder.embed_query(query))
         matrix = from_blobs([b for _, b in stored], int(q.shape[-1]))
         scores = matrix @ q.reshape(-1)

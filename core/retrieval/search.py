@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -93,7 +93,7 @@ class Searcher:
     def __init__(
         self,
         store: Store,
-        embedder: Callable[[], Embedder],
+        embedder: Callable[[], Awaitable[Embedder]],
         index: VectorIndex,
         fusion: FusionConfig | None = None,
         keyword_budget: int = POSTINGS_BUDGET,
@@ -177,17 +177,15 @@ class Searcher:
             return []
         embedding = None
         if vector is None:  # the model loads while the index does, on a first search
-            embedding = asyncio.ensure_future(
-                asyncio.to_thread(lambda: self._embedder().embed_query(query))
-            )
+            embedding = asyncio.ensure_future(self._embed_query(query))
         try:
             await self.index.refresh(self.store)
         finally:
             if embedding is not None:
                 vector = await embedding
-        if len(self.index) == 0:
-            return []
         q = np.asarray(vector, dtype=np.float32)
+        if len(self.index) == 0 or self.index.dim != len(q):
+            return []  # (a switch of model ended between the index's refresh and the query)
         ids = await asyncio.to_thread(self.index.shortlist, q, max(limit * 4, EXACT_POOL))
         blobs = await self.store.vectors.of(ids)
         if not blobs:
@@ -196,6 +194,10 @@ class Searcher:
         scores = from_blobs([blobs[c] for c in found], len(q)) @ q
         order = np.argsort(-scores, kind="stable")[:limit]
         return [(found[i], float(scores[i])) for i in order]
+
+    async def _embed_query(self, query: str) -> Matrix:
+        embedder = await self._embedder()  # the serving model: the stored vectors' own
+        return await asyncio.to_thread(embedder.embed_query, query)
 
     async def hybrid_ids(
         self, query: str, limit: int, query_vector: Matrix | None = None

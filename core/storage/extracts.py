@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import aiosqlite
+
 from core.storage.database import Database, scalar_in, utc_now
 
 _COLUMNS = (
@@ -263,3 +265,9 @@ class Extracts:
         )
         assert row is not None
         return Tally(int(row[0]), int(row[1]), int(row[2]))
+
+
+async def drop_vectors(db: aiosqlite.Connection) -> None:
+    """Forget every note vector (the embedding model changed), inside another owner's
+    transaction; NoteSearch.embed_new makes them again."""
+    await db.execute("DELETE FROM extract_vectors")

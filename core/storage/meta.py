@@ -3,7 +3,7 @@ vectors' epoch, the next question id, one-off backfills done)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import aiosqlite
 
@@ -31,6 +31,11 @@ class Meta:
 async def upsert(db: aiosqlite.Connection, items: Mapping[str, str]) -> None:
     """Set meta keys inside another owner's transaction."""
     await db.executemany(_UPSERT, list(items.items()))
+
+
+async def remove(db: aiosqlite.Connection, keys: Sequence[str]) -> None:
+    """Delete meta keys inside another owner's transaction."""
+    await db.executemany("DELETE FROM meta WHERE key = ?", [(k,) for k in keys])
 
 
 async def bump(db: aiosqlite.Connection, key: str) -> None:

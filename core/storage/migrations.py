@@ -401,6 +401,22 @@ MIGRATIONS: tuple[Migration, ...] = (
         """,
         reindex_words=True,
     ),
+    Migration(
+        "next_vectors",
+        """
+        -- A switch of embedding model (`biomd reindex`) fills this with the new model's
+        -- vectors while search keeps using `vectors`; the switch ends by moving them over in
+        -- one transaction. meta's next_embed_model names the model being filled in.
+        CREATE TABLE next_vectors (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            chunk_id   INTEGER NOT NULL UNIQUE REFERENCES chunks(id) ON DELETE CASCADE,
+            vector     BLOB NOT NULL,
+            input_hash BLOB
+        );
+        CREATE INDEX next_vectors_input_hash ON next_vectors(input_hash)
+            WHERE input_hash IS NOT NULL;
+        """,
+    ),
 )
 
 REINDEX_BATCH = 20_000  # chunks per step of a re-index, each step logged

@@ -6,6 +6,7 @@
     store.chunks      chunks, chunks_fts            store.chat       chat_messages
     store.keywords    keyword queries (chunks_fts)  store.reading    reading_queue
     store.vectors     vectors                       store.questions  questions, question_messages
+    store.next_vectors next_vectors (a model switch)
     store.activity    document_names,               store.revisions  profile_revisions
                       message_counts                store.usage      llm_usage
                                                     store.outbox     outbox
@@ -48,6 +49,7 @@ class Store:
         self.chunks = Chunks(db)
         self.keywords = Keywords(db)
         self.vectors = Vectors(db)
+        self.next_vectors = Vectors(db, "next_vectors")
         self.activity = Activity(db)
         self.jobs = Jobs(db)
         self.turns = Turns(db)

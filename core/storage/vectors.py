@@ -1,7 +1,10 @@
 """`vectors`: one embedding per chunk, as little-endian float32 bytes, with a hash of what the
 model was given (so the same input is never embedded twice). `id` grows with every insert,
 so a reader can load only what is new; deleting vectors bumps meta's `vectors_epoch`, which
-tells an in-RAM copy to start over."""
+tells an in-RAM copy to start over.
+
+`next_vectors` has the same shape: a switch of embedding model fills it with the new model's
+vectors while search keeps using `vectors`, and `take_next` moves them over in one step."""
 
 from __future__ import annotations
 
@@ -11,10 +14,11 @@ from typing import Any, Literal
 
 import aiosqlite
 
-from core.storage import meta
+from core.storage import extracts, meta
 from core.storage.database import Database, scalar_in
 
 EPOCH = "vectors_epoch"
+Table = Literal["vectors", "next_vectors"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +47,9 @@ class Unembedded:
 
 
 class Vectors:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, table: Table = "vectors") -> None:
         self._db = db
+        self._t = table
 
     async def add(
         self, rows: Sequence[tuple[int, bytes]], input_hashes: Sequence[bytes] | None = None
@@ -54,7 +59,7 @@ class Vectors:
         hashes: Sequence[bytes | None] = input_hashes or [None] * len(rows)
         async with self._db.transaction() as db:
             await db.executemany(
-                "INSERT OR IGNORE INTO vectors(chunk_id, vector, input_hash)"
+                f"INSERT OR IGNORE INTO {self._t}(chunk_id, vector, input_hash)"
                 " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
                 [(cid, blob, h, cid) for (cid, blob), h in zip(rows, hashes, strict=True)],
             )
@@ -76,23 +81,36 @@ class Vectors:
             return []
         marks = ",".join("?" * len(keys))
         rows = await self._db.fetchall(
-            f"SELECT {column}, vector FROM vectors WHERE {column} IN ({marks})",
+            f"SELECT {column}, vector FROM {self._t} WHERE {column} IN ({marks})",
             list(keys),
             vectors=True,
         )
         return [(r[0], bytes(r[1])) for r in rows]
 
     async def clear(self, new_meta: Mapping[str, str]) -> None:
-        """Delete every vector and set new meta (the model's name) in one step: a re-index."""
+        """Delete every vector and set new meta (the model's name) in one step."""
         async with self._db.transaction() as db:
-            await db.execute("DELETE FROM vectors")
+            await db.execute(f"DELETE FROM {self._t}")
             await meta.upsert(db, new_meta)
+            if self._t == "vectors":
+                await meta.bump(db, EPOCH)
+
+    async def take_next(self, new_meta: Mapping[str, str], done_keys: Sequence[str]) -> None:
+        """End a switch of model: `next_vectors` becomes `vectors` (a rename, so a million
+        vectors move at no cost), the reader's note vectors (the old model's) are dropped to
+        be made again, and the meta says so, all in one transaction."""
+        async with self._db.transaction() as db:
+            for statement in _TAKE_NEXT:
+                await db.execute(statement)
+            await extracts.drop_vectors(db)
+            await meta.upsert(db, new_meta)
+            await meta.remove(db, done_keys)
             await meta.bump(db, EPOCH)
 
     async def after(self, after_id: int, limit: int) -> list[VectorRow]:
         """Vector rows newer than `after_id`, oldest first."""
         rows = await self._db.fetchall(
-            "SELECT id, chunk_id, vector FROM vectors WHERE id > ? ORDER BY id LIMIT ?",
+            f"SELECT id, chunk_id, vector FROM {self._t} WHERE id > ? ORDER BY id LIMIT ?",
             (after_id, limit),
             vectors=True,
         )
@@ -101,21 +119,21 @@ class Vectors:
     async def count_upto(self, last_id: int) -> int:
         return int(
             await self._db.scalar(
-                "SELECT COUNT(*) FROM vectors WHERE id <= ?", (last_id,), vectors=True
+                f"SELECT COUNT(*) FROM {self._t} WHERE id <= ?", (last_id,), vectors=True
             )
         )
 
     async def count_after(self, after_id: int) -> int:
         return int(
             await self._db.scalar(
-                "SELECT COUNT(*) FROM vectors WHERE id > ?", (after_id,), vectors=True
+                f"SELECT COUNT(*) FROM {self._t} WHERE id > ?", (after_id,), vectors=True
             )
         )
 
     async def state(self) -> VectorsState:
         row = await self._db.fetchone(
             "SELECT (SELECT value FROM meta WHERE key = ?),"
-            " (SELECT COALESCE(MAX(id), 0) FROM vectors)",
+            f" (SELECT COALESCE(MAX(id), 0) FROM {self._t})",
             (EPOCH,),
             vectors=True,
         )
@@ -130,7 +148,7 @@ class Vectors:
             await self._db.scalar(
                 "SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.document_id"
                 " WHERE d.status = 'ready' AND NOT EXISTS"
-                " (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)"
+                f" (SELECT 1 FROM {self._t} v WHERE v.chunk_id = c.id)"
             )
         )
 
@@ -140,7 +158,7 @@ class Vectors:
         rows = await self._db.fetchall(
             "SELECT d.id FROM documents d WHERE d.id > ? AND d.status = 'ready' AND EXISTS"
             " (SELECT 1 FROM chunks c WHERE c.document_id = d.id AND NOT EXISTS"
-            " (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)) ORDER BY d.id DESC",
+            f" (SELECT 1 FROM {self._t} v WHERE v.chunk_id = c.id)) ORDER BY d.id DESC",
             (above,),
         )
         return [int(r[0]) for r in rows]
@@ -150,7 +168,7 @@ class Vectors:
         walk: a full pass over a source is linear)."""
         rows = await self._db.fetchall(
             "SELECT c.id, c.seq, c.text FROM chunks c WHERE c.document_id = ? AND c.seq > ?"
-            " AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id)"
+            f" AND NOT EXISTS (SELECT 1 FROM {self._t} v WHERE v.chunk_id = c.id)"
             " ORDER BY c.seq LIMIT ?",
             (doc_id, after_seq, limit),
         )
@@ -162,10 +180,23 @@ class Vectors:
         rows = await self._db.fetchall(
             "SELECT c.id, c.seq, c.text, d.name FROM chunks c JOIN documents d"
             " ON d.id = c.document_id WHERE c.id > ? AND d.status = 'ready' AND NOT EXISTS"
-            " (SELECT 1 FROM vectors v WHERE v.chunk_id = c.id) ORDER BY c.id LIMIT ?",
+            f" (SELECT 1 FROM {self._t} v WHERE v.chunk_id = c.id) ORDER BY c.id LIMIT ?",
             (after, limit),
         )
         return [Unembedded(int(r[0]), int(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+
+_TAKE_NEXT = (
+    "DROP TABLE vectors",
+    "DROP INDEX next_vectors_input_hash",
+    "ALTER TABLE next_vectors RENAME TO vectors",
+    "CREATE INDEX vectors_input_hash ON vectors(input_hash) WHERE input_hash IS NOT NULL",
+    "CREATE TABLE next_vectors ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " chunk_id INTEGER NOT NULL UNIQUE REFERENCES chunks(id) ON DELETE CASCADE,"
+    " vector BLOB NOT NULL, input_hash BLOB)",
+    "CREATE INDEX next_vectors_input_hash ON next_vectors(input_hash) WHERE input_hash IS NOT NULL",
+)
 
 
 async def any_of_document(db: aiosqlite.Connection, doc_id: int) -> bool:
