@@ -49,9 +49,11 @@ def from_epoch(seconds: float, zone: tzinfo) -> datetime:
 
 
 def stamp(when: datetime | None, ctx: ConvertContext) -> str:
+    """`[YYYY-MM-DD HH:MM]` in the owner's zone (formatted by hand: strftime is slower)."""
     if when is None:
         return "[unknown time]"
-    return local_time(when, ctx.timezone).strftime("[%Y-%m-%d %H:%M]")
+    t = local_time(when, ctx.timezone)
+    return f"[{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}]"
 
 
 def speaker_label(msg: Message, ctx: ConvertContext) -> str:

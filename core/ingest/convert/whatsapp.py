@@ -16,7 +16,6 @@ import itertools
 import re
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 from pathlib import PurePosixPath
@@ -102,14 +101,6 @@ MediaResolver = Callable[[str], str | None]
 """Given an attachment's file name, the text to show for it, or None if it is not there."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Raw:
-    date: str
-    time: str
-    ampm: str | None
-    rest: str
-
-
 _DATE_PARTS = re.compile(r"[./-]\s*")
 _TIME_PARTS = re.compile(r"[:.]")
 
@@ -136,10 +127,6 @@ def infer_date_order(dates: Iterable[str]) -> str:
         return sum(1 for x, y in itertools.pairwise(keys) if y < x)
 
     return "mdy" if backwards("mdy") < backwards("dmy") else "dmy"
-
-
-def parse_time(raw: _Raw, order: str) -> datetime | None:
-    return _when(raw.date, raw.time, raw.ampm, order)
 
 
 @lru_cache(maxsize=8192)
@@ -218,24 +205,24 @@ def parse_messages(
     lines: Iterable[str], order: str, media: MediaResolver | None
 ) -> Iterator[Message]:
     """Messages in file order; a line that does not start a message continues the last one."""
-    current: tuple[_Raw, list[str]] | None = None
+    current: tuple[datetime, str, list[str]] | None = None
     for line in lines:
         m = _START.match(line)
-        ampm = m["pre"] or m["ampm"] if m else None
-        if m is None or parse_time(_Raw(m["date"], m["time"], ampm, ""), order) is None:
+        when = _when(m["date"], m["time"], m["pre"] or m["ampm"], order) if m else None
+        if when is None:
             if current is not None:
-                current[1].append(line)
+                current[2].append(line)
             continue
         if current is not None:
-            yield _build(current[0], current[1], order, media)
-        current = (_Raw(m["date"], m["time"], ampm, m["rest"]), [])
+            yield _build(*current, media)
+        current = (when, m["rest"], [])  # type: ignore[index]
     if current is not None:
-        yield _build(current[0], current[1], order, media)
+        yield _build(*current, media)
 
 
-def _build(raw: _Raw, more: list[str], order: str, media: MediaResolver | None) -> Message:
-    when = parse_time(raw, order)
-    rest = "\n".join([raw.rest, *more])
+def _build(when: datetime, rest: str, more: list[str], media: MediaResolver | None) -> Message:
+    if more:
+        rest = "\n".join([rest, *more])
     sm = _SPEAKER.match(rest)
     if sm is None:
         return Message(when, SYSTEM, clean(rest))
@@ -252,6 +239,9 @@ def _build(raw: _Raw, more: list[str], order: str, media: MediaResolver | None) 
     return Message(when, clean(name), _message_text(text, media))
 
 
+_RUN = 64  # messages per piece of the transcript
+
+
 def transcript(
     pieces_for_scan: Iterable[str],
     pieces: Iterable[str],
@@ -265,9 +255,15 @@ def transcript(
     order = infer_date_order(dates)
     yield header("WhatsApp chat", title)
     count = 0
+    lines: list[str] = []  # handed on in runs: a message is too small a piece to pass alone
     for msg in parse_messages(iter_lines(pieces), order, media):
         count += 1
-        yield format_line(msg, ctx)
+        lines.append(format_line(msg, ctx))
+        if len(lines) == _RUN:
+            yield "".join(lines)
+            lines.clear()
+    if lines:
+        yield "".join(lines)
     if count == 0:
         raise CorruptSource(f"{name}: no WhatsApp messages found in it.")
 
