@@ -483,6 +483,101 @@ def sources(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
 
 
 @app.command()
+def share(
+    audience: Annotated[
+        str | None,
+        typer.Option("--for", help="close, therapist, work, assistant, me, or one you saved."),
+    ] = None,
+    show: Annotated[list[str], typer.Option("--show", help="Show this person by name.")] = [],  # noqa: B006
+    hide: Annotated[list[str], typer.Option("--hide", help="Hide this name too.")] = [],  # noqa: B006
+    add: Annotated[
+        list[str], typer.Option("--with", help="Put this section in (e.g. hypotheses).")
+    ] = [],  # noqa: B006
+    drop: Annotated[list[str], typer.Option("--without", help="Leave this section out.")] = [],  # noqa: B006
+    quote: Annotated[list[str], typer.Option("--quote", help="Keep this quote from bio.md.")] = [],  # noqa: B006
+    fmt: Annotated[str | None, typer.Option("--format", help="html, md or text.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", help="Most characters.")] = None,
+    target: Annotated[Path | None, typer.Option("--out", help="The file to write.")] = None,
+    yes: Annotated[bool, typer.Option("--yes", help="Accept the scan's findings.")] = False,
+    remove: Annotated[
+        bool, typer.Option("--remove-findings", help="Replace what the scan found.")
+    ] = False,
+    preview: Annotated[bool, typer.Option("--preview", help="Print it; save nothing.")] = False,
+    save_as: Annotated[
+        str | None, typer.Option("--save-audience", help="Keep these choices under a name.")
+    ] = None,
+    listing: Annotated[bool, typer.Option("--list", help="List the saved shares.")] = False,
+    reopen: Annotated[int | None, typer.Option("--open", help="Print a saved share.")] = None,
+    delete: Annotated[int | None, typer.Option("--delete", help="Delete a saved share.")] = None,
+) -> None:
+    """Share a portrait of yourself, written from bio.md for someone: other people by role
+    or initial, no source text, and a privacy scan before anything is saved."""
+    from core.biographer.share.audiences import FORMATS, Choice
+
+    if listing:
+        return _list_shares()
+    if reopen is not None:
+        _, content = _run(lambda e: e.shares.content(reopen))
+        sys.stdout.write(content.decode("utf-8"))
+        return None
+    if delete is not None:
+        gone = _run(lambda e: e.shares.delete(delete))
+        out.print(f"Deleted share #{gone.id} ({gone.audience}, {gone.path}).", markup=False)
+        return None
+    if audience is None:
+        raise typer.BadParameter("say who it is for: --for close|therapist|work|assistant|me")
+    if fmt is not None and fmt not in FORMATS:
+        raise typer.BadParameter(f"--format is one of {', '.join(FORMATS)}")
+    choice = Choice(
+        add=tuple(add), drop=tuple(drop), show=tuple(show), hide=tuple(hide),
+        quotes=tuple(quote), limit=limit, format=fmt,
+    )  # fmt: skip
+
+    async def go(engine: Engine) -> None:
+        from core.app.shares.service import render
+
+        draft = await engine.shares.draft(audience, choice)
+        if save_as:
+            await engine.shares.save_audience(save_as, draft.audience)
+            err.print(f"Saved these choices as the audience '{save_as}'.", markup=False)
+        _describe_draft(draft)
+        if preview:
+            sys.stdout.write(render(draft.portrait, "text", ""))
+            return
+        path = target or engine.shares.default_path(draft.audience)
+        record = await engine.shares.save(draft, path, accept=yes, remove=remove)
+        note = f", {record.size:,} characters" if record.format == "text" else ""
+        out.print(f"Saved share #{record.id}: {record.path}{note}", markup=False)
+
+    _run(go)
+    return None
+
+
+def _describe_draft(draft: Any) -> None:
+    """What a draft holds, on stderr: sections, and how each person appears."""
+    sections = ", ".join(p.heading for p in draft.portrait.parts) or "(nothing yet)"
+    err.print(f"For {draft.audience.title}: {sections}", markup=False)
+    for p in draft.people:
+        how = "by name" if p.shown == "name" else f"as '{p.label}'"
+        err.print(f"  {p.name}: {how}", markup=False)
+    if draft.findings:
+        err.print(f"The privacy scan found {len(draft.findings)} thing(s):", markup=False)
+    for f in draft.findings:
+        err.print(f"  {f.kind:<12} {f.text}", markup=False)
+
+
+def _list_shares() -> None:
+    rows = _run(lambda e: e.shares.all())
+    table = Table("id", "made", "for", "format", "sections", "named", "file")
+    for r in rows:
+        table.add_row(
+            f"#{r.id}", r.created_at[:16].replace("T", " "), r.audience, r.format,
+            ", ".join(r.sections), ", ".join(r.shown) or "-", r.path,
+        )  # fmt: skip
+    out.print(table)
+
+
+@app.command()
 def forget(
     doc_id: Annotated[int, typer.Argument(help="Source id, as in `biomd sources`.")],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,

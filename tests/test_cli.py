@@ -215,3 +215,39 @@ def test_ask_without_a_language_model_answers_with_cited_search_results(
     assert code == 0
     assert "No language model is configured" in output
     assert "corpus/saoirse.md" in output and "Sources: /source" in output
+
+
+def test_share_refuses_findings_then_saves_lists_reopens_and_deletes(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    from tests.test_share import BIO
+
+    data = Path(env["BIOMD_DATA_DIR"])
+    data.mkdir(parents=True)
+    (data / "bio.md").write_text(BIO, encoding="utf-8")
+    target = tmp_path / "for-my-therapist.html"
+    code, output = run("share", "--for", "therapist", "--out", str(target))
+    assert code == 1 and not target.exists()
+    assert "e-mail" in output and "nina.castell@example.com" in output and "phone" in output
+    assert "Nothing was saved" in output
+    assert "Tomás Reis: as 'her brother'" in output
+
+    code, output = run(
+        "share", "--for", "therapist", "--hide", "Graça", "--out", str(target), "--yes"
+    )
+    assert code == 0 and "Saved share #1" in output and target.exists()
+    assert "Graça" not in target.read_text(encoding="utf-8")
+    code, output = run("share", "--for", "assistant", "--remove-findings", "--out", "a.txt")
+    assert code == 0 and "characters" in output
+    assert len((tmp_path / "a.txt").read_text(encoding="utf-8")) <= 1500
+
+    code, output = run("share", "--list")
+    assert code == 0 and "therapist" in output and "assistant" in output
+    code, output = run("share", "--open", "1")
+    assert code == 0 and output == target.read_text(encoding="utf-8")
+    code, output = run("share", "--delete", "1")
+    assert code == 0 and not target.exists()
+    code, output = run("share", "--open", "1")
+    assert code == 1 and "There is no share #1" in output
+    code, output = run("share", "--for", "nobody")
+    assert code == 1 and "There is no audience 'nobody'" in output

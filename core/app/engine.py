@@ -24,6 +24,7 @@ from core import redact
 from core.app.answers import Answers
 from core.app.outbox import Outbox
 from core.app.pictures.service import Pictures
+from core.app.shares.service import Shares
 from core.app.sources import Sources
 from core.app.usage import Usage
 from core.biographer.biography import Biography
@@ -91,6 +92,7 @@ class Engine:
         self.usage = Usage(store, self.ledger)
         self.pictures = Pictures(settings, store, self.profile)
         self.outbox = Outbox(store)
+        self.shares = Shares(settings, store, self.profile)
 
     @classmethod
     async def open(cls, settings: Settings, embedder: Embedder | None = None) -> Engine:

@@ -417,6 +417,34 @@ MIGRATIONS: tuple[Migration, ...] = (
             WHERE input_hash IS NOT NULL;
         """,
     ),
+    Migration(
+        "shares",
+        """
+        -- Every portrait the owner saved (core.storage.shares owns both tables): for whom,
+        -- what went in, who was shown by name, the file's hash, and what each sentence rests
+        -- on (JSON, kept here and not in the file). The owner's own audiences too.
+        CREATE TABLE shares (
+            id         INTEGER PRIMARY KEY AUTOINCREMENT,
+            created_at TEXT NOT NULL,
+            audience   TEXT NOT NULL,
+            format     TEXT NOT NULL,
+            sections   TEXT NOT NULL,
+            shown      TEXT NOT NULL,
+            path       TEXT NOT NULL,
+            sha256     TEXT NOT NULL,
+            size       INTEGER NOT NULL,
+            writer     TEXT NOT NULL,
+            accepted   TEXT NOT NULL,
+            support    TEXT NOT NULL,
+            content    BLOB NOT NULL
+        );
+        CREATE TABLE share_audiences (
+            name       TEXT PRIMARY KEY,
+            settings   TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        );
+        """,
+    ),
 )
 
 REINDEX_BATCH = 20_000  # chunks per step of a re-index, each step logged

@@ -12,6 +12,7 @@
                                                     store.outbox     outbox
     store.extracts   extracts, extracts_fts, extract_vectors, extract_parts (the reader's)
     store.rounds     reading_rounds (estimate against actual)
+    store.shares     shares, share_audiences (portraits the owner saved)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from core.storage.questions import Questions
 from core.storage.reading import ReadingQueue
 from core.storage.revisions import Revisions
 from core.storage.rounds import Rounds
+from core.storage.shares import Shares
 from core.storage.turns import Turns
 from core.storage.usage import UsageLog
 from core.storage.vectors import Vectors
@@ -60,6 +62,7 @@ class Store:
         self.usage = UsageLog(db)
         self.outbox = OutboxQueue(db)
         self.extracts = Extracts(db)
+        self.shares = Shares(db)
         self.rounds = Rounds(db)
 
     @classmethod

@@ -1,0 +1,218 @@
+"""Drafting, scanning, saving and keeping portraits. A draft is made from bio.md only, for
+an audience; saving writes the file and records it, and refuses while the scan has findings
+the owner has not accepted. bio.md is never changed."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from core.app.pictures.people import people_of, same_person
+from core.app.shares.render import to_html, to_markdown, to_text
+from core.biographer.profile import Profile
+from core.biographer.share.audiences import PRESETS, Audience, Choice, Format, preset
+from core.biographer.share.people import Names, Someone, choose
+from core.biographer.share.portrait import Portrait, tidy, years_of
+from core.biographer.share.scan import Finding, redact, scan, windows
+from core.errors import BiomdError, NotFound
+from core.settings import Settings
+from core.storage.shares import NewShare, ShareRecord
+from core.storage.store import Store
+
+EXTENSIONS: dict[str, str] = {"html": "html", "md": "md", "text": "txt"}
+
+
+class UnresolvedFindings(BiomdError):
+    """The scan found private things the owner has not accepted."""
+
+    def __init__(self, findings: list[Finding]) -> None:
+        self.findings = findings
+        listed = "; ".join(f"{f.kind}: {f.text}" for f in findings[:8])
+        more = f" and {len(findings) - 8} more" if len(findings) > 8 else ""
+        super().__init__(
+            f"Nothing was saved: the privacy scan found {len(findings)} thing(s) to look at "
+            f"({listed}{more}). Hide those people, leave the section out, or accept them."
+        )
+
+
+@dataclass
+class Draft:
+    """A portrait before it is saved, with what the scan found in it."""
+
+    audience: Audience
+    portrait: Portrait
+    people: list[Someone]
+    findings: list[Finding]
+    names: Names = field(repr=False)
+    support: list[dict[str, object]] = field(default_factory=list)
+    writer: str = "rules"
+
+    def render(self, made: str) -> str:
+        return render(self.portrait, self.audience.format, made)
+
+
+def render(portrait: Portrait, fmt: Format, made: str) -> str:
+    if fmt == "html":
+        return to_html(portrait, made)
+    if fmt == "md":
+        return to_markdown(portrait, made)
+    return to_text(portrait)
+
+
+class Shares:
+    def __init__(self, settings: Settings, store: Store, profile: Profile) -> None:
+        self.settings = settings
+        self.store = store
+        self.profile = profile
+
+    # -- audiences ------------------------------------------------------------------------
+
+    async def audiences(self) -> dict[str, Audience]:
+        """The presets, with the owner's own audiences over them."""
+        saved = {n: Audience.from_json(s) for n, s in (await self.store.shares.audiences()).items()}
+        return {**PRESETS, **saved}
+
+    async def save_audience(self, name: str, audience: Audience) -> None:
+        await self.store.shares.save_audience(name, audience.changed(name=name).to_json())
+
+    # -- drafting ---------------------------------------------------------------------------
+
+    async def draft(self, audience_name: str, choice: Choice | None = None) -> Draft:
+        """A portrait of bio.md for this audience, by rules, scanned."""
+        audience = (choice or Choice()).apply(preset(audience_name, await self.audiences()))
+        bio = await self.profile.load()
+        people = choose(await self.people(bio), audience.people, audience.show, audience.hide)
+        names = Names(people, self.settings.owner_list)
+        portrait = tidy(
+            bio, audience, names, await self._years(), self.profile.language, self._title()
+        )
+        support: list[dict[str, object]] = [
+            {"text": i.text, "lines": list(i.lines)} for i in portrait.items
+        ]
+        findings = await self.scan(portrait, names)
+        return Draft(audience, portrait, people, findings, names, support)
+
+    async def people(self, bio: str) -> list[tuple[str, str]]:
+        """(name, what bio.md says of them) of bio.md's people and every speaker in the
+        corpus who is not the owner."""
+        owners = self.settings.owner_list
+        found = [(p.name, p.about) for p in people_of(bio)]
+        for row in await self.store.activity.speakers_by_year():
+            name = row.speaker.split("<")[0].strip() or row.speaker
+            if any(same_person(name, o) for o in owners):
+                continue
+            if not any(same_person(name, n) for n, _ in found):
+                found.append((name, ""))
+        return [(n, a) for n, a in found if not any(same_person(n, o) for o in owners)]
+
+    async def scan(self, portrait: Portrait, names: Names) -> list[Finding]:
+        """The privacy scan, and runs of words copied from the sources."""
+        found = scan(portrait, names)
+        for p, part in enumerate(portrait.parts):
+            for i, item in enumerate(part.items):
+                for run in windows(item.text):
+                    if any(q and run in q for q in portrait.audience.quotes):
+                        continue
+                    if await self.store.keywords.match(f'"{run}"', 1, 1, True):
+                        at = item.text.find(run.split()[0])
+                        found.append(Finding("source text", run, p, i, max(at, 0), max(at, 0)))
+                        break
+        return found
+
+    async def _years(self) -> dict[int, tuple[int, int]]:
+        out = {}
+        for doc in await self.store.documents.all("ready"):
+            span = years_of(doc.content_start, doc.content_end) or years_of(doc.added_at, None)
+            if span:
+                out[doc.id] = span
+        return out
+
+    def _title(self) -> str:
+        owners = self.settings.owner_list
+        return owners[0] if owners else "A portrait"
+
+    # -- saving and keeping ---------------------------------------------------------------
+
+    async def save(
+        self, draft: Draft, out: Path, *, accept: bool = False, remove: bool = False
+    ) -> ShareRecord:
+        """Write the file and record it. With findings, nothing is written unless they are
+        accepted (`accept`) or their words removed (`remove`)."""
+        portrait, accepted = draft.portrait, []
+        if draft.findings and remove:
+            portrait = redact(portrait, [f for f in draft.findings if f.kind != "source text"])
+            left = await self.scan(portrait, draft.names)
+            if left and not accept:
+                raise UnresolvedFindings(left)
+            accepted = [f.key for f in left]
+        elif draft.findings and not accept:
+            raise UnresolvedFindings(draft.findings)
+        else:
+            accepted = [f.key for f in draft.findings]
+        made = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
+        content = render(portrait, draft.audience.format, made).encode("utf-8")
+        out = await asyncio.to_thread(_write_private, out, content)
+        share_id = await self.store.shares.add(
+            NewShare(
+                audience=draft.audience.name,
+                format=draft.audience.format,
+                sections=[p.key for p in portrait.parts],
+                shown=[p.name for p in draft.people if p.shown == "name"],
+                path=str(out),
+                sha256=hashlib.sha256(content).hexdigest(),
+                writer=draft.writer,
+                accepted=accepted,
+                support=draft.support,
+                content=content,
+            )
+        )
+        record = await self.store.shares.get(share_id)
+        assert record is not None
+        return record
+
+    def default_path(self, audience: Audience) -> Path:
+        day = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
+        return (
+            self.settings.data_dir
+            / "shares"
+            / f"{day}-{audience.name}.{EXTENSIONS[audience.format]}"
+        )
+
+    async def all(self) -> list[ShareRecord]:
+        return await self.store.shares.all()
+
+    async def content(self, share_id: int) -> tuple[ShareRecord, bytes]:
+        record = await self.store.shares.get(share_id)
+        content = await self.store.shares.content(share_id)
+        if record is None or content is None:
+            raise NotFound(f"There is no share #{share_id}.")
+        return record, content
+
+    async def delete(self, share_id: int, *, file: bool = True) -> ShareRecord:
+        """Forget a share, and delete its file if it is still the one saved."""
+        record, _ = await self.content(share_id)
+        path = Path(record.path)
+        if file and await asyncio.to_thread(_same_file, path, record.sha256):
+            await asyncio.to_thread(path.unlink)
+        await self.store.shares.delete(share_id)
+        return record
+
+
+def _write_private(path: Path, content: bytes) -> Path:
+    """Write the file whole or not at all, readable by the owner only; its full path."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_bytes(content)
+    tmp.chmod(0o600)
+    tmp.replace(path)
+    return path.resolve()
+
+
+def _same_file(path: Path, sha256: str) -> bool:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+    except OSError:
+        return False

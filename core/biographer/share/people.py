@@ -1,0 +1,144 @@
+"""Other people in a portrait: shown by role ("her sister") or initial ("T."), or by name
+where the owner chooses. The names come from bio.md's People section and from every speaker
+in the corpus; they are found in text as whole words, in any case and without accents."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from core.biographer.share.audiences import Shown
+
+# Roles, as bio.md says them ("her partner since 2021", "Mum", "his manager at Lumen").
+ROLES = (
+    "partner", "wife", "husband", "girlfriend", "boyfriend", "fiancée", "fiancé", "fiance",
+    "ex-partner", "ex-wife", "ex-husband", "ex-girlfriend", "ex-boyfriend", "ex",
+    "mother", "mum", "mom", "father", "dad", "sister", "brother", "daughter", "son",
+    "grandmother", "grandfather", "grandma", "grandpa", "aunt", "uncle", "cousin", "niece",
+    "nephew", "stepmother", "stepfather", "mother-in-law", "father-in-law", "sister-in-law",
+    "brother-in-law", "best friend", "friend", "flatmate", "roommate", "neighbour",
+    "neighbor", "colleague", "manager", "boss", "mentor", "teacher", "student", "client",
+    "therapist", "doctor", "coach", "landlord", "business partner", "co-founder",
+)  # fmt: skip
+_ROLE = re.compile(
+    r"\b(?:(my|her|his|their|the owner's)\s+)?("
+    + "|".join(re.escape(r) for r in sorted(ROLES, key=len, reverse=True))
+    + r")\b",
+    re.I,
+)
+
+
+@dataclass(frozen=True)
+class Someone:
+    name: str
+    role: str  # "her sister", or "" when bio.md gives none
+    shown: Shown
+
+    @property
+    def label(self) -> str:
+        """What the portrait says instead of the name."""
+        if self.shown == "name":
+            return self.name
+        if self.shown == "role" and self.role:
+            return self.role
+        return initial(self.name)
+
+
+def initial(name: str) -> str:
+    letters = [w[0].upper() for w in name.split() if w[:1].isalpha()]
+    return (letters[0] + ".") if letters else "someone"
+
+
+def role_in(about: str) -> str:
+    """The role bio.md gives someone, with its possessive ("her sister"), or ""."""
+    m = _ROLE.search(about)
+    if m is None:
+        return ""
+    possessive = (m.group(1) or "their").lower().replace("the owner's", "their")
+    return f"{possessive} {m.group(2).lower()}"
+
+
+def choose(
+    people: Iterable[tuple[str, str]],
+    default: Shown,
+    show: Sequence[str] = (),
+    hide: Sequence[str] = (),
+) -> list[Someone]:
+    """Everyone to place, from (name, what bio.md says of them): named where the owner
+    shows them, hidden (role or initial) where they hide them, else as `default` says.
+    `hide` may add names bio.md and the speakers don't have."""
+    out: dict[str, Someone] = {}
+    shown, hidden = {fold(n) for n in show}, {fold(n) for n in hide}
+    for name, about in [*people, *((n, "") for n in hide)]:
+        key = fold(name)
+        if not key or key in out:
+            continue
+        how: Shown = "name" if key in shown else default
+        if key in hidden and how == "name":
+            how = "role"
+        out[key] = Someone(name.strip(), role_in(about or name), how)
+    return list(out.values())
+
+
+def fold(text: str) -> str:
+    """Lower case, accents off, one char for one char (so positions map back)."""
+    return "".join(_fold_char(c) for c in text)
+
+
+def _fold_char(c: str) -> str:
+    if c.isascii():
+        return c.lower()
+    base = unicodedata.normalize("NFKD", c)[:1] or c
+    return base.lower()[:1] or base
+
+
+def _variants(person: Someone, keep: set[str]) -> list[str]:
+    """The forms of a name to replace: whole, then the first name alone where no one shown
+    shares it."""
+    whole = fold(person.name)
+    parts = whole.split()
+    forms = [whole]
+    if len(parts) > 1 and len(parts[0]) > 2 and parts[0] not in keep:
+        forms.append(parts[0])
+    return forms
+
+
+class Names:
+    """Finds and replaces hidden people's names in text."""
+
+    def __init__(self, people: Sequence[Someone], owner_names: Sequence[str] = ()) -> None:
+        keep = {w for n in owner_names for w in fold(n).split()}
+        keep |= {w for p in people if p.shown == "name" for w in fold(p.name).split()}
+        self.hidden = [p for p in people if p.shown != "name"]
+        forms: dict[str, Someone] = {}
+        for p in self.hidden:
+            for form in _variants(p, keep):
+                if form not in keep:
+                    forms.setdefault(form, p)
+        self._forms = forms
+        ordered = sorted(forms, key=len, reverse=True)
+        self._pattern = (
+            re.compile(r"(?<!\w)(" + "|".join(re.escape(f) for f in ordered) + r")(?:'s|’s)?(?!\w)")
+            if ordered
+            else None
+        )
+
+    def found(self, text: str) -> list[tuple[int, int, Someone]]:
+        """Where hidden names stand in `text`: (start, end, person)."""
+        if self._pattern is None:
+            return []
+        return [
+            (m.start(), m.end(1), self._forms[m.group(1)])
+            for m in self._pattern.finditer(fold(text))
+        ]
+
+    def replace(self, text: str) -> str:
+        """`text` with each hidden name as its label."""
+        out, at = [], 0
+        for start, end, person in self.found(text):
+            out += [text[at:start], person.label]
+            at = end
+        out.append(text[at:])
+        return "".join(out)

@@ -1,0 +1,226 @@
+"""Sharing a portrait: sections and people left out stay out, the privacy scan, no source
+text, escaping, the assistant's limit, the file in a real browser with the network off, and
+the record of every share. The sample life, with a bio.md seeded with marker text."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from core import sample
+from core.app.engine import Engine
+from core.app.shares.service import UnresolvedFindings
+from core.biographer.share.audiences import PRESETS, Choice
+from tests.conftest import make_settings
+
+LONG_QUOTE = "I always feel lighter after the long run along the river with my brother"
+BIO = f"""# bio.md
+
+## Summary
+Nina Castell is a potter in Lisbon who moved from London in 2021 [#3]. She runs with
+Tomás Reis on Sundays.
+
+## Identity
+- Works as a ceramicist with a small studio in Graça [#3]
+- Reachable at nina.castell@example.com or +351 912 345 678 [#2]
+
+## Timeline
+- 2019-04-07: Ran the Bath half marathon with Tomás, living in London [#1]
+- 2021-02: Moved to Lisbon; Mum helped pack the boxes [#3]
+- 2021-05-16: Met Inês at the pottery class [#7]
+
+## People & relationships
+- Inês: her partner since 2021, a potter [#4, #7]
+- Tomás Reis: her brother, a runner [#1]
+- Mum: her mother, in London [#3]
+
+## Patterns
+- Runs on Sunday mornings: "{LONG_QUOTE}" [#5]
+- Keeps notes <script>alert('x')</script> and ![p](http://evil.example/p.png) a < b & c [#5]
+
+## Hypotheses
+- MARKER-HYPOTHESIS might move back to London [#3]
+
+## Inferences
+- Values routine and long walks (confidence: high) [#5]
+- MARKER-LOW-CONFIDENCE thinks about a second studio (confidence: low) [#5]
+
+## Open questions
+- [Q1] MARKER-QUESTION Did you take the Porto job?
+"""
+HIDDEN = ("Tomás", "Reis", "Inês", "Mum")
+
+
+@pytest.fixture
+async def engine(tmp_path: Path, minilm_path: Path, embedder: object) -> AsyncIterator[Engine]:
+    settings = make_settings(
+        tmp_path / "data", minilm_path, owner_names=sample.OWNER_NAMES, timezone=sample.TIMEZONE
+    )
+    async with await Engine.open(settings, embedder) as eng:  # type: ignore[arg-type]
+        _ = [r async for r in eng.sources.ingest(sample.files()[:-1])]
+        await eng.profile.replace(BIO, turn_id=None, mode="manual", reason="test")
+        yield eng
+
+
+def read(path: str | Path) -> str:
+    return Path(path).read_text(encoding="utf-8")
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text))
+
+
+async def test_left_out_sections_and_hidden_people_never_appear_in_any_format(
+    engine: Engine, tmp_path: Path
+) -> None:
+    for name in ("close", "therapist", "work", "assistant"):
+        for fmt in ("html", "md", "text"):
+            draft = await engine.shares.draft(name, Choice(format=fmt))  # type: ignore[arg-type]
+            record = await engine.shares.save(draft, tmp_path / f"{name}.{fmt}", accept=True)
+            written = read(record.path)
+            assert "MARKER" not in written, (name, fmt)
+            assert not words(written) & set(HIDDEN), (name, fmt, words(written) & set(HIDDEN))
+            shown = re.sub(r"<style>.*?</style>", "", written, flags=re.S)
+            assert not re.search(r"(?<!&)#\d", shown), "no raw source ids"
+    draft = await engine.shares.draft("therapist")
+    text = " ".join(i.text for i in draft.portrait.items)
+    assert "her brother" in text and "her partner" in text
+    assert "Runs with her brother on Sundays" in text or "runs with her brother" in text
+
+
+async def test_a_person_shown_by_name_and_sections_chosen_in(engine: Engine) -> None:
+    draft = await engine.shares.draft("close", Choice(show=("Tomás Reis",), add=("hypotheses",)))
+    text = " ".join(i.text for i in draft.portrait.items)
+    assert "Tomás Reis" in text and "Inês" not in text
+    assert "MARKER-HYPOTHESIS" in text and "MARKER-QUESTION" not in text
+    mine = await engine.shares.draft("me")
+    everything = " ".join(i.text for i in mine.portrait.items)
+    assert "MARKER-QUESTION" in everything and "MARKER-LOW-CONFIDENCE" in everything
+
+
+async def test_the_rules_say_sources_as_a_count_and_years_never_as_ids(engine: Engine) -> None:
+    draft = await engine.shares.draft("therapist")
+    people = next(p for p in draft.portrait.parts if p.key == "people")
+    partner = people.items[0]
+    assert partner.text == "Her partner since 2021, a potter"
+    assert re.fullmatch(r"from 2 sources, \d{4}(–\d{4})?", partner.note), partner.note
+    assert all("#" not in i.text + i.note for i in draft.portrait.items)
+    assert draft.writer == "rules"
+    lines = BIO.splitlines()
+    for entry in draft.support:  # each item rests on the bio.md lines it came from
+        first, *_ = entry["lines"]  # type: ignore[misc]
+        assert lines[first - 1].strip().startswith(("-", "Nina"))
+    summary = draft.portrait.parts[0].items
+    assert len(summary) == 1 and summary[0].text.endswith("She runs with her brother on Sundays.")
+
+
+async def test_the_scan_catches_email_and_phone_and_nothing_is_saved_until_resolved(
+    engine: Engine, tmp_path: Path
+) -> None:
+    draft = await engine.shares.draft("close")
+    kinds = {f.kind for f in draft.findings}
+    assert {"e-mail", "phone"} <= kinds
+    target = tmp_path / "close.html"
+    with pytest.raises(UnresolvedFindings) as caught:
+        await engine.shares.save(draft, target)
+    assert "nina.castell@example.com" in caught.value.user_message
+    assert not target.exists() and await engine.shares.all() == []
+    record = await engine.shares.save(draft, target, remove=True)
+    written = target.read_text(encoding="utf-8")
+    assert "example.com" not in written and "912 345" not in written
+    assert "[removed]" in written and record.accepted == ()
+
+
+async def test_no_source_text_unless_the_owner_picks_the_quote(engine: Engine) -> None:
+    draft = await engine.shares.draft("close")
+    text = " ".join(i.text for i in draft.portrait.items)
+    assert "lighter after the long run" not in text and "(a quote, left out)" in text
+    picked = await engine.shares.draft("close", Choice(quotes=(LONG_QUOTE,)))
+    assert LONG_QUOTE in " ".join(i.text for i in picked.portrait.items)
+
+
+async def test_a_line_copied_from_a_source_is_a_finding(engine: Engine) -> None:
+    chat = next(p for p in sample.files() if p.name.startswith("WhatsApp"))
+    assert "Did the boxes arrive?? The man said 5 to 7 days" in chat.read_text(encoding="utf-8")
+    copied = "She was asked: Did the boxes arrive?? The man said 5 to 7 days"
+    bio = BIO.replace("## Patterns\n", f"## Patterns\n- {copied} [#3]\n")
+    await engine.profile.replace(bio, turn_id=None, mode="manual", reason="test")
+    draft = await engine.shares.draft("close")
+    assert any(f.kind == "source text" for f in draft.findings), draft.findings
+
+
+async def test_markup_in_bio_md_is_escaped_or_dropped(engine: Engine, tmp_path: Path) -> None:
+    for fmt, bad in (("html", "<script"), ("md", "![")):
+        draft = await engine.shares.draft("close", Choice(format=fmt))  # type: ignore[arg-type]
+        record = await engine.shares.save(draft, tmp_path / f"x.{fmt}", accept=True)
+        written = read(record.path)
+        assert bad not in written and "evil.example" not in written
+    html = (tmp_path / "x.html").read_text(encoding="utf-8")
+    assert "a &lt; b &amp; c" in html
+    assert "a \\< b & c" in (tmp_path / "x.md").read_text(encoding="utf-8")
+
+
+async def test_the_assistant_preset_stays_within_its_limit(engine: Engine) -> None:
+    long_bio = BIO.replace(
+        "## Patterns\n",
+        "## Patterns\n"
+        + "".join(f"- Habit {i}: walks to the market at dawn [#5]\n" for i in range(80)),
+    )
+    await engine.profile.replace(long_bio, turn_id=None, mode="manual", reason="test")
+    for limit in (None, 400):
+        draft = await engine.shares.draft("assistant", Choice(limit=limit))
+        text = draft.render("2026-12-02")
+        assert len(text) <= (limit or PRESETS["assistant"].limit or 0), len(text)
+        assert text.startswith("Nina Castell is a potter")
+        assert "Patterns: Habit 0" in text
+
+
+async def test_shares_are_recorded_listed_reopened_and_deleted(
+    engine: Engine, tmp_path: Path
+) -> None:
+    bio_before = await engine.profile.load()
+    draft = await engine.shares.draft("therapist", Choice(show=("Inês",)))
+    record = await engine.shares.save(draft, tmp_path / "t.html", accept=True)
+    assert record.audience == "therapist" and record.format == "html"
+    assert record.shown == ("Inês",) and "people" in record.sections
+    assert {"e-mail:nina.castell@example.com"} <= set(record.accepted)
+    _, content = await engine.shares.content(record.id)
+    assert content == (tmp_path / "t.html").read_bytes()
+    assert [r.id for r in await engine.shares.all()] == [record.id]
+    await engine.shares.delete(record.id)
+    assert not (tmp_path / "t.html").exists() and await engine.shares.all() == []
+    assert await engine.profile.load() == bio_before
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
+async def test_the_html_needs_no_network_and_renders_in_chromium(
+    engine: Engine, tmp_path: Path
+) -> None:
+    from playwright.async_api import async_playwright
+
+    from tests.test_browser import FLAGS
+
+    draft = await engine.shares.draft("therapist")
+    record = await engine.shares.save(draft, tmp_path / "t.html", accept=True)
+    html = read(record.path)
+    assert "<script" not in html.lower() and not re.search(r"(https?:)?//[\w.-]+\.\w", html)
+    requests: list[str] = []
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        context = await browser.new_context(offline=True, viewport={"width": 390, "height": 800})
+        page = await context.new_page()
+        page.on("request", lambda r: requests.append(r.url))
+        await page.goto(Path(record.path).as_uri())
+        assert await page.inner_text("h1") == "Nina Castell"
+        assert await page.locator("h2").count() >= 4
+        width = await page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, "fits a phone"
+        await browser.close()
+    assert requests == [Path(record.path).as_uri()]
