@@ -503,6 +503,9 @@ def share(
         bool, typer.Option("--remove-findings", help="Replace what the scan found.")
     ] = False,
     preview: Annotated[bool, typer.Option("--preview", help="Print it; save nothing.")] = False,
+    rules: Annotated[
+        bool, typer.Option("--rules", help="Tidy bio.md by rules; no model writes it.")
+    ] = False,
     save_as: Annotated[
         str | None, typer.Option("--save-audience", help="Keep these choices under a name.")
     ] = None,
@@ -536,11 +539,15 @@ def share(
     async def go(engine: Engine) -> None:
         from core.app.shares.service import render
 
-        draft = await engine.shares.draft(audience, choice)
+        model = not rules and engine.backend.configured
+        draft = await engine.shares.draft(audience, choice, model=model)
         if save_as:
             await engine.shares.save_audience(save_as, draft.audience)
             err.print(f"Saved these choices as the audience '{save_as}'.", markup=False)
         _describe_draft(draft)
+        if draft.portrait.refused:
+            err.print(f"{len(draft.portrait.refused)} sentence(s) of the model's rested on "
+                      "nothing in bio.md and were left out.", markup=False)  # fmt: skip
         if preview:
             sys.stdout.write(render(draft.portrait, "text", ""))
             return

@@ -224,3 +224,48 @@ async def test_the_html_needs_no_network_and_renders_in_chromium(
         assert width <= 390, "fits a phone"
         await browser.close()
     assert requests == [Path(record.path).as_uri()]
+
+
+async def test_the_model_writes_and_a_sentence_on_a_missing_line_is_refused(
+    tmp_path: Path, minilm_path: Path, embedder: object
+) -> None:
+    import json
+
+    from tests.conftest import llm_settings
+    from tests.fake_llm import fake_llm
+
+    def reply(*sentences: tuple[str, str, list[object]]) -> str:
+        parts: dict[str, list[dict[str, object]]] = {}
+        for section, text, lines in sentences:
+            parts.setdefault(section, []).append({"text": text, "lines": lines})
+        return json.dumps({"parts": [{"section": k, "sentences": v} for k, v in parts.items()]})
+
+    with fake_llm() as llm:
+        settings = llm_settings(tmp_path, minilm_path, llm, owner_names=sample.OWNER_NAMES)
+        async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
+            await engine.profile.replace(BIO, turn_id=None, mode="manual", reason="test")
+            llm.reply_with(
+                reply(
+                    ("summary", "Nina Castell is a potter who moved to Lisbon in 2021.", [1]),
+                    ("identity", "She keeps a studio in Graça.", ["L2"]),
+                    ("people", "She has a brother who runs.", [8]),
+                    ("patterns", "She once lived in Madrid for a decade.", [99]),
+                    ("patterns", "She speaks to Carlos every day.", [10]),
+                ),
+                reply(("patterns", "She won a prize in 2017.", [10])),
+            )
+            draft = await engine.shares.draft("therapist", model=True)
+    text = " ".join(i.text for i in draft.portrait.items)
+    assert "moved to Lisbon in 2021" in text and "studio in Graça" in text
+    assert "brother who runs" in text
+    assert "Madrid" not in text and "Carlos" not in text and "2017" not in text
+    refused = " ".join(draft.portrait.refused)
+    assert "2017" in refused  # refused again in the second round, then dropped
+    retry = llm.bodies[1]["messages"][-1]["content"]
+    assert "there is no line L99" in retry and "do not mention carlo" in retry
+    first = llm.bodies[0]["messages"][1]["content"]
+    assert "Tomás" not in first and "MARKER" not in first and "lighter after" not in first
+    assert draft.writer == "test/model"
+    lines = BIO.splitlines()
+    summary = next(s for s in draft.support if "moved to Lisbon" in str(s["text"]))
+    assert lines[summary["lines"][0] - 1].startswith("Nina Castell")  # type: ignore[index]

@@ -92,7 +92,7 @@ class Engine:
         self.usage = Usage(store, self.ledger)
         self.pictures = Pictures(settings, store, self.profile)
         self.outbox = Outbox(store)
-        self.shares = Shares(settings, store, self.profile)
+        self.shares = Shares(settings, store, self.profile, self.backend)
 
     @classmethod
     async def open(cls, settings: Settings, embedder: Embedder | None = None) -> Engine:

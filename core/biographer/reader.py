@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,6 +184,16 @@ def parse(reply: str) -> list[dict[str, Any]]:
         if isinstance(data, list):
             return [n for n in data if isinstance(n, dict)]
     raise Unreadable(f"the reply is not the notes JSON: {reply.strip()[:120]!r}")
+
+
+def json_values(reply: str) -> Iterator[Any]:
+    """The JSON values in a model's reply, best candidate first: fenced blocks, the whole,
+    then the first object or list inside text."""
+    for candidate in _candidates(reply):
+        try:
+            yield json.loads(candidate)
+        except json.JSONDecodeError:
+            yield _first_json(candidate)
 
 
 def _candidates(reply: str) -> list[str]:

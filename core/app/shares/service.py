@@ -17,7 +17,9 @@ from core.biographer.share.audiences import PRESETS, Audience, Choice, Format, p
 from core.biographer.share.people import Names, Someone, choose
 from core.biographer.share.portrait import Portrait, tidy, years_of
 from core.biographer.share.scan import Finding, redact, scan, windows
+from core.biographer.share.writer import write
 from core.errors import BiomdError, NotFound
+from core.models.backend import Backend
 from core.settings import Settings
 from core.storage.shares import NewShare, ShareRecord
 from core.storage.store import Store
@@ -63,10 +65,13 @@ def render(portrait: Portrait, fmt: Format, made: str) -> str:
 
 
 class Shares:
-    def __init__(self, settings: Settings, store: Store, profile: Profile) -> None:
+    def __init__(
+        self, settings: Settings, store: Store, profile: Profile, backend: Backend
+    ) -> None:
         self.settings = settings
         self.store = store
         self.profile = profile
+        self.backend = backend
 
     # -- audiences ------------------------------------------------------------------------
 
@@ -80,8 +85,11 @@ class Shares:
 
     # -- drafting ---------------------------------------------------------------------------
 
-    async def draft(self, audience_name: str, choice: Choice | None = None) -> Draft:
-        """A portrait of bio.md for this audience, by rules, scanned."""
+    async def draft(
+        self, audience_name: str, choice: Choice | None = None, *, model: bool = False
+    ) -> Draft:
+        """A portrait of bio.md for this audience, scanned: by rules, or written by the
+        model from the rules' portrait (`model`), each sentence checked against bio.md."""
         audience = (choice or Choice()).apply(preset(audience_name, await self.audiences()))
         bio = await self.profile.load()
         people = choose(await self.people(bio), audience.people, audience.show, audience.hide)
@@ -92,8 +100,13 @@ class Shares:
         support: list[dict[str, object]] = [
             {"text": i.text, "lines": list(i.lines)} for i in portrait.items
         ]
+        writer = "rules"
+        if model:
+            written = await write(self.backend.reader(), portrait)
+            portrait, support = written.portrait, written.support
+            writer = self.settings.reader_model or self.settings.llm_model
         findings = await self.scan(portrait, names)
-        return Draft(audience, portrait, people, findings, names, support)
+        return Draft(audience, portrait, people, findings, names, support, writer)
 
     async def people(self, bio: str) -> list[tuple[str, str]]:
         """(name, what bio.md says of them) of bio.md's people and every speaker in the
