@@ -539,7 +539,7 @@ def share(
     async def go(engine: Engine) -> None:
         from core.app.shares.service import render
 
-        model = not rules and engine.backend.configured
+        model = not rules and engine.biography.configured
         draft = await engine.shares.draft(audience, choice, model=model)
         if save_as:
             await engine.shares.save_audience(save_as, draft.audience)

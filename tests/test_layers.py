@@ -210,6 +210,7 @@ ENGINE_API = {
     "usage",
     "pictures",
     "outbox",
+    "shares",
     "open",
     "close",
 }

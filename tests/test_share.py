@@ -165,6 +165,9 @@ async def test_markup_in_bio_md_is_escaped_or_dropped(engine: Engine, tmp_path: 
 
 
 async def test_the_assistant_preset_stays_within_its_limit(engine: Engine) -> None:
+    compact = (await engine.shares.draft("assistant")).render("")
+    assert "Patterns: Runs on Sunday mornings. Keeps notes" in compact
+    assert "quote" not in compact
     long_bio = BIO.replace(
         "## Patterns\n",
         "## Patterns\n"

@@ -11,6 +11,7 @@ The app's API, what the front-ends call, is these services:
     engine.usage       what the models cost
     engine.pictures    the timeline's and the people's data
     engine.outbox      messages kept while a platform is unreachable
+    engine.shares      portraits for an audience: drafted, scanned, saved, listed, deleted
     engine.settings
 
 The rest (the store, the searcher, the model backend) is wiring for the app layer; a

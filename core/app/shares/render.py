@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 
-from core.biographer.share.portrait import Item, Part, Portrait
+from core.biographer.share.portrait import LEFT_OUT, Item, Part, Portrait
 
 _CSS = """
 :root { color-scheme: light; --ink: #1f2328; --soft: #59636e; --line: #d8dee4;
@@ -143,5 +143,6 @@ def _shortened(text: str, limit: int) -> str:
 
 
 def _sentence(text: str) -> str:
-    text = text.strip()
+    """An item as a sentence of compact text (a left-out quote is not worth its room)."""
+    text = text.replace(LEFT_OUT, "").strip().rstrip(":;,").strip()
     return text if not text or text[-1] in ".!?。！？…" else text + "."

@@ -14,6 +14,7 @@ from core.biographer.share.audiences import Audience
 from core.biographer.share.people import Names
 
 QUOTE_WORDS = 5  # a quoted span longer than this is source text, left out unless picked
+LEFT_OUT = "(a quote, left out)"
 _HEADING = re.compile(r"^##\s+(.+?)\s*$")
 _CITES = re.compile(r"\s*\[(?:[^\[\]\n]*?#\d+[^\[\]\n]*|chat \d{4}-\d{2}-\d{2}\??)\]")
 _CONFIDENCE = re.compile(r"\s*\(\s*confidence:\s*(high|medium|low)\s*\)", re.I)
@@ -101,7 +102,7 @@ def plain(text: str, quotes: Sequence[str] = ()) -> str:
         said = m.group(1).strip()
         if len(said.split()) <= QUOTE_WORDS or any(said in q or q in said for q in quotes):
             return m.group(0)
-        return "(a quote, left out)"
+        return LEFT_OUT
 
     text = _QUOTED.sub(quote, text)
     return re.sub(r"\s+", " ", text).strip(" \t:;,")
