@@ -29,12 +29,14 @@ def embedder(minilm_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Fas
 
 
 def make_settings(data_dir: Path, minilm_path: Path, **overrides: object) -> Settings:
+    """Settings for a test: the small model, no .env, and the web view (where a bot serves
+    one) on any free port, so that two runs on one machine don't collide."""
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         data_dir=data_dir,
         embed_model=MINILM_NAME,
         embed_model_path=minilm_path,
-        **overrides,  # type: ignore[arg-type]
+        **({"web_port": 0} | overrides),  # type: ignore[arg-type]
     )
 
 

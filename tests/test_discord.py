@@ -227,3 +227,35 @@ async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_ow
     sent = body["messages"][1]["content"]
     assert "Ana Silva (owner): Bom dia!" in sent and "Note: the time is 8:01" in sent
     assert [t for t in dc.texts(dc.dm_channel(STRANGER))] == []
+
+
+async def test_share_by_rules_and_a_button_sends_the_file(
+    tmp_path: Path, minilm_path: Path, embedder: Any
+) -> None:
+    from tests.test_share import BIO
+
+    async with fake_discord() as dc:  # no model configured: the portrait is made by rules
+        settings = make_settings(
+            tmp_path / "data",
+            minilm_path,
+            discord_token="discord-test-token",
+            discord_allowed_users=str(OWNER),
+            owner_names="Nina Castell",
+        )
+        app = BotApp(settings, embedder)
+        await app.start()
+        try:
+            await app.engine.profile.replace(BIO, turn_id=None, mode="manual", reason="test")
+            await dc.push(OWNER, "!share close hide Graça format md")
+            await dc.wait_for(lambda: dc.buttons())
+            ((choice, keys),) = dc.buttons()
+            assert ("Accept, save", "/share save accept") in keys
+            preview = dc.messages[choice]["content"]
+            assert "written by rules from bio.md" in preview and "phone: +351" in preview
+            await dc.press(OWNER, "/share save accept", choice)
+            await dc.wait_for(lambda: any(t.startswith("Saved share #1") for t in dc.texts()))
+        finally:
+            await app.stop()
+    name, data = dc.uploads[-1]
+    assert name.endswith("-close.md") and b"Gra\xc3\xa7a" not in data and b"Tom" not in data
+    assert b"## People & relationships" in data

@@ -397,3 +397,51 @@ async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_ow
     sent = body["messages"][1]["content"]
     assert "Ana Silva (owner): Bom dia!" in sent and "Note: the time is 8:01" in sent
     assert [t for t in tg.texts(OWNER) if t.startswith("Reading #1 ")] == [asked]
+
+
+async def test_share_previews_a_portrait_and_a_button_saves_it_as_a_file(rig: Rig) -> None:
+    import json
+
+    from tests.test_share import BIO
+
+    tg = rig.tg
+    await rig.app.engine.profile.replace(BIO, turn_id=None, mode="manual", reason="test")
+    written = {
+        "parts": [
+            {
+                "section": "summary",
+                "sentences": [
+                    {"text": "Nina Castell is a potter who moved to Lisbon in 2021.", "lines": [1]}
+                ],
+            },
+            {
+                "section": "identity",
+                "sentences": [
+                    {"text": "She can be reached at nina.castell@example.com.", "lines": ["L3"]}
+                ],
+            },
+            {"section": "people", "sentences": [{"text": "Her brother runs.", "lines": [8]}]},
+        ]
+    }
+    rig.llm.reply_with(json.dumps(written))
+    tg.push(OWNER, text="/share therapist")
+    await tg.wait_for(lambda: tg.buttons())
+    (keys,) = tg.buttons()
+    assert keys == [
+        ("Remove them, save", "/share save remove"),
+        ("Accept, save", "/share save accept"),
+    ]
+    preview = next(t for t in tg.texts(OWNER) if t.startswith("A portrait for a therapist"))
+    body = preview.split("\n\n")[1]
+    assert "moved to Lisbon in 2021" in body and "Tomás" not in body
+    assert "e-mail: nina.castell@example.com" in preview
+    message = max(m for m, v in tg.sent.items() if v.get("text", "").startswith("A portrait"))
+    tg.push_callback(OWNER, "/share save remove", message=message)
+    await tg.wait_for(lambda: any(t.startswith("Saved share #1") for t in tg.texts()))
+    name, data = tg.documents[-1]
+    assert name.endswith("-therapist.html") and b"<script" not in data
+    assert b"moved to Lisbon in 2021" in data and b"example.com" not in data and b"Tom" not in data
+    tg.push(OWNER, text="/share list")
+    await tg.wait_for(lambda: any(t.startswith("#1 ") and "therapist" in t for t in tg.texts()))
+    tg.push(OWNER, text="/share save")
+    await tg.wait_for(lambda: any("no portrait to save here yet" in t for t in tg.texts()))

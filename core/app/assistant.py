@@ -11,12 +11,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.app import replies
-from core.app.channels import Channel
+from core.app.channels import Buttons, Channel
 from core.app.engine import Engine
 from core.app.jobs import AnswerJob, ConsolidateJob, JobQueue, ReadJob, SourceJob
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
 from core.app.replies import search_reply, snippet, status_text, with_source_hint
+from core.app.shares import args as share_args
+from core.app.shares.service import Draft
+from core.app.shares.service import render as render_share
 from core.app.status import gather as gather_status
 from core.biographer.profile_text import Question, section
 from core.biographer.questions import question_text
@@ -44,6 +47,7 @@ class Assistant:
     def __init__(self, engine: Engine, jobs: JobQueue) -> None:
         self.engine = engine
         self.jobs = jobs
+        self._drafts: dict[tuple[str, str], Draft] = {}  # the portrait each chat last saw
 
     # -- messages -------------------------------------------------------------------------
 
@@ -114,9 +118,9 @@ class Assistant:
             return None
         return await self.engine.questions.for_message(channel.platform, chat, reply_to)
 
-    async def _say(self, channel: Channel, chat: str, text: str) -> None:
+    async def _say(self, channel: Channel, chat: str, text: str, buttons: Buttons = ()) -> None:
         """A reply; kept and sent later if the platform is unreachable right now."""
-        await self.engine.outbox.deliver(channel, chat, text)
+        await self.engine.outbox.deliver(channel, chat, text, buttons)
 
     async def _ack(self, channel: Channel, chat: str, text: str) -> str | None:
         """The status message a job will edit; None if it cannot be sent now (the job is
@@ -331,6 +335,48 @@ class Assistant:
         if how != "later":
             await self.jobs.submit(ReadJob(platform=channel.platform, chat=chat))
 
+    async def _cmd_share(self, channel: Channel, chat: str, args: str) -> None:
+        """/share AUDIENCE [hide NAME] …: a preview; /share save [remove|accept] keeps it."""
+        shares = self.engine.shares
+        asked = share_args.parse(args)
+        if asked.action == "":
+            names = list(await shares.audiences())
+            await self._say(channel, chat, replies.share_usage(names, await shares.all()))
+        elif asked.action == "list":
+            await self._say(channel, chat, replies.share_list(await shares.all()))
+        elif asked.action == "delete" and asked.share_id is not None:
+            gone = await shares.delete(asked.share_id)
+            await self._say(channel, chat, f"Deleted share #{gone.id} and its file.")
+        elif asked.action == "open" and asked.share_id is not None:
+            record, content = await shares.content(asked.share_id)
+            await channel.send_file(chat, Path(record.path).name, content, f"Share #{record.id}")
+        elif asked.action == "save":
+            await self._save_share(channel, chat, asked.how)
+        else:
+            model = self.engine.biography.configured
+            if model:
+                await self._say(channel, chat, "The biographer is writing the portrait…")
+            draft = await shares.draft(asked.audience, asked.choice, model=model)
+            self._drafts[(channel.platform, chat)] = draft
+            preview = render_share(draft.portrait, "text", "")
+            await self._say(
+                channel, chat, replies.share_preview(draft, preview), replies.share_buttons(draft)
+            )
+
+    async def _save_share(self, channel: Channel, chat: str, how: str) -> None:
+        draft = self._drafts.get((channel.platform, chat))
+        if draft is None:
+            raise BiomdError("There is no portrait to save here yet. Make one: /share therapist")
+        shares = self.engine.shares
+        path = shares.default_path(draft.audience)
+        record = await shares.save(draft, path, accept=how == "accept", remove=how == "remove")
+        del self._drafts[(channel.platform, chat)]
+        _, content = await shares.content(record.id)
+        await channel.send_file(chat, path.name, content, f"For {draft.audience.title}")
+        if record.format == "text":
+            await self._say(channel, chat, content.decode("utf-8"))
+        await self._say(channel, chat, replies.share_saved(record))
+
 
 def _id(args: str, example: str) -> int:
     try:
@@ -366,6 +412,11 @@ COMMANDS: tuple[Command, ...] = (
     Command("consolidate", "Tidy bio.md, losing nothing", Assistant._cmd_consolidate),
     Command("status", "Corpus, queue and today's spend", Assistant._cmd_status),
     Command("cost", "Tokens and spend", Assistant._cmd_cost),
+    Command(
+        "share",
+        "A portrait of you for someone: /share therapist",
+        Assistant._cmd_share,
+    ),
     Command(
         "read",
         "Choose how much of a costly source to read: /read 12 mine",

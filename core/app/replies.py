@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
+from core.app.shares.service import Draft
 from core.biographer.citations import in_order
+from core.storage.shares import ShareRecord
 
 if TYPE_CHECKING:
     from core.app.status import Status
@@ -297,3 +299,72 @@ def reading_chosen(doc_id: int, scope: str) -> str:
         scope, f"what was written since {scope.partition(':')[2]}"
     )
     return f"Reading #{doc_id}: {what}. I'll tell you when it's done."
+
+
+# -- sharing a portrait ---------------------------------------------------------------------
+
+
+def share_usage(audiences: Sequence[str], recent: Sequence[ShareRecord]) -> str:
+    lines = [
+        "Share a portrait of yourself, written from bio.md for someone. Other people appear "
+        "by role or initial, nothing from your sources is quoted, and a privacy scan runs "
+        "before anything is saved.",
+        "",
+        f"/share AUDIENCE, one of: {', '.join(audiences)}",
+        "Then, in any order: hide NAME · show NAME · with SECTION · without SECTION · "
+        "format html|md|text · limit CHARACTERS",
+        "For example: /share therapist hide Tomás with hypotheses",
+        "/share list · /share open 3 · /share delete 3",
+    ]
+    if recent:
+        lines += ["", share_list(recent[:5])]
+    return "\n".join(lines)
+
+
+def share_preview(draft: Draft, text: str) -> str:
+    by = "by rules from bio.md" if draft.writer == "rules" else f"by {draft.writer}"
+    lines = [f"A portrait for {draft.audience.title}, written {by}:", "", text.strip(), ""]
+    if draft.portrait.refused:
+        lines.append(
+            f"{len(draft.portrait.refused)} sentence(s) the model wrote rested on nothing in "
+            "bio.md and were left out."
+        )
+    if draft.people:
+        shown = "; ".join(
+            f"{p.name} by name" if p.shown == "name" else f"{p.name} as '{p.label}'"
+            for p in draft.people
+        )
+        lines.append(f"People: {shown}. To name someone: show NAME; to hide one: hide NAME.")
+    if draft.findings:
+        found = "; ".join(f"{f.kind}: {f.text}" for f in draft.findings)
+        lines += [
+            f"The privacy scan found {len(draft.findings)} thing(s): {found}.",
+            "/share save remove (they become [removed]) · /share save accept · or change it",
+        ]
+    else:
+        lines.append("The privacy scan found nothing. /share save to keep it as a file.")
+    return "\n".join(lines)
+
+
+def share_buttons(draft: Draft) -> list[tuple[str, str]]:
+    if draft.findings:
+        return [("Remove them, save", "/share save remove"), ("Accept, save", "/share save accept")]
+    return [("Save", "/share save")]
+
+
+def share_saved(record: ShareRecord) -> str:
+    size = f"{record.size:,} characters" if record.format == "text" else f"{record.size:,} bytes"
+    return (
+        f"Saved share #{record.id} for {record.audience} ({record.format}, {size}). Open the "
+        "file in a browser to read or print it. /share list shows every share."
+    )
+
+
+def share_list(records: Sequence[ShareRecord]) -> str:
+    if not records:
+        return "No shares yet."
+    return "\n".join(
+        f"#{r.id} {r.created_at[:10]} for {r.audience} ({r.format})"
+        + (f", named: {', '.join(r.shown)}" if r.shown else "")
+        for r in records
+    )
