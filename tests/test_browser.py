@@ -179,3 +179,30 @@ async def test_on_a_phone_the_profile_fits_the_screen(served: tuple[Engine, WebV
         assert width <= 390, "no sideways scrolling"
         await tab.screenshot(path=str(SHOTS / "phone.png"))
         await browser.close()
+
+
+async def test_a_portrait_for_a_therapist_is_made_in_the_browser(
+    served: tuple[Engine, WebView], page: Any
+) -> None:
+    engine, view = served
+    await page.goto(view.link)  # signs in
+    await page.goto(view.link.split("?")[0] + "share?for=therapist")
+    await page.check("input[name='person:Mum'][value='name']")  # Mum by name, Inês hidden:
+    await page.fill("input[name='hide']", "Inês")  # she is not (yet) in bio.md's People
+    async with page.expect_navigation():
+        await page.click("button:has-text('Show it')")
+    frame = page.frame_locator("iframe.portrait")
+    await frame.locator("h1").wait_for()
+    text = await frame.locator("body").inner_text()
+    assert "Ran the Bath half marathon" in text and "Inês" not in text and "Told Mum" in text
+    await page.screenshot(path=str(SHOTS / "share.png"), full_page=True)
+    found = await page.locator("table.findings tr").all_inner_texts()
+    for keep in await page.locator("input[value='accept'][required]").all():
+        await keep.check()  # words that are also in a source: kept, knowingly
+    save = page.get_by_role("button", name="Save the file")
+    await save.scroll_into_view_if_needed()
+    async with page.expect_navigation():
+        await save.click()
+    await page.wait_for_selector("#saved")
+    (record,) = await engine.shares.all()
+    assert record.audience == "therapist" and record.shown == ("Mum",), found

@@ -450,3 +450,58 @@ async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -
     assert "Grace (owner): a message long enough" in body["messages"][1]["content"]
     html = (await site.client.get("/sources")).text
     assert 'action="/source/' not in html and ">read<" in html.replace("\n", "")
+
+
+# -- sharing a portrait -----------------------------------------------------------------------
+
+
+async def test_the_share_page_previews_changes_saves_downloads_and_deletes(site: Site) -> None:
+    import re
+
+    from tests.test_share import BIO
+
+    await site.engine.profile.replace(BIO, turn_id=None, mode="manual", reason="test")
+    r = await site.client.get("/share?for=therapist")
+    assert r.status_code == 200
+    assert 'name="person:Tomás Reis" value="hidden" checked' in r.text
+    assert "nina.castell@example.com" in r.text and "<script>alert" not in r.text
+    token = re.search(r'src="/share/preview/([\w-]+)"', r.text)
+    assert token is not None
+    preview = await site.client.get(f"/share/preview/{token.group(1)}")
+    assert preview.headers["content-security-policy"].startswith("default-src 'none'")
+    assert "her brother" in preview.text and "Tomás" not in preview.text
+    assert "<script" not in preview.text
+
+    form = {
+        "audience": "therapist",
+        "section": ["summary", "identity", "people", "hypotheses"],
+        "person:Inês": "name",
+        "person:Tomás Reis": "hidden",
+        "hide": "Graça",
+        "format": "html",
+    }
+    r = await site.client.post("/share", data=form, headers=site.csrf)
+    assert r.status_code == 200
+    token = re.search(r'src="/share/preview/([\w-]+)"', r.text)
+    assert token is not None
+    preview = await site.client.get(f"/share/preview/{token.group(1)}")
+    assert "Inês" in preview.text and "Graça" not in preview.text
+    assert "MARKER-HYPOTHESIS" in preview.text and "Timeline" not in preview.text
+
+    undecided = {"token": token.group(1), "finding:e-mail:nina.castell@example.com": "remove"}
+    r = await site.client.post("/share/save", data=undecided, headers=site.csrf)
+    assert r.status_code == 400 and "Nothing was saved" in r.text and "phone" in r.text
+    decided = undecided | {"finding:phone:+351 912 345 678": "accept"}
+    r = await site.client.post("/share/save", data=decided, headers=site.csrf)
+    assert r.status_code == 303 and r.headers["location"] == "/share?for=therapist&saved=1"
+    r = await site.client.get("/share?for=therapist&saved=1")
+    assert "Saved share #1" in r.text and 'href="/share/file/1"' in r.text
+    file = await site.client.get("/share/file/1")
+    assert file.headers["content-disposition"].endswith('-therapist.html"')
+    assert "example.com" not in file.text and "+351 912 345 678" in file.text
+    assert "Inês" in file.text and "[removed]" in file.text
+
+    r = await site.client.post("/share/1/delete", headers=site.csrf)
+    assert r.status_code == 303 and await site.engine.shares.all() == []
+    r = await site.stranger().get("/share")
+    assert r.status_code != 200 or "Share a portrait" not in r.text

@@ -15,7 +15,17 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bot.web.context import HERE, Web
-from bot.web.pages import chat, history, pictures, profile, questions, search, sources, status
+from bot.web.pages import (
+    chat,
+    history,
+    pictures,
+    profile,
+    questions,
+    search,
+    share,
+    sources,
+    status,
+)
 from bot.web.pages.sources import UploadTooBig
 from bot.web.security import Guard
 from core.errors import NotFound
@@ -47,6 +57,12 @@ ROUTES = [
     Route("/chat", chat.chat_send, methods=["POST"]),
     Route("/search", search.search),
     Route("/grep", search.grep),
+    Route("/share", share.share_page),
+    Route("/share", share.share_change, methods=["POST"]),
+    Route("/share/preview/{token:str}", share.share_preview),
+    Route("/share/save", share.share_save, methods=["POST"]),
+    Route("/share/file/{sid:int}", share.share_file),
+    Route("/share/{sid:int}/delete", share.share_delete, methods=["POST"]),
     Route("/status", status.status),
     Route("/events", status.events),
     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),

@@ -20,6 +20,7 @@ from bot.web.render import cite_links, markdown
 from bot.web.security import Keys
 from core.app.assistant import Assistant
 from core.app.engine import Engine
+from core.app.shares.service import Draft
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
@@ -41,6 +42,7 @@ class Web:
     max_upload: int
     tasks: set[asyncio.Task[Any]] = field(default_factory=set)
     pictures: RenderMemo = field(default_factory=RenderMemo)
+    drafts: dict[str, Draft] = field(default_factory=dict)  # portraits being shared, by token
 
     def spawn(self, work: Any) -> None:
         """Run `work` in the background, keeping a reference until it ends."""

@@ -173,7 +173,8 @@ def _form_csrf(scope: Scope) -> str | None:
 
 
 def _security_headers(path: str) -> list[tuple[bytes, bytes]]:
-    csp = PICTURE_CSP if path.endswith(".svg") else CSP
+    own = path.endswith(".svg") or path.startswith(("/share/preview/", "/share/file/"))
+    csp = PICTURE_CSP if own else CSP  # a picture or a portrait: inline styles, nothing else
     return [
         (b"content-security-policy", csp.encode()),
         (b"x-content-type-options", b"nosniff"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -150,21 +151,29 @@ class Shares:
     # -- saving and keeping ---------------------------------------------------------------
 
     async def save(
-        self, draft: Draft, out: Path, *, accept: bool = False, remove: bool = False
+        self,
+        draft: Draft,
+        out: Path,
+        *,
+        accept: bool = False,
+        remove: bool = False,
+        decisions: Mapping[str, str] | None = None,
     ) -> ShareRecord:
-        """Write the file and record it. With findings, nothing is written unless they are
-        accepted (`accept`) or their words removed (`remove`)."""
-        portrait, accepted = draft.portrait, []
-        if draft.findings and remove:
-            portrait = redact(portrait, [f for f in draft.findings if f.kind != "source text"])
-            left = await self.scan(portrait, draft.names)
-            if left and not accept:
-                raise UnresolvedFindings(left)
-            accepted = [f.key for f in left]
-        elif draft.findings and not accept:
-            raise UnresolvedFindings(draft.findings)
-        else:
-            accepted = [f.key for f in draft.findings]
+        """Write the file and record it. Each finding of the scan is removed (`remove`, or
+        "remove" in `decisions` by its key) or accepted (`accept`, or "accept"); while one
+        is neither, nothing is written."""
+        decided = decisions or {}
+        gone = [
+            f
+            for f in draft.findings
+            if f.kind != "source text" and (remove or decided.get(f.key) == "remove")
+        ]
+        portrait = redact(draft.portrait, gone) if gone else draft.portrait
+        left = await self.scan(portrait, draft.names) if gone else draft.findings
+        open_ = [f for f in left if not (accept or decided.get(f.key) == "accept")]
+        if open_:
+            raise UnresolvedFindings(open_)
+        accepted = list(dict.fromkeys(f.key for f in left))
         made = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
         content = render(portrait, draft.audience.format, made).encode("utf-8")
         out = await asyncio.to_thread(_write_private, out, content)

@@ -37,6 +37,22 @@ def content_stems(text: str) -> set[str]:
     }
 
 
+_NAME = re.compile(r"(?<![.!?:;]\s)(?<!^)(?<![\"“(])\b([A-ZÀ-ÖØ-ÞА-ЯЁ][\w'’-]+)")
+_NOT_NAMES = {
+    "she", "he", "they", "her", "his", "their", "it", "its", "the", "a", "an", "i", "my",
+    "we", "our", "you", "your", "this", "that", "these", "those", "there", "and", "but",
+}  # fmt: skip
+
+
+def names_in(sentence: str) -> list[str]:
+    """Capitalised words that are not a sentence's first word nor a pronoun: names."""
+    return [
+        m.group(1)
+        for m in _NAME.finditer(sentence.strip())
+        if m.group(1).casefold() not in _NOT_NAMES
+    ]
+
+
 def refusal(sentence: str, cited: Sequence[int], lines: Mapping[int, str]) -> str | None:
     """Why `sentence` does not rest on the lines it cites, or None when it does."""
     if not cited:
@@ -49,11 +65,7 @@ def refusal(sentence: str, cited: Sequence[int], lines: Mapping[int, str]) -> st
     if numbers:
         return f"the lines it names do not say {', '.join(sorted(numbers))}"
     stems, theirs = content_stems(sentence), content_stems(said)
-    names = {
-        _fold(w)[:_STEM]
-        for i, w in enumerate(_WORD.findall(sentence))
-        if i > 0 and w[:1].isupper() and len(w) > 1
-    }
+    names = {_fold(w)[:_STEM] for w in names_in(sentence)}
     invented = sorted(n for n in names - theirs if n not in _MINOR)
     if invented:
         return f"the lines it names do not mention {', '.join(invented)}"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from core.biographer.reader import Unreadable, json_values
-from core.biographer.share.portrait import Item, Part, Portrait
+from core.biographer.share.portrait import LEFT_OUT, Item, Part, Portrait
 from core.biographer.share.support import refusal
 from core.models.llm import JsonModel
 
@@ -52,8 +52,10 @@ SYSTEM = (
     "never guess a name. Add no fact, date, number or name that the lines do not give.\n\n"
     "Reply with JSON only: "
     '{{"parts": [{{"section": "<section>", "sentences": [{{"text": "...", "lines": [1, 2]}}]}}]}}. '
-    'Use these sections, in this order: {sections}. Each sentence\'s "lines" are the '
-    "numbers of the lines it rests on; a sentence that rests on no line will be refused.{limit}"
+    "Use these sections, in this order: {sections}. Write one short sentence at a time, "
+    'each with its own "lines": the L numbers of the lines that say what it says (cite '
+    "every line a fact of the sentence comes from). A sentence whose lines do not say it "
+    "is refused.{limit}"
 )
 
 
@@ -74,7 +76,7 @@ def numbered(portrait: Portrait) -> tuple[str, dict[int, Item], dict[int, str]]:
             n += 1
             items[n] = item
             keys[n] = part.key
-            out.append(f"L{n}: {item.text}")
+            out.append(f"L{n}: {item.text.replace(LEFT_OUT, '').strip(' :')}")
     return "\n".join(out), items, keys
 
 
@@ -101,6 +103,7 @@ async def write(model: JsonModel, portrait: Portrait, max_tokens: int = 2000) ->
     ]
     kept: dict[str, list[tuple[str, list[int]]]] = {p.key: [] for p in portrait.parts}
     refused: list[str] = []
+    seen: set[str] = set()
     for round_ in range(ROUNDS):
         await model.check_budget()
         reply = await model.complete_json(messages, SCHEMA, "share", max_tokens)
@@ -113,8 +116,12 @@ async def write(model: JsonModel, portrait: Portrait, max_tokens: int = 2000) ->
             refused = []
         for key, sentence, cited in parts:
             why = refusal(sentence, cited, lines)
+            said = " ".join(sentence.casefold().split())
+            if why is None and said in seen:
+                continue  # said already (a small model often sends it all again)
             if why is None and key in kept:
                 kept[key].append((sentence, cited))
+                seen.add(said)
             else:
                 refused.append(f"{sentence!r}: {why or f'there is no section {key}'}")
         if not refused or round_ == ROUNDS - 1:
@@ -133,7 +140,10 @@ async def write(model: JsonModel, portrait: Portrait, max_tokens: int = 2000) ->
     support: list[dict[str, object]] = []
     for part in portrait.parts:
         sentences = kept[part.key]
-        if not sentences:
+        if not sentences:  # everything the model wrote here fell: the rules' items stand
+            new_parts.append(part)
+            support += [{"text": i.text, "lines": list(i.lines)} for i in part.items]
+            refused.append(f"(section {part.key}: kept as tidied by rules)")
             continue
         new_items = []
         for sentence, cited in sentences:
