@@ -506,6 +506,9 @@ def share(
     rules: Annotated[
         bool, typer.Option("--rules", help="Tidy bio.md by rules; no model writes it.")
     ] = False,
+    card: Annotated[
+        bool, typer.Option("--card", help="Also a one-page PNG card, beside the file.")
+    ] = False,
     save_as: Annotated[
         str | None, typer.Option("--save-audience", help="Keep these choices under a name.")
     ] = None,
@@ -552,9 +555,11 @@ def share(
             sys.stdout.write(render(draft.portrait, "text", ""))
             return
         path = target or engine.shares.default_path(draft.audience)
-        record = await engine.shares.save(draft, path, accept=yes, remove=remove)
+        record = await engine.shares.save(draft, path, accept=yes, remove=remove, card=card)
         note = f", {record.size:,} characters" if record.format == "text" else ""
         out.print(f"Saved share #{record.id}: {record.path}{note}", markup=False)
+        if card:
+            out.print(f"The card: {Path(record.path).with_suffix('.png')}", markup=False)
 
     _run(go)
     return None

@@ -194,8 +194,19 @@ async def test_shares_are_recorded_listed_reopened_and_deleted(
     _, content = await engine.shares.content(record.id)
     assert content == (tmp_path / "t.html").read_bytes()
     assert [r.id for r in await engine.shares.all()] == [record.id]
+    assert not record.has_card
+    carded = await engine.shares.save(draft, tmp_path / "c.html", accept=True, card=True)
+    png = (tmp_path / "c.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and await engine.shares.card(carded.id) == png
+    assert carded.has_card
+    from core.app.shares.card import events
+
+    labels = " ".join(label for _, label in events(draft.portrait))
+    assert "Met Inês" in labels and not words(labels) & {"Tomás", "Reis", "Mum"}
     await engine.shares.delete(record.id)
+    await engine.shares.delete(carded.id)
     assert not (tmp_path / "t.html").exists() and await engine.shares.all() == []
+    assert not (tmp_path / "c.png").exists()
     assert await engine.profile.load() == bio_before
 
 

@@ -424,7 +424,7 @@ async def test_share_previews_a_portrait_and_a_button_saves_it_as_a_file(rig: Ri
         ]
     }
     rig.llm.reply_with(json.dumps(written))
-    tg.push(OWNER, text="/share therapist")
+    tg.push(OWNER, text="/share therapist card")
     await tg.wait_for(lambda: tg.buttons())
     (keys,) = tg.buttons()
     assert keys == [
@@ -440,6 +440,7 @@ async def test_share_previews_a_portrait_and_a_button_saves_it_as_a_file(rig: Ri
     await tg.wait_for(lambda: any(t.startswith("Saved share #1") for t in tg.texts()))
     name, data = tg.documents[-1]
     assert name.endswith("-therapist.html") and b"<script" not in data
+    assert any(m == "sendPhoto" for m, _ in tg.calls), "the card"
     assert b"moved to Lisbon in 2021" in data and b"example.com" not in data and b"Tom" not in data
     tg.push(OWNER, text="/share list")
     await tg.wait_for(lambda: any(t.startswith("#1 ") and "therapist" in t for t in tg.texts()))

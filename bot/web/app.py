@@ -62,6 +62,7 @@ ROUTES = [
     Route("/share/preview/{token:str}", share.share_preview),
     Route("/share/save", share.share_save, methods=["POST"]),
     Route("/share/file/{sid:int}", share.share_file),
+    Route("/share/card/{sid:int}.png", share.share_card),
     Route("/share/{sid:int}/delete", share.share_delete, methods=["POST"]),
     Route("/status", status.status),
     Route("/events", status.events),

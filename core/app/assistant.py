@@ -47,7 +47,7 @@ class Assistant:
     def __init__(self, engine: Engine, jobs: JobQueue) -> None:
         self.engine = engine
         self.jobs = jobs
-        self._drafts: dict[tuple[str, str], Draft] = {}  # the portrait each chat last saw
+        self._drafts: dict[tuple[str, str], tuple[Draft, bool]] = {}  # each chat's last, card
 
     # -- messages -------------------------------------------------------------------------
 
@@ -357,22 +357,28 @@ class Assistant:
             if model:
                 await self._say(channel, chat, "The biographer is writing the portrait…")
             draft = await shares.draft(asked.audience, asked.choice, model=model)
-            self._drafts[(channel.platform, chat)] = draft
+            self._drafts[(channel.platform, chat)] = (draft, asked.card)
             preview = render_share(draft.portrait, "text", "")
             await self._say(
                 channel, chat, replies.share_preview(draft, preview), replies.share_buttons(draft)
             )
 
     async def _save_share(self, channel: Channel, chat: str, how: str) -> None:
-        draft = self._drafts.get((channel.platform, chat))
-        if draft is None:
+        pending = self._drafts.get((channel.platform, chat))
+        if pending is None:
             raise BiomdError("There is no portrait to save here yet. Make one: /share therapist")
+        draft, card = pending
         shares = self.engine.shares
         path = shares.default_path(draft.audience)
-        record = await shares.save(draft, path, accept=how == "accept", remove=how == "remove")
+        record = await shares.save(
+            draft, path, accept=how == "accept", remove=how == "remove", card=card
+        )
         del self._drafts[(channel.platform, chat)]
         _, content = await shares.content(record.id)
         await channel.send_file(chat, path.name, content, f"For {draft.audience.title}")
+        if card:
+            png = await shares.card(record.id)
+            await self._picture(channel, chat, path.with_suffix(".png").name, png, "The card")
         if record.format == "text":
             await self._say(channel, chat, content.decode("utf-8"))
         await self._say(channel, chat, replies.share_saved(record))

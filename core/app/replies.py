@@ -312,7 +312,7 @@ def share_usage(audiences: Sequence[str], recent: Sequence[ShareRecord]) -> str:
         "",
         f"/share AUDIENCE, one of: {', '.join(audiences)}",
         "Then, in any order: hide NAME · show NAME · with SECTION · without SECTION · "
-        "format html|md|text · limit CHARACTERS",
+        "format html|md|text · limit CHARACTERS · card (a picture to send on)",
         "For example: /share therapist hide Tomás with hypotheses",
         "/share list · /share open 3 · /share delete 3",
     ]

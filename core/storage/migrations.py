@@ -445,6 +445,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "share_cards",
+        """
+        -- A share's one-page PNG card (summary and timeline), where one was made.
+        ALTER TABLE shares ADD COLUMN card BLOB;
+        """,
+    ),
 )
 
 REINDEX_BATCH = 20_000  # chunks per step of a re-index, each step logged

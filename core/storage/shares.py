@@ -25,6 +25,7 @@ class ShareRecord:
     writer: str  # "rules", or the model that wrote it
     accepted: tuple[str, ...]  # the scan's findings the owner accepted
     support: list[dict[str, object]]  # each sentence and the bio.md lines it rests on
+    has_card: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,11 +40,12 @@ class NewShare:
     accepted: Sequence[str]
     support: list[dict[str, object]]
     content: bytes
+    card: bytes | None = None  # the one-page PNG, where one was made
 
 
 _COLUMNS = (
     "id, created_at, audience, format, sections, shown, path, sha256, size, writer, accepted,"
-    " support"
+    " support, card IS NOT NULL"
 )
 
 
@@ -55,8 +57,8 @@ class Shares:
         async with self._db.transaction() as db:
             cur = await db.execute(
                 "INSERT INTO shares(created_at, audience, format, sections, shown, path, sha256,"
-                " size, writer, accepted, support, content)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " size, writer, accepted, support, content, card)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     utc_now(),
                     new.audience,
@@ -70,6 +72,7 @@ class Shares:
                     json.dumps(list(new.accepted), ensure_ascii=False),
                     json.dumps(new.support, ensure_ascii=False),
                     new.content,
+                    new.card,
                 ),
             )
             return int(cur.lastrowid or 0)
@@ -86,6 +89,11 @@ class Shares:
     async def content(self, share_id: int) -> bytes | None:
         """The file as it was saved."""
         value = await self._db.scalar("SELECT content FROM shares WHERE id = ?", (share_id,))
+        return None if value is None else bytes(value)
+
+    async def card(self, share_id: int) -> bytes | None:
+        """The share's PNG card, if it has one."""
+        value = await self._db.scalar("SELECT card FROM shares WHERE id = ?", (share_id,))
         return None if value is None else bytes(value)
 
     async def delete(self, share_id: int) -> bool:
@@ -124,4 +132,5 @@ def _record(r: Sequence[object]) -> ShareRecord:
         str(r[9]),
         tuple(json.loads(str(r[10]))),
         json.loads(str(r[11])),
+        bool(r[12]),
     )

@@ -111,7 +111,12 @@ async def share_save(request: Request) -> Response:
     }
     shares = web_of(request).engine.shares
     try:
-        record = await shares.save(draft, shares.default_path(draft.audience), decisions=decisions)
+        record = await shares.save(
+            draft,
+            shares.default_path(draft.audience),
+            decisions=decisions,
+            card=form.get("card") == "on",
+        )
     except UnresolvedFindings as exc:
         return await message(request, "Not saved", exc.user_message, 400)
     return RedirectResponse(f"/share?for={draft.audience.name}&saved={record.id}", 303)
@@ -125,6 +130,11 @@ async def share_file(request: Request) -> Response:
         media_type=MEDIA.get(record.format, "text/plain; charset=utf-8"),
         headers={"content-disposition": f'attachment; filename="{name}"'},
     )
+
+
+async def share_card(request: Request) -> Response:
+    png = await web_of(request).engine.shares.card(int(request.path_params["sid"]))
+    return Response(png, media_type="image/png")
 
 
 async def share_delete(request: Request) -> Response:

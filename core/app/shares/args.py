@@ -1,5 +1,5 @@
 """`/share` as typed in a chat: `/share therapist hide Tomás Reis show Inês with hypotheses
-format md`, `/share save`, `/share save accept`, `/share save remove`, `/share list`,
+format md card`, `/share save`, `/share save accept`, `/share save remove`, `/share list`,
 `/share delete 3`, `/share open 3`. Pure functions."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ class ShareRequest:
     audience: str = ""
     choice: Choice = field(default_factory=Choice)
     how: str = ""  # for save: "", "accept" or "remove"
+    card: bool = False  # a PNG card too
     share_id: int | None = None
 
 
@@ -40,7 +41,8 @@ def parse(args: str) -> ShareRequest:
             return ShareRequest(head, share_id=int(words[1].lstrip("#")))
         except (IndexError, ValueError):
             raise BiomdError(f"Which share? For example /share {head} 3.") from None
-    return ShareRequest("draft", head, _choice(words[1:]))
+    rest = [w for w in words[1:] if w.lower() != "card"]
+    return ShareRequest("draft", head, _choice(rest), card=len(rest) < len(words) - 1)
 
 
 def _choice(words: list[str]) -> Choice:

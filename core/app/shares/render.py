@@ -115,7 +115,7 @@ def to_text(portrait: Portrait) -> str:
         out = []
         for part, items in zip(portrait.parts, kept, strict=True):
             if items:
-                said = " ".join(_sentence(i.text) for i in items)
+                said = " ".join(sentence(i.text) for i in items)
                 out.append(said if part.key == "summary" else f"{part.heading}: {said}")
         return "\n".join(out) + "\n"
 
@@ -142,7 +142,7 @@ def _shortened(text: str, limit: int) -> str:
     return head[: cut + 1] + "\n"
 
 
-def _sentence(text: str) -> str:
+def sentence(text: str) -> str:
     """An item as a sentence of compact text (a left-out quote is not worth its room)."""
     text = text.replace(LEFT_OUT, "").strip().rstrip(":;,").strip()
     return text if not text or text[-1] in ".!?。！？…" else text + "."

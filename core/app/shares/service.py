@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 from core.app.pictures.people import people_of, same_person
+from core.app.shares import card as share_card
 from core.app.shares.render import to_html, to_markdown, to_text
 from core.biographer.profile import Profile
 from core.biographer.share.audiences import PRESETS, Audience, Choice, Format, preset
@@ -158,6 +159,7 @@ class Shares:
         accept: bool = False,
         remove: bool = False,
         decisions: Mapping[str, str] | None = None,
+        card: bool = False,
     ) -> ShareRecord:
         """Write the file and record it. Each finding of the scan is removed (`remove`, or
         "remove" in `decisions` by its key) or accepted (`accept`, or "accept"); while one
@@ -177,6 +179,9 @@ class Shares:
         made = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
         content = render(portrait, draft.audience.format, made).encode("utf-8")
         out = await asyncio.to_thread(_write_private, out, content)
+        png = await asyncio.to_thread(share_card.render, portrait) if card else None
+        if png is not None:
+            await asyncio.to_thread(_write_private, out.with_suffix(".png"), png)
         share_id = await self.store.shares.add(
             NewShare(
                 audience=draft.audience.name,
@@ -189,6 +194,7 @@ class Shares:
                 accepted=accepted,
                 support=draft.support,
                 content=content,
+                card=png,
             )
         )
         record = await self.store.shares.get(share_id)
@@ -213,12 +219,20 @@ class Shares:
             raise NotFound(f"There is no share #{share_id}.")
         return record, content
 
+    async def card(self, share_id: int) -> bytes:
+        """A share's PNG card; NotFound when it has none."""
+        png = await self.store.shares.card(share_id)
+        if png is None:
+            raise NotFound(f"Share #{share_id} has no card.")
+        return png
+
     async def delete(self, share_id: int, *, file: bool = True) -> ShareRecord:
         """Forget a share, and delete its file if it is still the one saved."""
         record, _ = await self.content(share_id)
         path = Path(record.path)
         if file and await asyncio.to_thread(_same_file, path, record.sha256):
             await asyncio.to_thread(path.unlink)
+            await asyncio.to_thread(path.with_suffix(".png").unlink, missing_ok=True)
         await self.store.shares.delete(share_id)
         return record
 
