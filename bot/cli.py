@@ -495,6 +495,9 @@ def share(
     ] = [],  # noqa: B006
     drop: Annotated[list[str], typer.Option("--without", help="Leave this section out.")] = [],  # noqa: B006
     quote: Annotated[list[str], typer.Option("--quote", help="Keep this quote from bio.md.")] = [],  # noqa: B006
+    low: Annotated[
+        bool, typer.Option("--low-confidence", help="Keep low-confidence inferences too.")
+    ] = False,
     fmt: Annotated[str | None, typer.Option("--format", help="html, md or text.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", help="Most characters.")] = None,
     target: Annotated[Path | None, typer.Option("--out", help="The file to write.")] = None,
@@ -536,7 +539,7 @@ def share(
         raise typer.BadParameter(f"--format is one of {', '.join(FORMATS)}")
     choice = Choice(
         add=tuple(add), drop=tuple(drop), show=tuple(show), hide=tuple(hide),
-        quotes=tuple(quote), limit=limit, format=fmt,
+        quotes=tuple(quote), limit=limit, format=fmt, low_confidence=low or None,
     )  # fmt: skip
 
     async def go(engine: Engine) -> None:

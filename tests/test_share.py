@@ -236,6 +236,9 @@ async def test_the_html_needs_no_network_and_renders_in_chromium(
         assert await page.locator("h2").count() >= 4
         width = await page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, "fits a phone"
+        await page.emulate_media(media="print")
+        pdf = await page.pdf(format="A4")  # what "Save as PDF" gives
+        assert pdf.startswith(b"%PDF") and len(pdf) > 5_000
         await browser.close()
     assert requests == [Path(record.path).as_uri()]
 
@@ -283,3 +286,50 @@ async def test_the_model_writes_and_a_sentence_on_a_missing_line_is_refused(
     lines = BIO.splitlines()
     summary = next(s for s in draft.support if "moved to Lisbon" in str(s["text"]))
     assert lines[summary["lines"][0] - 1].startswith("Nina Castell")  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "found"),
+    [
+        (
+            "Write to nina.castell+bio@mail.example.org any time.",
+            "e-mail",
+            "nina.castell+bio@mail.example.org",
+        ),
+        ("Her number is +351 912 345 678.", "phone", "+351 912 345 678"),
+        ("Call (555) 123-4567 after six.", "phone", "(555) 123-4567"),
+        ("Ruf an: 030 1234567.", "phone", "030 1234567"),
+        ("Lives at 221b Baker Street in London.", "address", "221b Baker Street"),
+        ("Wohnt in der Hauptstraße 5 in Köln.", "address", "Hauptstraße 5"),
+        ("Vive en Calle Mayor 12, Madrid.", "address", "Calle Mayor 12"),
+        ("Moved to Rua das Flores 12 in 2021.", "address", "Rua das Flores 12"),
+        ("Born on 14 March 1990 in Porto.", "birth date", "14 March 1990"),
+        ("Geboren am 14.03.1990 in Köln.", "birth date", "14.03.1990"),
+        ("Nació el 3 de mayo de 1988.", "birth date", "3 de mayo de 1988"),
+        ("Her birthday is 1990-03-14.", "birth date", "1990-03-14"),
+    ],
+)
+def test_the_scan_finds_private_details_in_several_languages(
+    text: str, kind: str, found: str
+) -> None:
+    from core.biographer.share.people import Names
+    from core.biographer.share.scan import findings_in
+
+    hits = [(k, text[a:b]) for k, a, b in findings_in(text, Names([]))]
+    assert (kind, found) in hits, hits
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Ran the half marathon on 2019-04-07 in 2:04:51.",
+        "Lived in Lisbon from 2016–2024, then 2021-02 to 2022.",
+        "Born in 1990 in Porto, the second of 3 children.",
+        "Has worked 12 years on the street.",
+    ],
+)
+def test_the_scan_leaves_dates_years_and_counts_alone(text: str) -> None:
+    from core.biographer.share.people import Names
+    from core.biographer.share.scan import findings_in
+
+    assert list(findings_in(text, Names([]))) == []

@@ -37,6 +37,11 @@ async def share_change(request: Request) -> Response:
     except BiomdError as exc:
         return await message(request, "Not shared", exc.user_message, 400)
     model = form.get("model") == "on"
+    keep_as = str(form.get("keep_as") or "").strip().lower()
+    if keep_as:
+        shares = web_of(request).engine.shares
+        await shares.save_audience(keep_as, choice.apply((await shares.audiences())[audience]))
+        audience, choice = keep_as, Choice()
     return await _drafted(request, audience, choice, model=model)
 
 
@@ -89,6 +94,7 @@ async def _choice(web: Web, audience_name: str, form: FormData) -> Choice:
         quotes=tuple(quotes),
         limit=int(limit) if limit.isdigit() else None,
         format=fmt if fmt in FORMATS else None,
+        low_confidence=form.get("low") == "on",
     )
 
 

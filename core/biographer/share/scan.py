@@ -25,13 +25,16 @@ _STREET_BEFORE = (
     r"Rua|Avenida|Av\.|Travessa|Praça|Largo|Calle|C/|Plaza|Paseo|Camino|Rue|Boulevard|Bd"
     r"|Chemin|Allée|Quai|Via|Viale|Piazza|Corso|Vicolo|Ulica|ул\.|улица|проспект"
 )
-_ADDRESS = re.compile(
-    rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][\w'’.-]*\s+){{0,4}}(?:{_STREET_AFTER})\b"
-    rf"|(?<!\w)(?:{_STREET_BEFORE})\s+(?:[\w'’.-]+,?\s+){{0,6}}?\d{{1,5}}[A-Za-z]?\b"
-    r"|\b[\w-]*(?:straße|strasse|str\.|weg|gasse|platz|allee|straat|laan|gracht|plein)"
-    r"\s+\d{1,4}[a-z]?\b"
-    r"|\d+丁目(?:\d+番地?)?(?:\d+号?)?",
-    re.I,
+_ADDRESS = (
+    # "221b Baker Street": capitalised words before the street's kind, in case.
+    re.compile(rf"\b\d{{1,5}}[A-Za-z]?,?\s+(?:[A-Z][\w'’.-]*\s+){{1,4}}(?:{_STREET_AFTER})\b"),
+    re.compile(
+        rf"(?<!\w)(?:{_STREET_BEFORE})\s+(?:[\w'’.-]+,?\s+){{0,6}}?\d{{1,5}}[A-Za-z]?\b"
+        r"|\b[\w-]*(?:straße|strasse|str\.|weg|gasse|platz|allee|straat|laan|gracht|plein)"
+        r"\s+\d{1,4}[a-z]?\b"
+        r"|\d+丁目(?:\d+番地?)?(?:\d+号?)?",
+        re.I,
+    ),
 )
 _MONTHS = (
     r"Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
@@ -48,7 +51,8 @@ _FULL_DATE = (
     r"|\d{4}年\d{1,2}月\d{1,2}日"
 )
 _BIRTH = re.compile(
-    r"(?:\bborn|\bbirth(?:day|date)?|\bDOB|\bgeboren|\bGeburt\w*|\bnacid[oa]|\bnacimiento"
+    r"(?:\bborn|\bbirth(?:day|date)?|\bDOB|\bgeboren|\bGeburt\w*|\bnacid[oa]|\bnaci[óo]"
+    r"|\bnacimiento|\bnasceu|\bnacque"
     r"|\bnée?|\bnaissance|\bnascid[oa]|\bnascimento|\bnat[oa]|родил\w*|生まれ|誕生)"
     rf"[^.\n]{{0,40}}?({_FULL_DATE})",
     re.I,
@@ -81,8 +85,9 @@ def findings_in(text: str, names: Names) -> Iterator[tuple[str, int, int]]:
         digits = sum(c.isdigit() for c in m.group(0))
         if 7 <= digits <= 15 and not _DATEISH.fullmatch(m.group(0).strip()):
             yield "phone", m.start(), m.end()
-    for m in _ADDRESS.finditer(text):
-        yield "address", m.start(), m.end()
+    for pattern in _ADDRESS:
+        for m in pattern.finditer(text):
+            yield "address", m.start(), m.end()
     for m in _BIRTH.finditer(text):
         yield "birth date", m.start(1), m.end(1)
 
