@@ -22,11 +22,14 @@ from core.biographer.share.scan import Finding, redact, scan, windows
 from core.biographer.share.writer import write
 from core.errors import BiomdError, NotFound
 from core.models.backend import Backend
+from core.retrieval.language import STOPWORDS, content_words
 from core.settings import Settings
 from core.storage.shares import NewShare, ShareRecord
 from core.storage.store import Store
 
 EXTENSIONS: dict[str, str] = {"html": "html", "md": "md", "text": "txt"}
+LANGUAGES = tuple(STOPWORDS)  # a run's common words, in any language biomd knows
+DISTINCT = 4  # content words a run of words needs before it is looked up in the sources
 
 
 class UnresolvedFindings(BiomdError):
@@ -131,6 +134,8 @@ class Shares:
                 for run in windows(item.text):
                     if any(q and run in q for q in portrait.audience.quotes):
                         continue
+                    if len(set(content_words(run, LANGUAGES))) < DISTINCT:
+                        continue  # common words only: anyone's phrase, and slow to look up
                     if await self.store.keywords.match(f'"{run}"', 1, 1, True):
                         at = item.text.find(run.split()[0])
                         found.append(Finding("source text", run, p, i, max(at, 0), max(at, 0)))
