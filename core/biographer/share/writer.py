@@ -123,7 +123,9 @@ async def write(model: JsonModel, portrait: Portrait, max_tokens: int = 2000) ->
                 kept[key].append((sentence, cited))
                 seen.add(said)
             else:
-                refused.append(f"{sentence!r}: {why or f'there is no section {key}'}")
+                named = "; ".join(f"L{n} says {lines[n]!r}" for n in cited if n in lines)
+                shown = f" ({named})" if named else ""
+                refused.append(f"{sentence!r}: {why or f'there is no section {key}'}{shown}")
         if not refused or round_ == ROUNDS - 1:
             break
         messages += [
