@@ -473,12 +473,15 @@ def sources(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
         ]
         print(json.dumps(listed, ensure_ascii=False, indent=2))
         return
-    table = Table("id", "name", "kind", "chunks", "added", "status", "reading")
+    table = Table("id", "name", "kind", "lang", "chunks", "added", "status", "reading")
     for r in rows:
         d = r.source
         status = d.status if d.status != "failed" else f"failed: {d.error}"
         reading = r.reading.describe() if r.reading else ""
-        table.add_row(f"#{d.id}", d.name, d.kind, str(d.n_chunks), d.added_at[:10], status, reading)
+        table.add_row(
+            f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), d.added_at[:10], status,
+            reading,
+        )  # fmt: skip
     out.print(table)
 
 

@@ -319,3 +319,18 @@ async def test_the_corpus_languages_are_kept_and_learnt_again_as_the_corpus_grow
 
         await until(spanish, 30)
         assert len(await keyword(engine, "ensayar", 200)) == 120
+
+
+async def test_each_source_knows_its_languages_and_a_mixed_one_has_both(engine: Engine) -> None:
+    chat = "\n".join(
+        f"[2023-05-{d:02d} 19:32] Mama: Wann kommt ihr endlich zu uns nach Hause, mein Schatz?\n"
+        f"[2023-05-{d:02d} 19:40] Carmen: Mañana ensayamos otra vez la boda en Sevilla, amiga."
+        for d in range(1, 29)
+    )
+    mixed = await engine.sources.keep_text(chat, "WhatsApp Chat mit Mama und Carmen.txt")
+    english = await engine.sources.keep_text(
+        "A long note about the garden, the dog and the neighbours who moved away last spring.",
+        "garden.md",
+    )
+    langs = {s.id: s.languages for s in await engine.sources.all()}
+    assert set(langs[mixed].split(",")) == {"de", "es"} and langs[english] == "en"

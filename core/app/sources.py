@@ -31,6 +31,8 @@ from core.storage.lock import ProcessLock
 from core.storage.rawfiles import RawFiles
 from core.storage.store import Store
 
+LANGUAGE_SAMPLE = 40  # chunks of a new source read to tell its languages
+
 
 @dataclass(frozen=True, slots=True)
 class Stats(Counts):
@@ -124,21 +126,23 @@ class Sources:
         """Ingest files and folders; first finish anything an earlier run left half-done."""
         ingestor = self._ingestor(on_progress)
         async for result in ingestor.resume_pending():
-            yield result
+            yield await self._languages(result)
         async for result in ingestor.ingest_paths(paths):
-            yield result
+            yield await self._languages(result)
 
     async def ingest_file(
         self, path: Path, name: str, on_progress: ProgressFn | None = None
     ) -> list[IngestResult]:
         """Ingest one file under the name the owner knows it by (a forwarded file)."""
         ingestor = self._ingestor(on_progress)
-        resumed = [r async for r in ingestor.resume_pending()]
-        return resumed + [r async for r in ingestor.ingest_file(path, name)]
+        resumed = [await self._languages(r) async for r in ingestor.resume_pending()]
+        return resumed + [await self._languages(r) async for r in ingestor.ingest_file(path, name)]
 
     async def resume(self, on_progress: ProgressFn | None = None) -> list[IngestResult]:
         """Finish sources an earlier run left half-indexed."""
-        return [r async for r in self._ingestor(on_progress).resume_pending()]
+        return [
+            await self._languages(r) async for r in self._ingestor(on_progress).resume_pending()
+        ]
 
     async def keep_text(self, body: str, name: str) -> int:
         """Text biomd itself was given (an answer, a note), ingested as a source; its id."""
@@ -146,13 +150,22 @@ class Sources:
         staging = self.raw.tmp / f"kept-{secrets.token_hex(8)}.txt"
         await asyncio.to_thread(staging.write_text, body, "utf-8")
         try:
-            results = [r async for r in ingestor.ingest_file(staging, name)]
+            results = [await self._languages(r) async for r in ingestor.ingest_file(staging, name)]
         finally:
             staging.unlink(missing_ok=True)
         doc_id = results[0].document_id if results else None
         if doc_id is None:
             raise NotFound(f"{name} could not be stored: {results[0].error if results else ''}")
         return doc_id
+
+    async def _languages(self, result: IngestResult) -> IngestResult:
+        """Note the languages a source just added is in (line by line over a sample of its
+        chunks, so a chat in two languages gets both)."""
+        if result.status == "added" and result.document_id is not None:
+            texts = await self.store.chunks.sample_of(result.document_id, LANGUAGE_SAMPLE)
+            codes = await asyncio.to_thread(language.languages_of, texts, 0.1, 300)
+            await self.store.documents.set_languages(result.document_id, codes)
+        return result
 
     def take_ingest_lock(self) -> None:
         """Become the one process that writes sources (the bot holds it while it runs)."""

@@ -147,6 +147,18 @@ class Chunks:
         rows = await self._db.fetchall(f"SELECT text FROM chunks WHERE id IN ({marks})", ids)
         return [str(r[0]) for r in rows]
 
+    async def sample_of(self, doc_id: int, n: int) -> list[str]:
+        """The text of up to `n` chunks spread evenly over one source (by position)."""
+        total = int(
+            await self._db.scalar("SELECT COUNT(*) FROM chunks WHERE document_id = ?", (doc_id,))
+        )
+        step = max(1, total // max(1, n))
+        rows = await self._db.fetchall(
+            "SELECT text FROM chunks WHERE document_id = ? AND seq % ? = 0 ORDER BY seq LIMIT ?",
+            (doc_id, step, n),
+        )
+        return [str(r[0]) for r in rows]
+
     async def id_span(self) -> int:
         """About how many chunks there are: the id range (a count of a million rows is slow)."""
         return int(await self._db.scalar("SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM chunks"))

@@ -34,6 +34,7 @@ class Source:
     n_chunks: int
     status: str
     error: str | None
+    languages: str = ""  # ISO 639-1 codes of the languages its text is in, most first
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +149,13 @@ class Documents:
                 (text_length, n_chunks, content_start, content_end, doc_id),
             )
             await activity.replace(db, doc_id, names or {}, months or {})
+
+    async def set_languages(self, doc_id: int, codes: Sequence[str]) -> None:
+        """The languages a source's text is in, most first."""
+        async with self._db.transaction() as db:
+            await db.execute(
+                "UPDATE documents SET languages = ? WHERE id = ?", (",".join(codes), doc_id)
+            )
 
     async def fail(self, doc_id: int, error: str) -> None:
         """Mark a source failed and drop any text it had, so nothing half-indexed remains."""

@@ -452,6 +452,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE shares ADD COLUMN card BLOB;
         """,
     ),
+    Migration(
+        "source_languages",
+        """
+        -- The languages each source is in (ISO 639-1 codes, most first; several where it
+        -- mixes them), detected line by line over a sample of its chunks when it is added.
+        ALTER TABLE documents ADD COLUMN languages TEXT NOT NULL DEFAULT '';
+        """,
+    ),
 )
 
 REINDEX_BATCH = 20_000  # chunks per step of a re-index, each step logged
