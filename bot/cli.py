@@ -579,8 +579,8 @@ def _describe_draft(draft: Any) -> None:
         how = "by name" if p.shown == "name" else f"as '{p.label}'"
         err.print(f"  {p.name}: {how}", markup=False)
     if draft.findings:
-        err.print(f"The privacy scan found {len(draft.findings)} thing(s):", markup=False)
-    for f in draft.findings:
+        err.print(f"The privacy scan found {len(draft.to_resolve)} thing(s):", markup=False)
+    for f in draft.to_resolve:
         err.print(f"  {f.kind:<12} {f.text}", markup=False)
 
 

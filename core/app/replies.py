@@ -336,9 +336,9 @@ def share_preview(draft: Draft, text: str) -> str:
         )
         lines.append(f"People: {shown}. To name someone: show NAME; to hide one: hide NAME.")
     if draft.findings:
-        found = "; ".join(f"{f.kind}: {f.text}" for f in draft.findings)
+        found = "; ".join(f"{f.kind}: {f.text}" for f in draft.to_resolve)
         lines += [
-            f"The privacy scan found {len(draft.findings)} thing(s): {found}.",
+            f"The privacy scan found {len(draft.to_resolve)} thing(s): {found}.",
             "/share save remove (they become [removed]) · /share save accept · or change it",
         ]
     else:

@@ -37,6 +37,7 @@ class UnresolvedFindings(BiomdError):
 
     def __init__(self, findings: list[Finding]) -> None:
         self.findings = findings
+        findings = list({f.key: f for f in findings}.values())
         listed = "; ".join(f"{f.kind}: {f.text}" for f in findings[:8])
         more = f" and {len(findings) - 8} more" if len(findings) > 8 else ""
         super().__init__(
@@ -59,6 +60,11 @@ class Draft:
 
     def render(self, made: str) -> str:
         return render(self.portrait, self.audience.format, made)
+
+    @property
+    def to_resolve(self) -> list[Finding]:
+        """The findings, each kind and text once (an e-mail in two places is one decision)."""
+        return list({f.key: f for f in self.findings}.values())
 
 
 def render(portrait: Portrait, fmt: Format, made: str) -> str:
