@@ -39,7 +39,7 @@ from core.ingest.convert import (
     detect,
 )
 from core.ingest.convert.archive import is_junk
-from core.ingest.timestamps import date_in_name, line_months, line_speakers, line_stamps
+from core.ingest.timestamps import date_in_name, line_facts
 from core.settings import Settings
 from core.storage.chunks import ChunkRow
 from core.storage.documents import DuplicateSource, Source
@@ -102,9 +102,9 @@ class ChunkStream:
     def _rows(self, chunks: list[Chunk]) -> list[ChunkRow]:
         out = []
         for c in chunks:
-            stamps = line_stamps(c.text)
-            self.names.update(line_speakers(c.text))
-            self.months.update(line_months(c.text, max(0, self._counted_to - c.start)))
+            stamps, speakers, months = line_facts(c.text, max(0, self._counted_to - c.start))
+            self.names.update(speakers)
+            self.months.update(months)
             self._counted_to = max(self._counted_to, c.end)
             if stamps:
                 lo, hi = min(stamps), max(stamps)

@@ -63,6 +63,29 @@ def line_months(text: str, start: int = 0) -> list[tuple[str, str]]:
     return [(m.group(1), m.group(2) or "") for m in _MESSAGE.finditer(text) if m.start() >= start]
 
 
+_LINE = re.compile(
+    r"^\[((\d{4}-\d{2})-\d{2}(?: \d{2}:\d{2})?)\]( ?)"
+    r"(?:(?!\(system\))([^:\n]{1,80}?)(?: \(owner\))?: )?",
+    re.MULTILINE,
+)
+
+
+def line_facts(text: str, start: int = 0) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """In one pass: `line_stamps(text)`, `line_speakers(text)` and `line_months(text,
+    start)` (this runs on every chunk of a chat)."""
+    stamps: list[str] = []
+    speakers: list[str] = []
+    months: list[tuple[str, str]] = []
+    for m in _LINE.finditer(text):
+        stamp, month, space, speaker = m.groups()
+        stamps.append(stamp)
+        if speaker and space:
+            speakers.append(speaker)
+        if m.start() >= start:
+            months.append((month, speaker or ""))
+    return stamps, speakers, months
+
+
 def owner_speaks(text: str, owners: Sequence[str]) -> bool:
     """Whether a chat line in `text` is the owner's (by name, or marked `(owner)`)."""
     if "(owner): " in text:

@@ -32,11 +32,14 @@ class Message:
 
 def clean(text: str) -> str:
     """Drop the invisible direction marks exports insert, and trim."""
-    return _INVISIBLE.sub("", text).strip()
+    return text.strip() if text.isascii() else _INVISIBLE.sub("", text).strip()
 
 
 def one_line(text: str) -> str:
-    return _BREAKS.sub(NEWLINE_MARK, clean(text))
+    text = clean(text)
+    if "\n" in text or "\r" in text or not text.isascii():
+        return _BREAKS.sub(NEWLINE_MARK, text)
+    return text
 
 
 def local_time(when: datetime, zone: tzinfo) -> datetime:
@@ -49,11 +52,12 @@ def from_epoch(seconds: float, zone: tzinfo) -> datetime:
 
 
 def stamp(when: datetime | None, ctx: ConvertContext) -> str:
-    """`[YYYY-MM-DD HH:MM]` in the owner's zone (formatted by hand: strftime is slower)."""
+    """`[YYYY-MM-DD HH:MM]` in the owner's zone."""
     if when is None:
         return "[unknown time]"
-    t = local_time(when, ctx.timezone)
-    return f"[{t.year:04d}-{t.month:02d}-{t.day:02d} {t.hour:02d}:{t.minute:02d}]"
+    if when.tzinfo is not None:
+        when = when.astimezone(ctx.timezone).replace(tzinfo=None)
+    return f"[{when.isoformat(' ', 'minutes')}]"
 
 
 def speaker_label(msg: Message, ctx: ConvertContext) -> str:

@@ -59,15 +59,22 @@ class ConvertContext:
         default_factory=lambda: ArchiveBudget(20 * 1024**3, 20_000, 3, 200)
     )
     _owner_keys: frozenset[str] = field(init=False, repr=False)
+    _known: dict[str, bool] = field(init=False, repr=False, compare=False)  # name → owner?
 
     def __post_init__(self) -> None:
         keys = frozenset(_key(n) for n in self.owner_names if n.strip())
         object.__setattr__(self, "_owner_keys", keys)
+        object.__setattr__(self, "_known", {})
 
     def is_owner(self, name: str) -> bool:
         """True when `name` is one of the names or handles the owner appears as."""
-        key = _key(name)
-        return bool(key) and (key in self._owner_keys or key.lstrip("@") in self._owner_keys)
+        known = self._known.get(name)
+        if known is None:
+            key = _key(name)
+            known = bool(key) and (key in self._owner_keys or key.lstrip("@") in self._owner_keys)
+            if len(self._known) < 10_000:  # a chat has a few speakers; a corpus, some thousands
+                self._known[name] = known
+        return known
 
     def budget(self) -> ArchiveBudget:
         """A fresh copy of the archive limits, to spend on one archive."""

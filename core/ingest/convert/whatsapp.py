@@ -102,7 +102,6 @@ MediaResolver = Callable[[str], str | None]
 
 
 _DATE_PARTS = re.compile(r"[./-]\s*")
-_TIME_PARTS = re.compile(r"[:.]")
 
 
 @lru_cache(maxsize=8192)  # a chat's messages share a few thousand dates
@@ -129,20 +128,23 @@ def infer_date_order(dates: Iterable[str]) -> str:
     return "mdy" if backwards("mdy") < backwards("dmy") else "dmy"
 
 
-@lru_cache(maxsize=8192)
 def _when(date: str, time: str, ampm: str | None, order: str) -> datetime | None:
-    a, b, c = _fields(date)
-    year, month, day = (a, b, c) if order == "ymd" else (c, b, a) if order == "dmy" else (c, a, b)
-    if year < 100:
-        year += 2000
-    parts = [int(x) for x in _TIME_PARTS.split(time)]
-    hour, minute = parts[0], parts[1]
+    year, month, day = _ymd(date, order)
+    parts = time.replace(".", ":").split(":")
+    hour, minute = int(parts[0]), int(parts[1])
     if ampm:
         hour = hour % 12 + (12 if _is_pm(ampm) else 0)
     try:
-        return datetime(year, month, day, hour, minute, parts[2] if len(parts) > 2 else 0)
+        return datetime(year, month, day, hour, minute, int(parts[2]) if len(parts) > 2 else 0)
     except ValueError:
         return None
+
+
+@lru_cache(maxsize=8192)  # a chat's messages share a few thousand dates
+def _ymd(date: str, order: str) -> tuple[int, int, int]:
+    a, b, c = _fields(date)
+    year, month, day = (a, b, c) if order == "ymd" else (c, b, a) if order == "dmy" else (c, a, b)
+    return (year + 2000 if year < 100 else year), month, day
 
 
 def _is_pm(marker: str) -> bool:
@@ -181,15 +183,17 @@ def _media_kind(body: str) -> str | None:
 
 
 def _message_text(body: str, media: MediaResolver | None) -> str:
-    body = _EDITED.sub(" (edited)", body)
+    if "<" in body:
+        body = _EDITED.sub(" (edited)", body)
     stripped = clean(body)
-    if m := _OMITTED.match(stripped):
-        return f"[{(m.group('what') or 'media').lower()} omitted]"
-    if _PLACEHOLDER.match(stripped):
-        return "[media omitted]"
-    if m := _IOS_ATTACHED.search(stripped):
+    if len(stripped) <= 60:  # placeholders are short
+        if m := _OMITTED.match(stripped):
+            return f"[{(m.group('what') or 'media').lower()} omitted]"
+        if _PLACEHOLDER.match(stripped):
+            return "[media omitted]"
+    if "<" in stripped and (m := _IOS_ATTACHED.search(stripped)):
         return _attachment(m.group("file").strip(), media, stripped, m.group(0))
-    if m := _ANDROID_ATTACHED.match(stripped):
+    if "attached)" in stripped and (m := _ANDROID_ATTACHED.match(stripped)):
         return _attachment(m.group("file"), media, stripped, m.group(0))
     return body
 
@@ -227,7 +231,7 @@ def _build(when: datetime, rest: str, more: list[str], media: MediaResolver | No
     if sm is None:
         return Message(when, SYSTEM, clean(rest))
     name, text = sm["name"], sm["text"] or ""
-    if _QUOTES & set(name):
+    if (not name.isascii() or '"' in name) and _QUOTES & set(name):
         return Message(when, SYSTEM, clean(rest))
     if text.startswith("\u200e"):  # iOS marks its own lines: system, media or an attachment
         body = clean(text)
