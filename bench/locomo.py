@@ -28,6 +28,7 @@ from core.settings import Settings
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
+PASSAGES = "hybrid, passages"  # counted in what a hit shows: its chunk and its neighbours
 
 
 @dataclass
@@ -104,16 +105,19 @@ def build_queries(samples: list[dict[str, Any]], corpus: Corpus) -> list[Query]:
     return queries
 
 
-def recall(query: Query, corpus: Corpus, hits: list[Hit], k: int) -> float:
-    """Share of evidence turns with at least half their line inside a top-k chunk's span."""
+def recall(query: Query, corpus: Corpus, hits: list[Hit], k: int, passages: bool = False) -> float:
+    """Share of evidence turns with at least half their line inside a top-k chunk's span (the
+    metric of ../shared/eval/README.md); with `passages`, inside the passage a hit is shown
+    with (its chunk and, in a chat, the neighbouring messages: more text per hit)."""
     found = 0
     for key in query.evidence:
         turn = corpus.turns[key]
         need = (turn.end - turn.start) / 2
         for h in hits[:k]:
+            start, end = h.span if passages else (h.start, h.end)
             if (
                 h.document.rsplit("/", 1)[-1] == turn.doc
-                and min(h.end, turn.end) - max(h.start, turn.start) >= need
+                and min(end, turn.end) - max(start, turn.start) >= need
             ):
                 found += 1
                 break
@@ -156,6 +160,8 @@ async def evaluate(
 ) -> dict[str, dict[str, Scores]]:
     """scores[mode][category name or 'overall']."""
     scores: dict[str, dict[str, Scores]] = {m: defaultdict(Scores) for m in modes}
+    if "hybrid" in modes:
+        scores[PASSAGES] = defaultdict(Scores)
     async with await Engine.open(settings) as engine:
         if not (await engine.sources.stats()).documents:
             await ingest_corpus(engine, corpus, settings.data_dir.parent / "sources")
@@ -165,6 +171,10 @@ async def evaluate(
                 r5, r10 = recall(q, corpus, hits, 5), recall(q, corpus, hits, 10)
                 scores[mode][CATEGORIES[q.category]].add(r5, r10)
                 scores[mode]["overall"].add(r5, r10)
+                if mode == "hybrid":  # what a reader is shown: chunks and their neighbours
+                    r5, r10 = recall(q, corpus, hits, 5, True), recall(q, corpus, hits, 10, True)
+                    scores[PASSAGES][CATEGORIES[q.category]].add(r5, r10)
+                    scores[PASSAGES]["overall"].add(r5, r10)
     return scores
 
 
@@ -228,10 +238,11 @@ def main() -> None:
 
     print(f"# LoCoMo retrieval, model {args.model}, {len(samples)} conversations")
     print("\n### per conversation (overall)\n")
-    print("| conversation | " + " | ".join(f"{m} R@5c" for m in modes) + " |")
-    print("|---|" + "---:|" * len(modes))
+    shown = [*modes, PASSAGES] if "hybrid" in modes else modes
+    print("| conversation | " + " | ".join(f"{m} R@5c" for m in shown) + " |")
+    print("|---|" + "---:|" * len(shown))
     for sid, result in per_conv.items():
-        cells = " | ".join(f"{result[m]['overall'].row()[0]:.3f}" for m in modes)
+        cells = " | ".join(f"{result[m]['overall'].row()[0]:.3f}" for m in shown)
         print(f"| {sid} | {cells} |")
     print_table("each conversation its own corpus (all queries together)", macro)
     if not args.no_pooled and len(samples) > 1:

@@ -412,7 +412,13 @@ def search(
             out.print("No matches.")
         for i, h in enumerate(hits, 1):
             out.print(f"[bold]{i}. #{h.document_id} {h.document}[/bold] [{h.start}:{h.end}]")
+            if h.before.strip():
+                out.print(
+                    "   " + h.before.strip().replace("\n", "\n   "), style="dim", markup=False
+                )
             out.print("   " + h.text.strip().replace("\n", "\n   "), markup=False)
+            if h.after.strip():
+                out.print("   " + h.after.strip().replace("\n", "\n   "), style="dim", markup=False)
 
     _run(work)
 

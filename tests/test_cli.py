@@ -61,7 +61,9 @@ def test_search_json_has_the_documented_shape(env: dict[str, str], tmp_path: Pat
     payload = json.loads(output)
     assert payload["query"] == "Quetzalcoatlus skeleton"
     hit = payload["hits"][0]
-    assert set(hit) == {"chunk_id", "document_id", "document", "start", "end", "text", "score"}
+    assert set(hit) == {
+        "chunk_id", "document_id", "document", "start", "end", "text", "score", "before", "after"
+    }  # fmt: skip
     assert hit["document"] == "corpus/museum.html" and "Quetzalcoatlus" in hit["text"]
 
     code, output = run("search", "Quetzalcoatlus", "--mode", "keyword")

@@ -93,10 +93,11 @@ class Memory:
             when = _hit_date(h.text) or (doc.content_start if doc else None)
             if not _within(when, since, until):
                 continue
-            speakers = list(dict.fromkeys(line_speakers(h.text)))[:4]
+            speakers = list(dict.fromkeys(line_speakers(h.passage)))[:4]
             who = f"; speakers: {', '.join(speakers)}" if speakers else ""
             head = f"#{h.document_id} {h.document!r}, {(when or 'undated')[:16]}{who}"
-            shown.append(f"{head} (chars {h.start}-{h.end})\n{wrap(h.text, head)}")
+            start, end = h.span
+            shown.append(f"{head} (chars {start}-{end})\n{wrap(h.passage, head)}")
             if len(shown) == limit:
                 break
         window = _window(since, until)

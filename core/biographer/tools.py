@@ -186,7 +186,7 @@ class Toolbox:
             return "No passages found."
         self.state.seen.update(h.document_id for h in hits)
         parts = [
-            f"[#{h.document_id} {h.document!r} chars {h.start}-{h.end}]\n{wrap(h.text)}"
+            f"[#{h.document_id} {h.document!r} chars {h.span[0]}-{h.span[1]}]\n{wrap(h.passage)}"
             for h in hits
         ]
         return "\n\n".join(parts)

@@ -6,13 +6,13 @@ import asyncio
 import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
 from core.errors import NotFound
-from core.retrieval import language
+from core.retrieval import language, neighbours
 from core.retrieval.embedding import Embedder, Matrix, from_blobs
 from core.retrieval.fusion import RRF_K, rrf, vector_weight
 from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
@@ -34,6 +34,18 @@ class Hit:
     end: int
     text: str
     score: float
+    before: str = ""  # in a chat, the message before the chunk (and the part it cut off)
+    after: str = ""  # and the one after
+
+    @property
+    def passage(self) -> str:
+        """The chunk with its neighbouring messages: what a reader is shown."""
+        return self.before + self.text + self.after
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """Where `passage` stands in its source."""
+        return self.start - len(self.before), self.end + len(self.after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +125,20 @@ class Searcher:
     async def search(
         self, query: str, limit: int = 10, mode: Mode = "hybrid", vector: Matrix | None = None
     ) -> list[Hit]:
-        """Ranked hits. `vector` is the query's embedding when the caller already has it."""
-        return await self.hits(await self.ranked_ids(query, limit, mode, vector))
+        """Ranked hits, a chat's with their neighbouring messages. `vector` is the query's
+        embedding when the caller already has it."""
+        found = await self.hits(await self.ranked_ids(query, limit, mode, vector))
+        return [await self.with_neighbours(h) for h in found]
+
+    async def with_neighbours(self, hit: Hit) -> Hit:
+        """A chat hit with the message before and after it (neighbours.py)."""
+        if not neighbours.is_chat(hit.text):
+            return hit
+        chunks = self.store.chunks
+        reach = neighbours.REACH
+        prefix = await chunks.text(hit.document_id, max(0, hit.start - reach), hit.start)
+        suffix = await chunks.text(hit.document_id, hit.end, hit.end + reach)
+        return replace(hit, before=neighbours.before(prefix), after=neighbours.after(suffix))
 
     async def ranked_ids(
         self, query: str, limit: int, mode: Mode = "hybrid", vector: Matrix | None = None

@@ -58,6 +58,9 @@ class DatedText:
 _COLUMNS = "id, document_id, seq, start_char, end_char, text, ts"
 
 
+LONGEST = 4096  # characters: no chunk is longer (the chunker makes them ≤ 900)
+
+
 class Chunks:
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -97,11 +100,13 @@ class Chunks:
                 )
 
     async def overlapping(self, doc_id: int, start: int, end: int) -> list[StoredChunk]:
-        """Chunks of a source whose span meets [start, end), in order."""
+        """Chunks of a source whose span meets [start, end), in order. The index is walked
+        from `start - LONGEST` only, not from the source's beginning (a long chat has a
+        hundred thousand chunks before a late passage)."""
         rows = await self._db.fetchall(
             f"SELECT {_COLUMNS} FROM chunks WHERE document_id = ?"
-            " AND start_char < ? AND end_char > ? ORDER BY start_char",
-            (doc_id, end, start),
+            " AND start_char > ? AND start_char < ? AND end_char > ? ORDER BY start_char",
+            (doc_id, start - LONGEST, end, start),
         )
         return [StoredChunk(*r) for r in rows]
 
