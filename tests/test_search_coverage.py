@@ -41,3 +41,72 @@ async def test_a_hit_brings_the_reply_that_answers_it_from_its_own_source(engine
     hits = await engine.sources.search("kayak trip June", 5, "keyword")
     note = next(h for h in hits if h.document == "note.md")
     assert note.before == note.after == "", "a note is no chat: nothing is added"
+
+
+# -- time-aware questions ---------------------------------------------------------------------
+
+
+def test_the_time_parser_reads_absolute_relative_and_named_periods() -> None:
+    from datetime import date
+
+    from core.retrieval.when import Period, period
+
+    today = date(2026, 7, 15)
+
+    def days(q: str, timeline: list[tuple[date, str]] | None = None) -> tuple[str, str] | None:
+        found = period(q, today, timeline or [])
+        return (found.first.isoformat(), found.last.isoformat()) if found else None
+
+    assert days("What did I do in 2019?") == ("2019-01-01", "2019-12-31")
+    assert days("Where was I in May 2021?") == ("2021-05-01", "2021-05-31")
+    assert days("on 12 March 2020") == ("2020-03-12", "2020-03-12")
+    assert days("What happened on March 12, 2020?") == ("2020-03-12", "2020-03-12")
+    assert days("in the summer of 2018") == ("2018-06-01", "2018-08-31")
+    assert days("in the winter of 2018") == ("2018-12-01", "2019-02-28")
+    assert days("music I loved in the 90s") == ("1990-01-01", "1999-12-31")
+    assert days("who did I meet last summer?") == ("2025-06-01", "2025-08-31")
+    assert days("what did we cook this spring") == ("2026-03-01", "2026-05-31")
+    assert days("two years ago") == ("2024-01-01", "2024-12-31")
+    assert days("3 months ago") == ("2026-04-01", "2026-04-30")
+    assert days("last year") == ("2025-01-01", "2025-12-31")
+    assert days("last month") == ("2026-06-01", "2026-06-30")
+    assert days("last week") == ("2026-07-06", "2026-07-12")
+    assert days("what did I eat yesterday") == ("2026-07-14", "2026-07-14")
+    assert days("last May") == ("2026-05-01", "2026-05-31")
+    assert days("last December") == ("2025-12-01", "2025-12-31")
+    assert days("Where does Ana live?") is None
+    timeline = [(date(2021, 2, 1), "Moved to Lisbon"), (date(2023, 9, 9), "Married Inês")]
+    assert days("Who did I meet after I moved to Lisbon?", timeline) == ("2021-02-01", "2026-07-15")
+    assert days("Where did I work before I married Inês?", timeline) == ("1900-01-01", "2023-09-09")
+    assert days("after I moved to Porto", timeline) is None
+    assert isinstance(period("in 2019", today), Period)
+
+
+def test_today_is_the_owners_day_in_their_time_zone() -> None:
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from core.retrieval.when import period, today_in
+
+    now = datetime(2026, 1, 1, 0, 30, tzinfo=UTC)  # still 31 December in New York
+    today = today_in(ZoneInfo("America/New_York"), now)
+    assert today.isoformat() == "2025-12-31"
+    found = period("what did I do yesterday?", today)
+    assert found is not None and found.first.isoformat() == "2025-12-30"
+    assert today_in(ZoneInfo("Asia/Tokyo"), now).isoformat() == "2026-01-01"
+
+
+async def test_a_dated_question_ranks_the_right_year_first(engine: Engine) -> None:
+    runs = {
+        2018: "Ran the river loop with Tomás again, the long way round past the mill.",
+        2019: "Ran the river loop with Tomás, slower than usual, the mill was closed.",
+        2020: "Ran the river loop with Tomás in the rain, we stopped at the mill.",
+    }
+    for year, text in runs.items():
+        await engine.sources.keep_text(f"[{year}-04-07 09:00] Nina: {text}\n", f"runs-{year}.txt")
+    for year in runs:
+        hits = await engine.sources.search(f"running the river loop with Tomás in {year}", 3)
+        assert hits[0].document == f"runs-{year}.txt", [h.document for h in hits]
+    await engine.sources.embed_pending()
+    hits = await engine.sources.search("the river loop with Tomás in 2019", 3, "vector")
+    assert hits[0].document == "runs-2019.txt"

@@ -74,6 +74,8 @@ class Engine:
             VectorIndex(settings.data_dir / "cache"),
             FusionConfig(),
             languages=settings.language_list,
+            zone=settings.zone,
+            timeline=lambda: self.profile.timeline(),
         )
         self.ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
         self.backend = choose(settings, self.ledger)

@@ -7,12 +7,13 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, tzinfo
 from typing import Literal
 
 import numpy as np
 
 from core.errors import NotFound
-from core.retrieval import language, neighbours
+from core.retrieval import language, neighbours, when
 from core.retrieval.embedding import Embedder, Matrix, from_blobs
 from core.retrieval.fusion import RRF_K, rrf, vector_weight
 from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
@@ -46,6 +47,11 @@ class Hit:
     def span(self) -> tuple[int, int]:
         """Where `passage` stands in its source."""
         return self.start - len(self.before), self.end + len(self.after)
+
+
+Reranker = Callable[[str, list[Hit]], Awaitable[list[Hit]]]
+"""A last stage that may reorder the fused hits (a cross-encoder scoring each against the
+query). None is set by default: no cross-encoder weights can be had here to measure one."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +103,7 @@ class Slice:
 
 _LINE_CONTEXT = 160
 EXACT_POOL = 60  # int8-ranked candidates scored exactly in float32
+TIME_DEPTH = 30  # candidates looked through for those dated in the period a question names
 
 
 class Searcher:
@@ -110,6 +117,8 @@ class Searcher:
         fusion: FusionConfig | None = None,
         keyword_budget: int = POSTINGS_BUDGET,
         languages: Sequence[str] = (),
+        zone: tzinfo = UTC,
+        timeline: Callable[[], Awaitable[list[str]]] | None = None,
     ) -> None:
         self.store = store
         self._embedder = embedder
@@ -119,6 +128,9 @@ class Searcher:
         self._size: tuple[float, int] | None = None
         self.notes = NoteSearch(store, embedder)
         self.terms = QueryTerms(store, languages)
+        self.zone = zone  # the owner's, for "yesterday" and "last summer"
+        self.timeline = timeline  # bio.md's Timeline items, for "after I moved to Lisbon"
+        self.reranker: Reranker | None = None  # a cross-encoder would go here (none by default)
 
     # -- ranked search ------------------------------------------------------------------
 
@@ -128,6 +140,8 @@ class Searcher:
         """Ranked hits, a chat's with their neighbouring messages. `vector` is the query's
         embedding when the caller already has it."""
         found = await self.hits(await self.ranked_ids(query, limit, mode, vector))
+        if self.reranker is not None:
+            found = await self.reranker(query, found)
         return [await self.with_neighbours(h) for h in found]
 
     async def with_neighbours(self, hit: Hit) -> Hit:
@@ -143,7 +157,29 @@ class Searcher:
     async def ranked_ids(
         self, query: str, limit: int, mode: Mode = "hybrid", vector: Matrix | None = None
     ) -> list[tuple[int, float]]:
-        """(chunk id, score) best first, without loading the hits' text."""
+        """(chunk id, score) best first, without loading the hits' text. A question about a
+        time ("in 2019", "last summer", "after I moved to Lisbon") puts what is dated then
+        first, among a deeper list."""
+        period = await self.period(query)
+        if period is None:
+            return await self._ranked(query, limit, mode, vector)
+        ranked = await self._ranked(query, max(limit * 3, TIME_DEPTH), mode, vector)
+        dates = await self.store.chunks.dates([cid for cid, _ in ranked])
+        inside = [r for r in ranked if (d := when.day_of(dates.get(r[0]))) and period.holds(d)]
+        held = {cid for cid, _ in inside}
+        return (inside + [r for r in ranked if r[0] not in held])[:limit]
+
+    async def period(self, query: str) -> when.Period | None:
+        """The days a question is about, in the owner's time zone, if it names a time."""
+        today = when.today_in(self.zone)
+        found = when.period(query, today)
+        if found is None and self.timeline is not None and when.names_an_event(query):
+            found = when.period(query, today, when.timeline_events(await self.timeline()))
+        return found
+
+    async def _ranked(
+        self, query: str, limit: int, mode: Mode, vector: Matrix | None
+    ) -> list[tuple[int, float]]:
         if mode == "keyword":
             return [(cid, -score) for cid, score in await self.keyword_ids(query, limit)]
         if mode == "vector":

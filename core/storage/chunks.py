@@ -164,6 +164,18 @@ class Chunks:
         )
         return [str(r[0]) for r in rows]
 
+    async def dates(self, ids: Sequence[int]) -> dict[int, str | None]:
+        """Each chunk's date: its first dated line's, else its source's first date."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = await self._db.fetchall(
+            "SELECT c.id, COALESCE(c.ts, d.content_start) FROM chunks c"
+            f" JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks})",
+            list(ids),
+        )
+        return {int(i): (str(t) if t else None) for i, t in rows}
+
     async def id_span(self) -> int:
         """About how many chunks there are: the id range (a count of a million rows is slow)."""
         return int(await self._db.scalar("SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM chunks"))
