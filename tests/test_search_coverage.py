@@ -110,3 +110,69 @@ async def test_a_dated_question_ranks_the_right_year_first(engine: Engine) -> No
     await engine.sources.embed_pending()
     hits = await engine.sources.search("the river loop with Tomás in 2019", 3, "vector")
     assert hits[0].document == "runs-2019.txt"
+
+
+# -- questions about two things ---------------------------------------------------------------
+
+
+def test_a_question_is_split_only_where_each_part_says_what_it_is_about() -> None:
+    from core.retrieval.subqueries import parts, place
+
+    assert parts("What did I do at Ana's wedding and at the Porto marathon?") == [
+        "What did I do at Ana's wedding",
+        "at the Porto marathon",
+    ]
+    assert parts("What do Melanie and Caroline like?") == []
+    assert parts("Where did Ana and Ben go?") == []
+    assert parts("When did I move to Lisbon?") == []
+    assert place([1, 2, 3, 4, 5, 6], [[9, 8]], exact={5}) == [1, 2, 3, 9, 5, 4, 6]
+    assert place([1, 2, 3, 4, 5, 6], [[4, 9]], exact=set()) == [1, 2, 3, 4, 5, 6]
+    assert place([1, 2, 3, 4, 5, 6], [[8], [9]], exact=set()) == [1, 2, 3, 9, 8, 5, 4, 6]
+
+
+def wedding_and_marathon() -> list[tuple[str, str]]:
+    wedding = [
+        f"[2022-06-{d:02d} 20:00] Ana: What happened today for the wedding in Porto: flowers, "
+        f"seating plan number {d}, the wedding cake, and the wedding band rehearsal tonight."
+        for d in range(1, 31)
+    ]
+    days = [
+        f"[2022-{m:02d}-{d:02d} 08:00] Nina: Coffee, the tram to work, emails, a quiet lunch "
+        f"in the park, groceries on the way home, day {m}-{d}."
+        for m in range(1, 13)
+        for d in range(1, 29)
+    ]
+    return [
+        ("days.txt", "\n".join(days) + "\n"),
+        ("wedding.txt", "\n".join(wedding) + "\n"),
+        ("race.txt", "[2022-11-06 14:00] Nina: Finished the Porto marathon in 3:41, legs gone.\n"),
+        ("other.txt", "[2022-11-07 09:00] Nina: Lunch with Ben at the market, nothing new.\n"),
+    ]
+
+
+async def test_a_two_event_question_gets_both_events_in_its_top_five(engine: Engine) -> None:
+    for name, text in wedding_and_marathon():
+        await engine.sources.keep_text(text, name)
+    await engine.sources.embed_pending()
+    question = "What happened at Ana's wedding and at the Porto marathon?"
+    top = [h.document for h in await engine.sources.search(question, 5)]
+    assert "race.txt" in top and "wedding.txt" in top, top
+    alone = [h.document for h in await engine.sources.search("Ana's wedding", 5)]
+    assert "race.txt" not in alone, "one thing asked: nothing is pushed in"
+
+
+async def test_a_part_never_pushes_out_a_passage_with_the_exact_words(engine: Engine) -> None:
+    from core.retrieval.subqueries import phrases
+
+    for name, text in wedding_and_marathon():
+        await engine.sources.keep_text(text, name)
+    await engine.sources.embed_pending()
+    question = 'What was "seating plan number 23" and what about the Porto marathon?'
+    assert phrases(question) == ["seating plan number 23"]
+    hits = await engine.sources.search(question, 5)
+    exact = [h for h in hits if "seating plan number 23," in h.text]
+    assert exact and "race.txt" in [h.document for h in hits]
+    before = await engine.searcher._ranked(question, 5, "keyword", None)
+    kept = {cid for cid, _ in await engine.searcher.ranked_ids(question, 5)}
+    held = [cid for cid, _ in before if cid in {h.chunk_id for h in exact}]
+    assert set(held) <= kept

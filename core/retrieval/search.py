@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 
 from core.errors import NotFound
-from core.retrieval import language, neighbours, when
+from core.retrieval import language, neighbours, subqueries, when
 from core.retrieval.embedding import Embedder, Matrix, from_blobs
 from core.retrieval.fusion import RRF_K, rrf, vector_weight
 from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
@@ -276,7 +276,30 @@ class Searcher:
             [cfg.keyword_weight, weight],
             k=cfg.k,
         )
-        return fused[:limit]
+        pieces = subqueries.parts(query)
+        if not pieces:
+            return fused[:limit]
+        return await self._with_parts(query, pieces, fused, limit)
+
+    async def _with_parts(
+        self, query: str, pieces: list[str], fused: list[tuple[int, float]], limit: int
+    ) -> list[tuple[int, float]]:
+        """A question about two things: each part searched alone, its best passage given one
+        of the first five places (subqueries.py)."""
+        bests = [
+            [cid for cid, _ in await self.hybrid_ids(piece, subqueries.TOP)] for piece in pieces
+        ]
+        shown = [cid for cid, _ in fused[: max(limit, subqueries.TOP)]]
+        chunks = await self.store.chunks.by_id(shown[: subqueries.TOP])
+        words = subqueries.phrases(query)
+        exact = {
+            cid
+            for cid, c in chunks.items()
+            if any(p in " ".join(re.findall(r"\w+", c.text.casefold())) for p in words)
+        }
+        scores = dict(fused)
+        placed = subqueries.place(shown, bests, exact)
+        return [(cid, scores.get(cid, 0.0)) for cid in placed][:limit]
 
     async def coverage(self, query: str, chunk_id: int) -> float:
         """Share of the query's content words that a chunk contains, in any of their forms."""
