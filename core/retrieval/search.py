@@ -142,17 +142,30 @@ class Searcher:
         found = await self.hits(await self.ranked_ids(query, limit, mode, vector))
         if self.reranker is not None:
             found = await self.reranker(query, found)
-        return [await self.with_neighbours(h) for h in found]
+        return await self.with_neighbours(found)
 
-    async def with_neighbours(self, hit: Hit) -> Hit:
-        """A chat hit with the message before and after it (neighbours.py)."""
-        if not neighbours.is_chat(hit.text):
-            return hit
-        chunks = self.store.chunks
-        reach = neighbours.REACH
-        prefix = await chunks.text(hit.document_id, max(0, hit.start - reach), hit.start)
-        suffix = await chunks.text(hit.document_id, hit.end, hit.end + reach)
-        return replace(hit, before=neighbours.before(prefix), after=neighbours.after(suffix))
+    async def with_neighbours(self, hits: list[Hit]) -> list[Hit]:
+        """Chat hits with the message before and after each (neighbours.py), read from the
+        chunks either side of each in one query."""
+        chat = [h for h in hits if neighbours.is_chat(h.text)]
+        if not chat:
+            return hits
+        seqs = await self.store.chunks.seqs([h.chunk_id for h in chat])
+        wanted = [(h.document_id, seqs[h.chunk_id] + step) for h in chat for step in (-1, 1)]
+        near = await self.store.chunks.at(wanted)
+        out = []
+        for h in hits:
+            seq = seqs.get(h.chunk_id)
+            if seq is None:
+                out.append(h)
+                continue
+            prev, nxt = near.get((h.document_id, seq - 1)), near.get((h.document_id, seq + 1))
+            prefix = prev.text[: max(0, h.start - prev.start)] if prev else ""
+            suffix = nxt.text[max(0, h.end - nxt.start) :] if nxt else ""
+            before = neighbours.before(prefix[-neighbours.REACH :]) if prefix else ""
+            after = neighbours.after(suffix[: neighbours.REACH]) if suffix else ""
+            out.append(replace(h, before=before, after=after))
+        return out
 
     async def ranked_ids(
         self, query: str, limit: int, mode: Mode = "hybrid", vector: Matrix | None = None

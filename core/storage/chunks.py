@@ -164,6 +164,32 @@ class Chunks:
         )
         return [str(r[0]) for r in rows]
 
+    async def seqs(self, ids: Sequence[int]) -> dict[int, int]:
+        """Each chunk's place in its source."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = await self._db.fetchall(
+            f"SELECT id, seq FROM chunks WHERE id IN ({marks})", list(ids)
+        )
+        return {int(i): int(q) for i, q in rows}
+
+    async def at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], StoredChunk]:
+        """The chunks at these (source, place) pairs that exist, in one query."""
+        by_doc: dict[int, list[int]] = {}
+        for doc, seq in places:
+            by_doc.setdefault(doc, []).append(seq)
+        if not by_doc:
+            return {}
+        terms, params = [], []
+        for doc, seqs in by_doc.items():
+            terms.append(f"(document_id = ? AND seq IN ({','.join('?' * len(seqs))}))")
+            params += [doc, *seqs]
+        rows = await self._db.fetchall(
+            f"SELECT {_COLUMNS} FROM chunks WHERE {' OR '.join(terms)}", params
+        )
+        return {(int(r[1]), int(r[2])): StoredChunk(*r) for r in rows}
+
     async def dates(self, ids: Sequence[int]) -> dict[int, str | None]:
         """Each chunk's date: its first dated line's, else its source's first date."""
         if not ids:
