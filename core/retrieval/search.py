@@ -7,7 +7,7 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, tzinfo
+from datetime import UTC, date, tzinfo
 from typing import Literal
 
 import numpy as np
@@ -126,6 +126,7 @@ class Searcher:
         self.fusion = fusion or FusionConfig()
         self.keyword_budget = keyword_budget
         self._size: tuple[float, int] | None = None
+        self._span: tuple[float, date | None, date | None] | None = None
         self.notes = NoteSearch(store, embedder)
         self.terms = QueryTerms(store, languages)
         self.zone = zone  # the owner's, for "yesterday" and "last summer"
@@ -174,13 +175,26 @@ class Searcher:
         time ("in 2019", "last summer", "after I moved to Lisbon") puts what is dated then
         first, among a deeper list."""
         period = await self.period(query)
-        if period is None:
+        if period is None or not await self._dated_within(period):
             return await self._ranked(query, limit, mode, vector)
         ranked = await self._ranked(query, max(limit * 3, TIME_DEPTH), mode, vector)
         dates = await self.store.chunks.dates([cid for cid, _ in ranked])
         inside = [r for r in ranked if (d := when.day_of(dates.get(r[0]))) and period.holds(d)]
         held = {cid for cid, _ in inside}
         return (inside + [r for r in ranked if r[0] not in held])[:limit]
+
+    async def _dated_within(self, period: when.Period) -> bool:
+        """Whether the corpus has anything dated in the period (its sources' first and last
+        dates, re-read at most every 30 s): "yesterday" in a corpus that ends years ago
+        changes nothing, so it costs nothing."""
+        now = time.monotonic()
+        if self._span is None or now - self._span[0] > 30:
+            span = await self.store.documents.date_span()
+            self._span = (now, when.day_of(span[0]), when.day_of(span[1]))
+        _, first_day, last_day = self._span
+        if first_day is None or last_day is None:
+            return False
+        return period.overlaps(first_day, last_day)
 
     async def period(self, query: str) -> when.Period | None:
         """The days a question is about, in the owner's time zone, if it names a time."""

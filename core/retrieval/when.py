@@ -65,6 +65,9 @@ class Period:
     def holds(self, day: date) -> bool:
         return self.first <= day <= self.last
 
+    def overlaps(self, first: date, last: date) -> bool:
+        return self.first <= last and first <= self.last
+
 
 def _month_end(year: int, month: int) -> date:
     following = date(year + (month == 12), month % 12 + 1, 1)

@@ -150,6 +150,14 @@ class Documents:
             )
             await activity.replace(db, doc_id, names or {}, months or {})
 
+    async def date_span(self) -> tuple[str | None, str | None]:
+        """The first and last dates any ready source covers."""
+        row = await self._db.fetchone(
+            "SELECT MIN(content_start), MAX(COALESCE(content_end, content_start)) FROM documents"
+            " WHERE status = 'ready'"
+        )
+        return (row[0], row[1]) if row else (None, None)
+
     async def set_languages(self, doc_id: int, codes: Sequence[str]) -> None:
         """The languages a source's text is in, most first."""
         async with self._db.transaction() as db:
