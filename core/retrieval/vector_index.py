@@ -1,6 +1,6 @@
 """Every chunk vector, searchable in milliseconds at a million, in well under 1 GB of RAM.
 
-Three passes: Hamming distance over binary codes (48 bytes a vector) picks a few thousand
+Three passes: Hamming distance over binary codes (96 bytes a vector) picks a few thousand
 candidates; int8 dot products re-rank them; the best few are scored exactly in float32 from
 the store, which stays the source of truth. The compact forms live in RAM and in a cache
 file under the data dir, so start-up reads tens of megabytes instead of a million rows; the
@@ -22,6 +22,7 @@ import numpy.typing as npt
 
 from core.retrieval.binary_codes import (
     closest,
+    code_bits,
     hamming,
     int8_scales,
     pack,
@@ -34,7 +35,7 @@ from core.storage.database import ensure_private_dir
 from core.storage.store import Store
 
 _LOAD_BATCH = 20_000
-_VERSION = 4
+_VERSION = 5  # 5: two code bits per dimension
 _SPOT_CHECKS = 8
 _SCALE_SAMPLE = 1000
 CANDIDATES = 10_000  # Hamming candidates re-ranked with int8 (or 2% of the corpus, if more)
@@ -139,7 +140,7 @@ class VectorIndex:
             sample = vectors[:_SCALE_SAMPLE]
             full = len(sample) >= _SCALE_SAMPLE
             self._scales = int8_scales(sample) if full else np.full(self.dim, 127.0, np.float32)
-            self._columns = [_Column(np.uint64) for _ in range(words_for(self.dim))]
+            self._columns = [_Column(np.uint64) for _ in range(words_for(code_bits(self.dim)))]
             self._int8 = _Column(np.int8, self.dim)
             self._rotation = rotation(self.dim)
         assert self._int8 is not None and self._rotation is not None
@@ -230,7 +231,7 @@ class VectorIndex:
         if manifest.get("version") != _VERSION:
             return None
         n, dim = int(manifest["count"]), int(manifest["dim"])
-        words = words_for(dim)
+        words = words_for(code_bits(dim))
         ids = np.fromfile(files["ids"], dtype="<i8", count=n)
         codes = np.fromfile(files["codes"], dtype="<u8", count=n * words).reshape(n, words)
         int8 = np.fromfile(files["int8"], dtype=np.int8, count=n * dim).reshape(n, dim)
