@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, tzinfo
 from typing import Literal
@@ -140,18 +140,21 @@ class Searcher:
     ) -> list[Hit]:
         """Ranked hits, a chat's with their neighbouring messages. `vector` is the query's
         embedding when the caller already has it."""
-        found = await self.hits(await self.ranked_ids(query, limit, mode, vector))
+        found, seqs = await self._loaded(await self.ranked_ids(query, limit, mode, vector))
         if self.reranker is not None:
             found = await self.reranker(query, found)
-        return await self.with_neighbours(found)
+        return await self.with_neighbours(found, seqs)
 
-    async def with_neighbours(self, hits: list[Hit]) -> list[Hit]:
+    async def with_neighbours(
+        self, hits: list[Hit], seqs: Mapping[int, int] | None = None
+    ) -> list[Hit]:
         """Chat hits with the message before and after each (neighbours.py), read from the
-        chunks either side of each in one query."""
+        chunks either side of each in one query. `seqs`: each chunk's place, if known."""
         chat = [h for h in hits if neighbours.is_chat(h.text)]
         if not chat:
             return hits
-        seqs = await self.store.chunks.seqs([h.chunk_id for h in chat])
+        if seqs is None:
+            seqs = await self.store.chunks.seqs([h.chunk_id for h in chat])
         wanted = [(h.document_id, seqs[h.chunk_id] + step) for h in chat for step in (-1, 1)]
         near = await self.store.chunks.at(wanted)
         out = []
@@ -338,13 +341,18 @@ class Searcher:
 
     async def hits(self, ranked: list[tuple[int, float]]) -> list[Hit]:
         """Full hits for ranked chunk ids, in the same order; vanished chunks are skipped."""
+        return (await self._loaded(ranked))[0]
+
+    async def _loaded(self, ranked: list[tuple[int, float]]) -> tuple[list[Hit], dict[int, int]]:
+        """The hits, and each chunk's place in its source (for its neighbours)."""
         chunks = await self.store.chunks.by_id([cid for cid, _ in ranked])
         names = await self.store.documents.names([c.document_id for c in chunks.values()])
-        return [
+        hits = [
             Hit(cid, c.document_id, names.get(c.document_id, "?"), c.start, c.end, c.text, score)
             for cid, score in ranked
             if (c := chunks.get(cid)) is not None
         ]
+        return hits, {cid: c.seq for cid, c in chunks.items()}
 
     # -- grep ---------------------------------------------------------------------------
 
