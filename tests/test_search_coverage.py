@@ -176,3 +176,20 @@ async def test_a_part_never_pushes_out_a_passage_with_the_exact_words(engine: En
     kept = {cid for cid, _ in await engine.searcher.ranked_ids(question, 5)}
     held = [cid for cid, _ in before if cid in {h.chunk_id for h in exact}]
     assert set(held) <= kept
+
+
+def test_a_date_that_cannot_be_names_no_time() -> None:
+    from datetime import date
+
+    from core.retrieval.when import period
+
+    today = date(2026, 7, 15)
+    for q in (
+        "what happened on 2021-02-30",
+        "order 1234-56-78",
+        "3000 years ago",
+        "on 31 June 2020",
+    ):
+        assert period(q, today) is None or period(q, today) is not None  # never raises
+    assert period("what happened on 2021-02-30", today) is None
+    assert period("3000 years ago", today) is None

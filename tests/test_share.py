@@ -151,6 +151,9 @@ async def test_a_line_copied_from_a_source_is_a_finding(engine: Engine) -> None:
     await engine.profile.replace(bio, turn_id=None, mode="manual", reason="test")
     draft = await engine.shares.draft("close")
     assert any(f.kind == "source text" for f in draft.findings), draft.findings
+    record = await engine.shares.save(draft, Path(engine.settings.data_dir) / "c.md", remove=True)
+    written = read(record.path)
+    assert "The man said 5 to 7 days" not in written and "Her partner since 2021" in written
 
 
 async def test_markup_in_bio_md_is_escaped_or_dropped(engine: Engine, tmp_path: Path) -> None:
@@ -333,3 +336,20 @@ def test_the_scan_leaves_dates_years_and_counts_alone(text: str) -> None:
     from core.biographer.share.scan import findings_in
 
     assert list(findings_in(text, Names([]))) == []
+
+
+def test_a_hidden_person_who_shares_the_owners_first_name_is_hidden_or_flagged() -> None:
+    from core.biographer.share.people import Names, choose
+    from core.biographer.share.scan import findings_in
+
+    people = choose([("Maria Costa", "an old friend"), ("Maria", "her mother")], "role")
+    names = Names(people, ["Maria Silva"])
+    text = "Maria met Maria Costa; Costa said hi."
+    assert names.replace(text) == "Maria met their friend; their friend said hi."
+    shown = names.replace(text)
+    found = [(k, shown[a:b]) for k, a, b in findings_in(shown, names)]
+    assert ("name", "Maria") in found, "the shared first name is shown to the owner"
+    by_hand = Names(people, ["Maria Silva"], ["Maria"])
+    assert by_hand.replace(text).startswith("her mother met their friend")
+    nfd = "Toma\u0301s ran."
+    assert Names(choose([("Tomás", "her brother")], "role")).replace(nfd) == "her brother ran."

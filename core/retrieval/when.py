@@ -87,7 +87,15 @@ def _count(word: str) -> int:
 
 def period(question: str, today: date, timeline: Sequence[tuple[date, str]] = ()) -> Period | None:
     """The days `question` is about, if it names a time; `today` is in the owner's zone and
-    `timeline` is bio.md's dated events (for "after I moved to Lisbon")."""
+    `timeline` is bio.md's dated events (for "after I moved to Lisbon"). A date that can't
+    be ("2021-02-30", "3000 years ago") names no time."""
+    try:
+        return _period(question, today, timeline)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _period(question: str, today: date, timeline: Sequence[tuple[date, str]]) -> Period | None:
     q = question
     if m := _ISO_DAY.search(q):
         d = date(int(m[1]), int(m[2]), int(m[3]))

@@ -16,7 +16,7 @@ from core.app.shares import card as share_card
 from core.app.shares.render import to_html, to_markdown, to_text
 from core.biographer.profile import Profile
 from core.biographer.share.audiences import PRESETS, Audience, Choice, Format, preset
-from core.biographer.share.people import Names, Someone, choose
+from core.biographer.share.people import Names, Someone, choose, fold, nfc
 from core.biographer.share.portrait import Portrait, tidy, years_of
 from core.biographer.share.scan import Finding, redact, scan, windows
 from core.biographer.share.writer import write
@@ -104,7 +104,7 @@ class Shares:
         audience = (choice or Choice()).apply(preset(audience_name, await self.audiences()))
         bio = await self.profile.load()
         people = choose(await self.people(bio), audience.people, audience.show, audience.hide)
-        names = Names(people, self.settings.owner_list)
+        names = Names(people, self.settings.owner_list, audience.hide)
         portrait = tidy(
             bio, audience, names, await self._years(), self.profile.language, self._title()
         )
@@ -122,15 +122,17 @@ class Shares:
     async def people(self, bio: str) -> list[tuple[str, str]]:
         """(name, what bio.md says of them) of bio.md's people and every speaker in the
         corpus who is not the owner."""
-        owners = self.settings.owner_list
+        owners = {fold(nfc(o)).strip() for o in self.settings.owner_list}
         found = [(p.name, p.about) for p in people_of(bio)]
         for row in await self.store.activity.speakers_by_year():
             name = row.speaker.split("<")[0].strip() or row.speaker
-            if any(same_person(name, o) for o in owners):
+            if fold(nfc(name)) in owners:
                 continue
             if not any(same_person(name, n) for n, _ in found):
                 found.append((name, ""))
-        return [(n, a) for n, a in found if not any(same_person(n, o) for o in owners)]
+        # Only the owner's own names are left out: "Maria Costa" is someone else even when
+        # the owner is Maria Silva (Names reports the "Maria" they share as ambiguous).
+        return [(n, a) for n, a in found if fold(nfc(n)).strip() not in owners]
 
     async def scan(self, portrait: Portrait, names: Names) -> list[Finding]:
         """The privacy scan, and runs of words copied from the sources."""
@@ -176,17 +178,17 @@ class Shares:
         "remove" in `decisions` by its key) or accepted (`accept`, or "accept"); while one
         is neither, nothing is written."""
         decided = decisions or {}
-        gone = [
-            f
-            for f in draft.findings
-            if f.kind != "source text" and (remove or decided.get(f.key) == "remove")
-        ]
+        gone = [f for f in draft.findings if remove or decided.get(f.key) == "remove"]
+        kept = [f for f in draft.findings if f not in gone]
         portrait = redact(draft.portrait, gone) if gone else draft.portrait
-        left = await self.scan(portrait, draft.names) if gone else draft.findings
-        open_ = [f for f in left if not (accept or decided.get(f.key) == "accept")]
+        if gone:  # what the removal left, looked at again (names, e-mails, phones …)
+            again = {f.key for f in scan(portrait, draft.names)}
+            kept = [f for f in kept if f.kind == "source text" or f.key in again]
+            kept += [f for f in scan(portrait, draft.names) if f.key not in {k.key for k in kept}]
+        open_ = [f for f in kept if not (accept or decided.get(f.key) == "accept")]
         if open_:
             raise UnresolvedFindings(open_)
-        accepted = list(dict.fromkeys(f.key for f in left))
+        accepted = list(dict.fromkeys(f.key for f in kept))
         made = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
         content = render(portrait, draft.audience.format, made).encode("utf-8")
         out = await asyncio.to_thread(_write_private, out, content)

@@ -94,51 +94,80 @@ def _fold_char(c: str) -> str:
     return base.lower()[:1] or base
 
 
-def _variants(person: Someone, keep: set[str]) -> list[str]:
-    """The forms of a name to replace: whole, then the first name alone where no one shown
-    shares it."""
+def _variants(person: Someone) -> list[str]:
+    """The forms of a name to look for: whole, then the first name alone and the last name
+    alone (of three letters or more)."""
     whole = fold(person.name)
     parts = whole.split()
     forms = [whole]
-    if len(parts) > 1 and len(parts[0]) > 2 and parts[0] not in keep:
-        forms.append(parts[0])
+    if len(parts) > 1:
+        forms += [p for p in (parts[0], parts[-1]) if len(p) > 2]
     return forms
 
 
 class Names:
-    """Finds and replaces hidden people's names in text."""
+    """Finds and replaces hidden people's names in text. A form that is also the owner's
+    name or a shown person's ("Maria" when the owner is Maria Silva) is not replaced, since
+    it may be them, but is reported as ambiguous so the scan shows it; a name the owner hid
+    by hand is always replaced."""
 
-    def __init__(self, people: Sequence[Someone], owner_names: Sequence[str] = ()) -> None:
-        keep = {w for n in owner_names for w in fold(n).split()}
-        keep |= {w for p in people if p.shown == "name" for w in fold(p.name).split()}
+    def __init__(
+        self,
+        people: Sequence[Someone],
+        owner_names: Sequence[str] = (),
+        hidden_by_hand: Sequence[str] = (),
+    ) -> None:
+        keep = {w for n in owner_names for w in fold(nfc(n)).split()}
+        keep |= {w for p in people if p.shown == "name" for w in fold(nfc(p.name)).split()}
+        forced = {fold(nfc(n)) for n in hidden_by_hand}
         self.hidden = [p for p in people if p.shown != "name"]
         forms: dict[str, Someone] = {}
-        for p in self.hidden:
-            for form in _variants(p, keep):
-                if form not in keep:
-                    forms.setdefault(form, p)
-        self._forms = forms
-        ordered = sorted(forms, key=len, reverse=True)
-        self._pattern = (
-            re.compile(r"(?<!\w)(" + "|".join(re.escape(f) for f in ordered) + r")(?:'s|’s)?(?!\w)")
-            if ordered
-            else None
-        )
+        unsure: dict[str, Someone] = {}
+        whole_first = [(0, p, f) for p in self.hidden for f in _variants(p)[:1]]
+        parts_after = [(1, p, f) for p in self.hidden for f in _variants(p)[1:]]
+        for _, p, form in whole_first + parts_after:  # "Maria" is first the Maria herself
+            if form in keep and form not in forced:
+                unsure.setdefault(form, p)
+            else:
+                forms.setdefault(form, p)
+        self._forms, self._unsure = forms, unsure
+        self._pattern = _alternation(forms)
+        self._unsure_pattern = _alternation(unsure)
 
     def found(self, text: str) -> list[tuple[int, int, Someone]]:
         """Where hidden names stand in `text`: (start, end, person)."""
-        if self._pattern is None:
-            return []
-        return [
-            (m.start(), m.end(1), self._forms[m.group(1)])
-            for m in self._pattern.finditer(fold(text))
-        ]
+        return _spans(self._pattern, self._forms, text)
+
+    def ambiguous(self, text: str) -> list[tuple[int, int, Someone]]:
+        """Where a hidden person's name stands that is also the owner's or a shown person's."""
+        return _spans(self._unsure_pattern, self._unsure, text)
 
     def replace(self, text: str) -> str:
         """`text` with each hidden name as its label."""
+        text = nfc(text)
         out, at = [], 0
         for start, end, person in self.found(text):
             out += [text[at:start], person.label]
             at = end
         out.append(text[at:])
         return "".join(out)
+
+
+def nfc(text: str) -> str:
+    """Composed accents ("o" and a combining acute become "ó"), so every name is one form."""
+    return unicodedata.normalize("NFC", text)
+
+
+def _alternation(forms: dict[str, Someone]) -> re.Pattern[str] | None:
+    ordered = sorted(forms, key=len, reverse=True)
+    if not ordered:
+        return None
+    return re.compile(r"(?<!\w)(" + "|".join(re.escape(f) for f in ordered) + r")(?:'s|’s)?(?!\w)")
+
+
+def _spans(
+    pattern: re.Pattern[str] | None, forms: dict[str, Someone], text: str
+) -> list[tuple[int, int, Someone]]:
+    if pattern is None:
+        return []
+    return [(m.start(), m.end(1), forms[m.group(1)]) for m in pattern.finditer(fold(text))]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from core.biographer.citations import in_order
 from core.biographer.profile_text import HEADINGS, KEYS, key_of
 from core.biographer.share.audiences import Audience
-from core.biographer.share.people import Names
+from core.biographer.share.people import Names, nfc
 
 QUOTE_WORDS = 5  # a quoted span longer than this is source text, left out unless picked
 LEFT_OUT = "(a quote, left out)"
@@ -137,7 +137,7 @@ def tidy(
     sources it rests on said as a count and years."""
     headings = HEADINGS.get(language, HEADINGS["en"])
     by_key: dict[str, list[Item]] = {k: [] for k in audience.sections}
-    for line in lines_of(bio):
+    for line in lines_of(nfc(bio)):
         if line.key not in by_key or (line.text.startswith("_") and line.text.endswith("_")):
             continue  # a section left out, or the skeleton's "nothing yet"
         level = confidence(line.text)

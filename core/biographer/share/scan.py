@@ -77,7 +77,7 @@ class Finding:
 
 def findings_in(text: str, names: Names) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of everything private in one text."""
-    for start, end, _ in names.found(text):
+    for start, end, _ in [*names.found(text), *names.ambiguous(text)]:
         yield "name", start, end
     for m in _EMAIL.finditer(text):
         yield "e-mail", m.start(), m.end()
@@ -108,21 +108,31 @@ REMOVED = "[removed]"
 
 
 def redact(portrait: Portrait, findings: list[Finding]) -> Portrait:
-    """The portrait with these findings' words replaced by REMOVED."""
+    """The portrait with these findings' words replaced by REMOVED; an item holding words
+    copied from a source is left out whole (its words can't be told apart from the rest)."""
     title = _cut(portrait.title, [f for f in findings if f.part == -1])
+    copied = {(f.part, f.item) for f in findings if f.kind == "source text"}
     parts: list[Part] = []
     for p, part in enumerate(portrait.parts):
         items = tuple(
             replace(item, text=_cut(item.text, [f for f in findings if (f.part, f.item) == (p, i)]))
             for i, item in enumerate(part.items)
+            if (p, i) not in copied
         )
-        parts.append(replace(part, items=items))
+        if items:
+            parts.append(replace(part, items=items))
     return replace(portrait, title=title, parts=tuple(parts))
 
 
 def _cut(text: str, found: list[Finding]) -> str:
-    spans = sorted({(f.start, f.end) for f in found}, reverse=True)
-    for start, end in spans:
+    """`text` with each found span (overlapping ones merged) as REMOVED."""
+    merged: list[list[int]] = []
+    for start, end in sorted((f.start, f.end) for f in found if f.end > f.start):
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    for start, end in reversed(merged):
         text = text[:start] + REMOVED + text[end:]
     return text
 
