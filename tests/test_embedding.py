@@ -179,3 +179,35 @@ async def test_the_bot_finishes_a_switch_of_model_in_the_background(
             assert await vector_top(app.engine, "thought about topic 2") == "notes/note002.txt"
         finally:
             await app.stop()
+
+
+async def test_vectors_of_the_old_model_are_refused_once_the_switch_is_done(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    from core.errors import Busy
+    from core.storage.lock import ProcessLock
+
+    old = make_settings(tmp_path / "data", minilm_path)
+    new = old.model_copy(
+        update={
+            "embed_model": OTHER_NAME,
+            "embed_model_path": other_model(minilm_path, tmp_path / "xs"),
+        }
+    )
+    write_notes(tmp_path / "notes", 3)
+    async with await Engine.open(old, embedder) as engine:
+        _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
+        await engine.sources.embed_pending()
+        late = (await engine.store.vectors.of([1]))[1]
+    async with await Engine.open(new) as engine:
+        held = ProcessLock(new.data_dir / "reindex.lock")
+        held.acquire()  # another process is switching already
+        with pytest.raises(Busy):
+            await engine.sources.reindex()
+        held.release()
+        await engine.sources.reindex()
+        await engine.store.vectors.clear({})  # as if a chunk lost its vector meanwhile
+        # A job that still holds the old model finishes a round after the swap: refused.
+        assert not await engine.store.vectors.add([(1, late)], None, MINILM_NAME)
+        assert await engine.store.vectors.of([1]) == {}
+        assert await engine.sources.embed_pending() == 3  # made again, with the new model

@@ -18,6 +18,7 @@ from core.errors import EmbeddingError
 from core.retrieval.backfill import input_key, pending_rounds, unique_inputs
 from core.retrieval.embedding import Embedder, FastEmbedder, Matrix, to_blob
 from core.settings import Settings
+from core.storage.lock import ProcessLock
 from core.storage.store import Store
 from core.storage.vectors import Vectors
 
@@ -71,6 +72,7 @@ class Embeddings:
         self.store = store
         self._models: dict[str, Embedder] = {embedder.name: embedder} if embedder else {}
         self._lock = threading.Lock()
+        self._switch = asyncio.Lock()
         self.input_of = input_of  # what the model is given for a chunk's text
         self.first = first  # the chunks of a source that get vectors before the rest
 
@@ -130,10 +132,23 @@ class Embeddings:
         chunks were embedded. Resumable: a stopped run goes on where it stopped."""
         embedder = await asyncio.to_thread(self.embedder)
         path = self.settings.embed_model_path
-        if await self.store.meta.get(NEXT_KEYS[0]) != embedder.name:
-            await self.store.next_vectors.clear(model_meta(embedder, path, "next_"))
-        done = await self._fill(self.store.next_vectors, embedder, on_progress)
-        await self.store.vectors.take_next(model_meta(embedder, path), NEXT_KEYS)
+        async with self._switch:  # one switch at a time in this process …
+            lock = ProcessLock(self.settings.data_dir / "reindex.lock")
+            lock.acquire()  # … and in any (Busy, with a clear message, if another runs one)
+            try:
+                if await self.store.meta.get(NEXT_KEYS[0]) != embedder.name:
+                    await self.store.next_vectors.clear(model_meta(embedder, path, "next_"))
+                done = 0
+                while True:  # until every chunk, sources added meanwhile too, has one
+                    made = await self._fill(self.store.next_vectors, embedder, on_progress)
+                    done += made
+                    if not await self.store.next_vectors.count_missing():
+                        break
+                    if made == 0:
+                        return done  # the switch was taken over (another model): no swap
+                await self.store.vectors.take_next(model_meta(embedder, path), NEXT_KEYS)
+            finally:
+                lock.release()
         return done + await self.embed_pending()  # chunks added since the last round
 
     async def _fill(
@@ -168,9 +183,9 @@ class Embeddings:
                 finally:
                     next_rows = await upcoming
                 blobs |= {k: to_blob(v) for k, v in zip(todo, vectors, strict=True)}
-                await table.add(
-                    [(cid, blobs[k]) for (cid, _), k in zip(rows, keys, strict=True)], keys
-                )
+                pairs = [(cid, blobs[k]) for (cid, _), k in zip(rows, keys, strict=True)]
+                if not await table.add(pairs, keys, embedder.name):
+                    break  # a switch of model ended, or began anew, meanwhile: stop here
                 done += len(rows)
                 if on_progress:
                     on_progress(done, max(total, done))

@@ -30,9 +30,11 @@ class NoteSearch:
             texts = [t for _, t in batch]
             embedder = await self._embedder()
             vectors = await asyncio.to_thread(embedder.embed_passages, texts)
-            await self.store.extracts.add_vectors(
-                [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)]
-            )
+            if not await self.store.extracts.add_vectors(
+                [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)],
+                embedder.name,
+            ):
+                break  # the model was switched meanwhile: the next round uses the new one
             made += len(batch)
         return made
 

@@ -229,14 +229,22 @@ class Extracts:
         )
         return [(int(i), float(s)) for i, s in rows]
 
-    async def add_vectors(self, rows: Sequence[tuple[int, bytes]]) -> None:
-        """Store (extract id, float32 blob) pairs; an extract deleted meanwhile is skipped."""
+    async def add_vectors(
+        self, rows: Sequence[tuple[int, bytes]], model: str | None = None
+    ) -> bool:
+        """Store (extract id, float32 blob) pairs; an extract deleted meanwhile is skipped.
+        With `model`, only while it is still the stored vectors' model: False if not."""
         async with self._db.transaction() as db:
+            if model is not None:
+                stored = await scalar_in(db, "SELECT value FROM meta WHERE key = 'embed_model'")
+                if stored is not None and stored != model:
+                    return False
             await db.executemany(
                 "INSERT OR REPLACE INTO extract_vectors(extract_id, vector)"
                 " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM extracts WHERE id = ?)",
                 [(i, blob, i) for i, blob in rows],
             )
+        return True
 
     async def unembedded(self, limit: int) -> list[tuple[int, str]]:
         """(id, statement) of extracts with no vector yet."""

@@ -52,17 +52,26 @@ class Vectors:
         self._t = table
 
     async def add(
-        self, rows: Sequence[tuple[int, bytes]], input_hashes: Sequence[bytes] | None = None
-    ) -> None:
+        self,
+        rows: Sequence[tuple[int, bytes]],
+        input_hashes: Sequence[bytes] | None = None,
+        model: str | None = None,
+    ) -> bool:
         """Store (chunk id, float32 blob) pairs, each with the hash of the model's input if
-        given; a chunk deleted meanwhile is skipped."""
+        given; a chunk deleted meanwhile is skipped. With `model`, only while the table is
+        still that model's (a switch of model may have ended meanwhile): False if not."""
         hashes: Sequence[bytes | None] = input_hashes or [None] * len(rows)
         async with self._db.transaction() as db:
+            if model is not None:
+                key = "embed_model" if self._t == "vectors" else "next_embed_model"
+                if await scalar_in(db, "SELECT value FROM meta WHERE key = ?", (key,)) != model:
+                    return False
             await db.executemany(
                 f"INSERT OR IGNORE INTO {self._t}(chunk_id, vector, input_hash)"
                 " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM chunks WHERE id = ?)",
                 [(cid, blob, h, cid) for (cid, blob), h in zip(rows, hashes, strict=True)],
             )
+        return True
 
     async def by_input(self, hashes: Sequence[bytes]) -> dict[bytes, bytes]:
         """A stored vector for each of these input hashes that has one."""
@@ -95,17 +104,22 @@ class Vectors:
             if self._t == "vectors":
                 await meta.bump(db, EPOCH)
 
-    async def take_next(self, new_meta: Mapping[str, str], done_keys: Sequence[str]) -> None:
+    async def take_next(self, new_meta: Mapping[str, str], done_keys: Sequence[str]) -> bool:
         """End a switch of model: `next_vectors` becomes `vectors` (a rename, so a million
         vectors move at no cost), the reader's note vectors (the old model's) are dropped to
-        be made again, and the meta says so, all in one transaction."""
+        be made again, and the meta says so, all in one transaction. False, and nothing
+        done, when `next_vectors` is no longer being filled with that model."""
         async with self._db.transaction() as db:
+            filling = await scalar_in(db, "SELECT value FROM meta WHERE key = 'next_embed_model'")
+            if filling != new_meta.get("embed_model"):
+                return False
             for statement in _TAKE_NEXT:
                 await db.execute(statement)
             await extracts.drop_vectors(db)
             await meta.upsert(db, new_meta)
             await meta.remove(db, done_keys)
             await meta.bump(db, EPOCH)
+        return True
 
     async def after(self, after_id: int, limit: int) -> list[VectorRow]:
         """Vector rows newer than `after_id`, oldest first."""
