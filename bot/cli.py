@@ -552,7 +552,7 @@ def share(
     )  # fmt: skip
 
     async def go(engine: Engine) -> None:
-        from core.app.shares.service import render
+        from core.app.shares.service import card_path, render
 
         model = not rules and engine.biography.configured
         draft = await engine.shares.draft(audience, choice, model=model)
@@ -571,7 +571,7 @@ def share(
         note = f", {record.size:,} characters" if record.format == "text" else ""
         out.print(f"Saved share #{record.id}: {record.path}{note}", markup=False)
         if card:
-            out.print(f"The card: {Path(record.path).with_suffix('.png')}", markup=False)
+            out.print(f"The card: {card_path(Path(record.path))}", markup=False)
 
     _run(go)
     return None

@@ -199,7 +199,7 @@ async def test_shares_are_recorded_listed_reopened_and_deleted(
     assert [r.id for r in await engine.shares.all()] == [record.id]
     assert not record.has_card
     carded = await engine.shares.save(draft, tmp_path / "c.html", accept=True, card=True)
-    png = (tmp_path / "c.png").read_bytes()
+    png = (tmp_path / "c-card.png").read_bytes()
     assert png.startswith(b"\x89PNG") and await engine.shares.card(carded.id) == png
     assert carded.has_card
     from core.app.shares.card import events
@@ -209,7 +209,7 @@ async def test_shares_are_recorded_listed_reopened_and_deleted(
     await engine.shares.delete(record.id)
     await engine.shares.delete(carded.id)
     assert not (tmp_path / "t.html").exists() and await engine.shares.all() == []
-    assert not (tmp_path / "c.png").exists()
+    assert not (tmp_path / "c-card.png").exists()
     assert await engine.profile.load() == bio_before
 
 
@@ -353,3 +353,24 @@ def test_a_hidden_person_who_shares_the_owners_first_name_is_hidden_or_flagged()
     assert by_hand.replace(text).startswith("her mother met their friend")
     nfd = "Toma\u0301s ran."
     assert Names(choose([("Tomás", "her brother")], "role")).replace(nfd) == "her brother ran."
+
+
+async def test_files_are_never_overwritten_and_names_stay_inside_shares(
+    engine: Engine, tmp_path: Path
+) -> None:
+    from core.errors import BiomdError
+
+    draft = await engine.shares.draft("therapist")
+    first = await engine.shares.save(draft, engine.shares.default_path(draft.audience), accept=True)
+    second = await engine.shares.save(
+        draft, engine.shares.default_path(draft.audience), accept=True
+    )
+    assert first.path != second.path and Path(first.path).exists()
+    assert Path(second.path).name.endswith("-therapist-2.html")
+    owners_picture = tmp_path / "me.png"
+    owners_picture.write_bytes(b"not biomd's")
+    mine = await engine.shares.save(draft, tmp_path / "me.html", accept=True)
+    await engine.shares.delete(mine.id)
+    assert owners_picture.exists(), "a share without a card leaves a .png alone"
+    with pytest.raises(BiomdError):
+        await engine.shares.save_audience("a/../../../../tmp/x", draft.audience)

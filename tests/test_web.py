@@ -497,7 +497,7 @@ async def test_the_share_page_previews_changes_saves_downloads_and_deletes(site:
     r = await site.client.get("/share?for=therapist&saved=1")
     assert "Saved share #1" in r.text and 'href="/share/file/1"' in r.text
     file = await site.client.get("/share/file/1")
-    assert file.headers["content-disposition"].endswith('-therapist.html"')
+    assert "-therapist.html\"; filename*=UTF-8''" in file.headers["content-disposition"]
     assert "example.com" not in file.text and "+351 912 345 678" in file.text
     assert "Inês" in file.text and "[removed]" in file.text
 

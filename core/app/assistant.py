@@ -18,7 +18,7 @@ from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
 from core.app.replies import search_reply, snippet, status_text, with_source_hint
 from core.app.shares import args as share_args
-from core.app.shares.service import Draft
+from core.app.shares.service import Draft, card_path
 from core.app.shares.service import render as render_share
 from core.app.status import gather as gather_status
 from core.biographer.profile_text import Question, section
@@ -378,7 +378,7 @@ class Assistant:
         await channel.send_file(chat, path.name, content, f"For {draft.audience.title}")
         if card:
             png = await shares.card(record.id)
-            await self._picture(channel, chat, path.with_suffix(".png").name, png, "The card")
+            await self._picture(channel, chat, card_path(path).name, png, "The card")
         if record.format == "text":
             await self._say(channel, chat, content.decode("utf-8"))
         await self._say(channel, chat, replies.share_saved(record))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.datastructures import FormData
 from starlette.requests import Request
@@ -40,7 +41,10 @@ async def share_change(request: Request) -> Response:
     keep_as = str(form.get("keep_as") or "").strip().lower()
     if keep_as:
         shares = web_of(request).engine.shares
-        await shares.save_audience(keep_as, choice.apply((await shares.audiences())[audience]))
+        try:
+            await shares.save_audience(keep_as, choice.apply((await shares.audiences())[audience]))
+        except BiomdError as exc:
+            return await message(request, "Not kept", exc.user_message, 400)
         audience, choice = keep_as, Choice()
     return await _drafted(request, audience, choice, model=model)
 
@@ -131,10 +135,12 @@ async def share_save(request: Request) -> Response:
 async def share_file(request: Request) -> Response:
     record, content = await web_of(request).engine.shares.content(int(request.path_params["sid"]))
     name = Path(record.path).name
+    plain = name.encode("ascii", "replace").decode().replace('"', "_").replace("?", "_")
+    disposition = f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name)}"
     return Response(
         content,
         media_type=MEDIA.get(record.format, "text/plain; charset=utf-8"),
-        headers={"content-disposition": f'attachment; filename="{name}"'},
+        headers={"content-disposition": disposition},
     )
 
 

@@ -39,8 +39,18 @@ def render(portrait: Portrait) -> bytes:
     fig = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI, facecolor="#fbf8f3")
     FigureCanvasAgg(fig)
     ink, soft, accent = "#1f2328", "#59636e", "#7a4e2d"
-    fig.text(0.07, 0.94, portrait.title or "A portrait", fontsize=20, color=ink, weight="bold")
-    fig.text(0.07, 0.905, f"For {portrait.audience.title}", fontsize=9, color=soft)
+    fig.text(
+        0.07,
+        0.94,
+        portrait.title or "A portrait",
+        fontsize=20,
+        color=ink,
+        weight="bold",
+        parse_math=False,
+    )
+    fig.text(
+        0.07, 0.905, f"For {portrait.audience.title}", fontsize=9, color=soft, parse_math=False
+    )
     summary = " ".join(
         sentence(i.text)
         for p in portrait.parts
@@ -52,7 +62,16 @@ def render(portrait: Portrait) -> bytes:
     lines = wrapped[: 14 if dated else 26]
     if len(wrapped) > len(lines):
         lines[-1] = lines[-1].rstrip(" .,;") + " …"
-    fig.text(0.07, 0.87, "\n".join(lines), fontsize=10, color=ink, va="top", linespacing=1.5)
+    fig.text(
+        0.07,
+        0.87,
+        "\n".join(lines),
+        fontsize=10,
+        color=ink,
+        va="top",
+        linespacing=1.5,
+        parse_math=False,
+    )
     if dated:
         top = 0.87 - 0.034 * len(lines) - 0.05
         ax = fig.add_axes((0.07, 0.06, 0.86, max(0.3, top - 0.06)))
@@ -70,7 +89,7 @@ def render(portrait: Portrait) -> bytes:
             right = when > (lo + hi) / 2
             text = textwrap.shorten(label, 42, placeholder="…")
             ax.text(when + (-0.08 if right else 0.08), row, text, fontsize=7.5, color=ink,
-                    va="center", ha="right" if right else "left")  # fmt: skip
+                    va="center", ha="right" if right else "left", parse_math=False)  # fmt: skip
         ax.tick_params(axis="x", labelsize=8, colors=soft)
         ax.xaxis.set_major_locator(_year_locator(lo, hi))
     buf = io.BytesIO()

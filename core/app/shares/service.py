@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,6 +29,14 @@ from core.storage.shares import NewShare, ShareRecord
 from core.storage.store import Store
 
 EXTENSIONS: dict[str, str] = {"html": "html", "md": "md", "text": "txt"}
+AUDIENCE_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,29}")
+
+
+def card_path(file: Path) -> Path:
+    """Where a share's card goes: beside its file, named after it ("…-card.png")."""
+    return file.with_name(file.stem + "-card.png")
+
+
 LANGUAGES = tuple(STOPWORDS)  # a run's common words, in any language biomd knows
 DISTINCT = 4  # content words a run of words needs before it is looked up in the sources
 
@@ -92,6 +101,12 @@ class Shares:
         return {**PRESETS, **saved}
 
     async def save_audience(self, name: str, audience: Audience) -> None:
+        """Keep the owner's choices under a name of lower-case letters, digits and dashes."""
+        if not AUDIENCE_NAME.fullmatch(name):
+            raise BiomdError(
+                f"'{name}' can't name an audience: use lower-case letters, digits and dashes "
+                "(up to 30), e.g. my-therapist."
+            )
         await self.store.shares.save_audience(name, audience.changed(name=name).to_json())
 
     # -- drafting ---------------------------------------------------------------------------
@@ -191,10 +206,10 @@ class Shares:
         accepted = list(dict.fromkeys(f.key for f in kept))
         made = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
         content = render(portrait, draft.audience.format, made).encode("utf-8")
-        out = await asyncio.to_thread(_write_private, out, content)
         png = await asyncio.to_thread(share_card.render, portrait) if card else None
+        out = await asyncio.to_thread(_write_private, out, content)
         if png is not None:
-            await asyncio.to_thread(_write_private, out.with_suffix(".png"), png)
+            await asyncio.to_thread(_write_private, card_path(out), png)
         share_id = await self.store.shares.add(
             NewShare(
                 audience=draft.audience.name,
@@ -215,12 +230,16 @@ class Shares:
         return record
 
     def default_path(self, audience: Audience) -> Path:
+        """A new file under the data dir's shares/: the day and the audience, numbered when
+        that name is taken (a second share the same day keeps the first)."""
         day = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
-        return (
-            self.settings.data_dir
-            / "shares"
-            / f"{day}-{audience.name}.{EXTENSIONS[audience.format]}"
-        )
+        folder = self.settings.data_dir / "shares"
+        label = re.sub(r"[^a-z0-9-]", "-", audience.name.lower())[:30] or "share"
+        ext = EXTENSIONS[audience.format]
+        path, n = folder / f"{day}-{label}.{ext}", 2
+        while path.exists():
+            path, n = folder / f"{day}-{label}-{n}.{ext}", n + 1
+        return path
 
     async def all(self) -> list[ShareRecord]:
         return await self.store.shares.all()
@@ -245,7 +264,8 @@ class Shares:
         path = Path(record.path)
         if file and await asyncio.to_thread(_same_file, path, record.sha256):
             await asyncio.to_thread(path.unlink)
-            await asyncio.to_thread(path.with_suffix(".png").unlink, missing_ok=True)
+            if record.has_card:
+                await asyncio.to_thread(card_path(path).unlink, missing_ok=True)
         await self.store.shares.delete(share_id)
         return record
 
