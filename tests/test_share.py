@@ -365,7 +365,7 @@ async def test_files_are_never_overwritten_and_names_stay_inside_shares(
     second = await engine.shares.save(
         draft, engine.shares.default_path(draft.audience), accept=True
     )
-    assert first.path != second.path and Path(first.path).exists()
+    assert first.path != second.path and read(first.path)
     assert Path(second.path).name.endswith("-therapist-2.html")
     owners_picture = tmp_path / "me.png"
     owners_picture.write_bytes(b"not biomd's")
