@@ -82,11 +82,13 @@ def _src(item: Item) -> str:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+_MD_ENTITY = re.compile(r"&(#\d+;|#x[0-9a-fA-F]+;|[A-Za-z]\w*;)")
 _MD_LINE_START = re.compile(r"^(\s*)([-+]|\d+[.)])(\s)")
 
 
 def md_escape(text: str) -> str:
     """Text that Markdown shows as written: no links, images, HTML or emphasis from it."""
+    text = _MD_ENTITY.sub(r"&amp;\1", text)  # "&#225;" is shown as written, not as "á"
     text = _MD_SPECIAL.sub(r"\\\1", text)
     return _MD_LINE_START.sub(r"\1\\\2\3", text)
 
