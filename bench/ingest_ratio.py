@@ -9,39 +9,20 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench.languages import bare_fts
 from bench.loop_lag import whatsapp_export
 from tests.models import MINILM_NAME, minilm_dir
-
-TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
 def windows(text: str, size: int = 900, overlap: int = 150) -> list[str]:
     step = size - overlap
     return [text[i : i + size] for i in range(0, max(1, len(text) - overlap), step)]
-
-
-def bare(text: str, work: Path) -> float:
-    """Seconds to insert the text's windows into a bare FTS5 table, 500 per transaction."""
-    path = work / "bare.sqlite3"
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA journal_mode=WAL")
-    db.execute(f"CREATE VIRTUAL TABLE f USING fts5(text, tokenize='{TOKENIZER}')")
-    chunks = windows(text)
-    start = time.perf_counter()
-    for i in range(0, len(chunks), 500):
-        db.executemany("INSERT INTO f(text) VALUES (?)", [(c,) for c in chunks[i : i + 500]])
-        db.commit()
-    took = time.perf_counter() - start
-    db.close()
-    path.unlink()
-    return took
 
 
 def ingest(chat: Path, data: Path) -> float:
@@ -74,7 +55,7 @@ def main() -> None:
         text = chat.read_text(encoding="utf-8")
         size = len(text.encode()) / 1e6
         for run in range(args.runs):
-            b, i = bare(text, work), ingest(chat, work / f"data{run}")
+            b, i = bare_fts(windows(text)), ingest(chat, work / f"data{run}")
             print(
                 f"{size:.0f} MB chat: ingest {i:.1f} s ({size / i:.1f} MB/s), bare FTS5 insert "
                 f"{b:.1f} s ({size / b:.1f} MB/s), ratio {b / i:.2f}x",

@@ -84,9 +84,11 @@ async def vector_top(engine: Engine, query: str) -> str:
     return hits[0].document
 
 
-async def test_a_changed_model_keeps_search_working_until_the_switch_is_done(
-    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
-) -> None:
+async def embedded_then_switched(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder, notes: int
+) -> tuple[Settings, bytes]:
+    """`notes` notes ingested and embedded with MiniLM; the settings that then name the other
+    model, and chunk 1's MiniLM vector."""
     old = make_settings(tmp_path / "data", minilm_path)
     new = old.model_copy(
         update={
@@ -94,11 +96,17 @@ async def test_a_changed_model_keeps_search_working_until_the_switch_is_done(
             "embed_model_path": other_model(minilm_path, tmp_path / "xs"),
         }
     )
-    write_notes(tmp_path / "notes", 5)
+    write_notes(tmp_path / "notes", notes)
     async with await Engine.open(old, embedder) as engine:
         _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
         await engine.sources.embed_pending()
-        before = (await engine.store.vectors.of([1]))[1]
+        return new, (await engine.store.vectors.of([1]))[1]
+
+
+async def test_a_changed_model_keeps_search_working_until_the_switch_is_done(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    new, before = await embedded_then_switched(tmp_path, minilm_path, embedder, 5)
 
     def stop(done: int, total: int) -> None:
         raise KeyboardInterrupt
@@ -151,16 +159,10 @@ async def test_the_bot_finishes_a_switch_of_model_in_the_background(
     from tests.fake_telegram import fake_telegram
     from tests.waiting import until
 
-    old = make_settings(tmp_path / "data", minilm_path)
-    write_notes(tmp_path / "notes", 3)
-    async with await Engine.open(old, embedder) as engine:
-        _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
-        await engine.sources.embed_pending()
+    switching, _ = await embedded_then_switched(tmp_path, minilm_path, embedder, 3)
     async with fake_telegram() as tg:
-        new = old.model_copy(
+        new = switching.model_copy(
             update={
-                "embed_model": OTHER_NAME,
-                "embed_model_path": other_model(minilm_path, tmp_path / "xs"),
                 "telegram_token": "123456:TEST",
                 "telegram_allowed_users": "111",
                 "telegram_api_url": tg.base,
@@ -187,18 +189,7 @@ async def test_vectors_of_the_old_model_are_refused_once_the_switch_is_done(
     from core.errors import Busy
     from core.storage.lock import ProcessLock
 
-    old = make_settings(tmp_path / "data", minilm_path)
-    new = old.model_copy(
-        update={
-            "embed_model": OTHER_NAME,
-            "embed_model_path": other_model(minilm_path, tmp_path / "xs"),
-        }
-    )
-    write_notes(tmp_path / "notes", 3)
-    async with await Engine.open(old, embedder) as engine:
-        _ = [r async for r in engine.sources.ingest([tmp_path / "notes"])]
-        await engine.sources.embed_pending()
-        late = (await engine.store.vectors.of([1]))[1]
+    new, late = await embedded_then_switched(tmp_path, minilm_path, embedder, 3)
     async with await Engine.open(new) as engine:
         held = ProcessLock(new.data_dir / "reindex.lock")
         held.acquire()  # another process is switching already

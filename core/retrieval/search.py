@@ -145,16 +145,12 @@ class Searcher:
             found = await self.reranker(query, found)
         return await self.with_neighbours(found, seqs)
 
-    async def with_neighbours(
-        self, hits: list[Hit], seqs: Mapping[int, int] | None = None
-    ) -> list[Hit]:
+    async def with_neighbours(self, hits: list[Hit], seqs: Mapping[int, int]) -> list[Hit]:
         """Chat hits with the message before and after each (neighbours.py), read from the
-        chunks either side of each in one query. `seqs`: each chunk's place, if known."""
+        chunks either side of each in one query; `seqs` is each chunk's place in its source."""
         chat = [h for h in hits if neighbours.is_chat(h.text)]
         if not chat:
             return hits
-        if seqs is None:
-            seqs = await self.store.chunks.seqs([h.chunk_id for h in chat])
         wanted = [(h.document_id, seqs[h.chunk_id] + step) for h in chat for step in (-1, 1)]
         near = await self.store.chunks.at(wanted)
         out = []

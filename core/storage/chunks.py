@@ -164,16 +164,6 @@ class Chunks:
         )
         return [str(r[0]) for r in rows]
 
-    async def seqs(self, ids: Sequence[int]) -> dict[int, int]:
-        """Each chunk's place in its source."""
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = await self._db.fetchall(
-            f"SELECT id, seq FROM chunks WHERE id IN ({marks})", list(ids)
-        )
-        return {int(i): int(q) for i, q in rows}
-
     async def at(self, places: Sequence[tuple[int, int]]) -> dict[tuple[int, int], StoredChunk]:
         """The chunks at these (source, place) pairs that exist, in one query."""
         by_doc: dict[int, list[int]] = {}

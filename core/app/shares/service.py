@@ -197,9 +197,7 @@ class Shares:
         kept = [f for f in draft.findings if f not in gone]
         portrait = redact(draft.portrait, gone) if gone else draft.portrait
         if gone:  # what the removal left, looked at again (names, e-mails, phones …)
-            again = {f.key for f in scan(portrait, draft.names)}
-            kept = [f for f in kept if f.kind == "source text" or f.key in again]
-            kept += [f for f in scan(portrait, draft.names) if f.key not in {k.key for k in kept}]
+            kept = [f for f in kept if f.kind == "source text"] + scan(portrait, draft.names)
         open_ = [f for f in kept if not (accept or decided.get(f.key) == "accept")]
         if open_:
             raise UnresolvedFindings(open_)
