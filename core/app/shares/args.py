@@ -9,13 +9,12 @@ from dataclasses import dataclass, field
 from core.biographer.share.audiences import FORMATS, Choice
 from core.errors import BiomdError
 
-ACTIONS = ("save", "list", "delete", "open")
 _KEYWORDS = ("hide", "show", "with", "without", "format", "limit", "quote")
 
 
 @dataclass(frozen=True)
 class ShareRequest:
-    action: str  # "draft", or one of ACTIONS; "" for the usage
+    action: str  # "draft", "save", "list", "delete" or "open"; "" for the usage
     audience: str = ""
     choice: Choice = field(default_factory=Choice)
     how: str = ""  # for save: "", "accept" or "remove"
