@@ -177,6 +177,12 @@ class Settings(BaseSettings):
         default=24_000, ge=1_000, description="Characters of notes one reading turn takes in."
     )
 
+    mirror_silence_hours: float = Field(
+        default=6.0,
+        gt=0,
+        description="The mirror: hours of silence after which a message starts a new conversation.",
+    )
+
     def secrets(self) -> list[str | None]:
         """Values that must never appear in logs or messages."""
         return [self.llm_api_key, self.reader_api_key, self.telegram_token, self.discord_token]

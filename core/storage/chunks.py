@@ -139,6 +139,16 @@ class Chunks:
         )
         return [StoredChunk(*r) for r in rows]
 
+    async def spans_from(self, doc_id: int, start: int, limit: int) -> list[tuple[int, int, str]]:
+        """(start, end, text) of up to `limit` chunks of a source that begin at or after
+        `start`, in order: a long source read a batch at a time."""
+        rows = await self._db.fetchall(
+            "SELECT start_char, end_char, text FROM chunks WHERE document_id = ?"
+            " AND start_char >= ? ORDER BY start_char LIMIT ?",
+            (doc_id, start, limit),
+        )
+        return [(int(s), int(e), str(t)) for s, e, t in rows]
+
     async def sample(self, n: int) -> list[str]:
         """The text of up to `n` chunks spread evenly over the corpus (by id)."""
         low, high = await self._db.fetchone(

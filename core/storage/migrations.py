@@ -460,6 +460,62 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE documents ADD COLUMN languages TEXT NOT NULL DEFAULT '';
         """,
     ),
+    Migration(
+        "mirror",
+        """
+        -- The mirror (core.storage.mirror). Each chat source's messages as parsed once: the
+        -- conversations in it (JSON) and every message's time, side, length and place.
+        CREATE TABLE mirror_messages (
+            document_id INTEGER PRIMARY KEY REFERENCES documents(id) ON DELETE CASCADE,
+            version     INTEGER NOT NULL,
+            chats       TEXT NOT NULL,
+            data        BLOB NOT NULL,
+            made_at     TEXT NOT NULL
+        );
+        -- The owner's word on a finding or a pattern, with the evidence it was given on.
+        CREATE TABLE mirror_verdicts (
+            item_id   TEXT PRIMARY KEY,
+            item      TEXT NOT NULL CHECK (item IN ('finding', 'pattern')),
+            kind      TEXT NOT NULL,
+            person    TEXT NOT NULL DEFAULT '',
+            month     TEXT NOT NULL DEFAULT '',
+            direction TEXT NOT NULL DEFAULT '',
+            status    TEXT NOT NULL CHECK (status IN ('confirmed', 'dismissed')),
+            sources   TEXT NOT NULL DEFAULT '[]',
+            notes     TEXT NOT NULL DEFAULT '[]',
+            statement TEXT NOT NULL DEFAULT '',
+            at        TEXT NOT NULL
+        );
+        -- The owner's answers to an item ("there's more to it"), each kept as a source.
+        CREATE TABLE mirror_answers (
+            item_id     TEXT NOT NULL,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            at          TEXT NOT NULL,
+            PRIMARY KEY (item_id, document_id)
+        );
+        -- The notes pass: each candidate judged once, and the notes it rests on.
+        CREATE TABLE mirror_candidates (
+            key               TEXT PRIMARY KEY,
+            kind              TEXT NOT NULL,
+            design            TEXT NOT NULL,
+            people            TEXT NOT NULL DEFAULT '',
+            verdict           TEXT NOT NULL,
+            statement         TEXT NOT NULL DEFAULT '',
+            why               TEXT NOT NULL DEFAULT '',
+            confidence        TEXT NOT NULL DEFAULT 'low',
+            prompt_tokens     INTEGER NOT NULL DEFAULT 0,
+            completion_tokens INTEGER NOT NULL DEFAULT 0,
+            judged_at         TEXT NOT NULL
+        );
+        CREATE TABLE mirror_candidate_notes (
+            key        TEXT NOT NULL REFERENCES mirror_candidates(key) ON DELETE CASCADE,
+            extract_id INTEGER NOT NULL REFERENCES extracts(id) ON DELETE CASCADE,
+            role       TEXT NOT NULL CHECK (role IN ('for', 'against')),
+            PRIMARY KEY (key, extract_id)
+        );
+        CREATE INDEX mirror_candidate_notes_extract ON mirror_candidate_notes(extract_id);
+        """,
+    ),
 )
 
 REINDEX_BATCH = 20_000  # chunks per step of a re-index, each step logged

@@ -13,6 +13,8 @@
     store.extracts   extracts, extracts_fts, extract_vectors, extract_parts (the reader's)
     store.rounds     reading_rounds (estimate against actual)
     store.shares     shares, share_audiences (portraits the owner saved)
+    store.mirror     mirror_messages, mirror_verdicts, mirror_answers, mirror_candidates,
+                     mirror_candidate_notes (the mirror's cache, the owner's word, the notes pass)
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from core.storage.extracts import Extracts
 from core.storage.jobs import Jobs
 from core.storage.keywords import Keywords
 from core.storage.meta import Meta
+from core.storage.mirror import MirrorState
 from core.storage.outbox import OutboxQueue
 from core.storage.questions import Questions
 from core.storage.reading import ReadingQueue
@@ -64,6 +67,7 @@ class Store:
         self.extracts = Extracts(db)
         self.shares = Shares(db)
         self.rounds = Rounds(db)
+        self.mirror = MirrorState(db)
 
     @classmethod
     async def open(cls, path: Path) -> Store:
