@@ -602,6 +602,108 @@ def _list_shares() -> None:
 
 
 @app.command()
+def mirror(
+    person: Annotated[str | None, typer.Option("--person", help="Only this person.")] = None,
+    since: Annotated[str | None, typer.Option("--since", help="From this date on.")] = None,
+    until: Annotated[str | None, typer.Option("--until", help="Up to this date.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Look for new patterns in the notes first (a model).")
+    ] = False,
+    design: Annotated[
+        str | None, typer.Option("--design", help="judge or whole (default BIOMD_MIRROR_DESIGN).")
+    ] = None,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Don't ask before a costly pass.")
+    ] = False,
+    confirm: Annotated[str | None, typer.Option("--confirm", help="That's me: ID.")] = None,
+    dismiss: Annotated[str | None, typer.Option("--dismiss", help="Not me: ID.")] = None,
+    answer: Annotated[
+        str | None, typer.Option("--answer", help="There's more to it: ID (with --text).")
+    ] = None,
+    text: Annotated[str | None, typer.Option("--text", help="Your answer.")] = None,
+    ask: Annotated[
+        str | None, typer.Option("--ask", help="Make an intention an open question: ID.")
+    ] = None,
+) -> None:
+    """The mirror: how you talk with each person over the years (measured from your
+    messages), the shifts that matter, and the patterns found across your notes, each with
+    its evidence. A mirror, not a therapist."""
+    from core.app.mirror import text as mirror_text
+
+    if design is not None and design not in ("judge", "whole"):
+        raise typer.BadParameter("--design is judge or whole")
+
+    async def work(engine: Engine) -> None:
+        m = engine.mirror
+        if confirm:
+            out.print(await m.confirm(confirm), markup=False)
+            return
+        if dismiss:
+            out.print(await m.dismiss(dismiss), markup=False)
+            return
+        if answer:
+            if not text:
+                raise typer.BadParameter("--answer ID needs --text 'what there is to it'")
+            doc_id = await m.answer(answer, text)
+            out.print(f"Your answer is source #{doc_id}; the biographer reads it next.")
+            if engine.biography.configured:
+                _summary(await engine.biography.read_pending(on_step=_show_step))
+            return
+        if ask:
+            out.print(await m.ask_later(ask), markup=False)
+            return
+        if refresh:
+            await _mirror_pass(engine, design, yes)
+        view = await m.view(person, since, until)
+        if as_json:
+            print(json.dumps(view.as_json(), ensure_ascii=False, indent=2))
+            return
+        out.print(mirror_text.render(view), markup=False, highlight=False)
+
+    _run(work)
+
+
+async def _mirror_pass(engine: Engine, design: str | None, yes: bool) -> None:
+    """The notes pass, estimated first; asked about when it costs more than reading one
+    source would before asking (BIOMD_READ_CONFIRM_USD)."""
+    m = engine.mirror
+    plan = await m.plan(design)
+    if not plan.calls:
+        err.print("The mirror's notes pass: nothing new to judge.", markup=False)
+        return
+    err.print(
+        f"The mirror's notes pass ({plan.design}): {plan.calls} call(s) over {plan.notes:,} "
+        f"notes, {plan.estimate.describe()}.",
+        markup=False,
+    )
+    costly = (plan.estimate.usd or 0) > engine.settings.read_confirm_usd
+    if costly and not yes:
+        if not sys.stdin.isatty():
+            raise BiomdError(
+                "The pass costs more than BIOMD_READ_CONFIRM_USD: add --yes to run it."
+            )
+        typer.confirm("Run it?", abort=True)
+    with _progress() as bar:
+        task = bar.add_task("judging", total=plan.calls)
+
+        async def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        report = await m.refresh(design, tick)
+    line = (
+        f"Judged {report.judged}: {report.yes} pattern(s), {report.failed} unreadable "
+        f"repl{'y' if report.failed == 1 else 'ies'}; "
+        f"{report.prompt_tokens + report.completion_tokens:,} tokens."
+    )
+    if report.dropped:
+        line += f" {report.dropped} proposal(s) dropped: their evidence did not hold."
+    err.print(line, markup=False)
+    if report.stopped:
+        err.print(f"Stopped early: {report.stopped}", markup=False, style="yellow")
+
+
+@app.command()
 def forget(
     doc_id: Annotated[int, typer.Argument(help="Source id, as in `biomd sources`.")],
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,

@@ -182,6 +182,14 @@ class Settings(BaseSettings):
         gt=0,
         description="The mirror: hours of silence after which a message starts a new conversation.",
     )
+    mirror_design: Literal["judge", "whole"] = Field(
+        default="judge",
+        description="The mirror's patterns: judge (candidates by rules, each judged by the "
+        "model in a small call) or whole (one call finds them in all the notes).",
+    )
+    mirror_cron: str = Field(
+        default="30 4 * * *", description="When the mirror looks for new patterns ('' never)."
+    )
 
     def secrets(self) -> list[str | None]:
         """Values that must never appear in logs or messages."""

@@ -12,6 +12,7 @@ The app's API, what the front-ends call, is these services:
     engine.pictures    the timeline's and the people's data
     engine.outbox      messages kept while a platform is unreachable
     engine.shares      portraits for an audience: drafted, scanned, saved, listed, deleted
+    engine.mirror      the mirror: figures per person, findings and patterns, the owner's word
     engine.settings
 
 The rest (the store, the searcher, the model backend) is wiring for the app layer; a
@@ -23,6 +24,7 @@ from types import TracebackType
 
 from core import redact
 from core.app.answers import Answers
+from core.app.mirror.service import Mirror
 from core.app.outbox import Outbox
 from core.app.pictures.service import Pictures
 from core.app.shares.service import Shares
@@ -96,6 +98,9 @@ class Engine:
         self.pictures = Pictures(settings, store, self.profile)
         self.outbox = Outbox(store)
         self.shares = Shares(settings, store, self.profile, self.backend)
+        self.mirror = Mirror(
+            settings, store, self.profile, self.sources, self.backend, self.searcher.notes
+        )
 
     @classmethod
     async def open(cls, settings: Settings, embedder: Embedder | None = None) -> Engine:

@@ -191,6 +191,15 @@ class Extracts:
         )
         return [_extract(r) for r in rows]
 
+    async def of_ready(self) -> list[Extract]:
+        """Every extract of every ready source, by source and place."""
+        cols = ", ".join(f"x.{c.strip()}" for c in _COLUMNS.split(","))
+        rows = await self._db.fetchall(
+            f"SELECT {cols} FROM extracts x JOIN documents d ON d.id = x.document_id"
+            " AND d.status = 'ready' ORDER BY x.document_id, x.start_char, x.id"
+        )
+        return [_extract(r) for r in rows]
+
     async def get(self, ids: Sequence[int]) -> list[Extract]:
         """These extracts, in the order asked (those that exist)."""
         if not ids:

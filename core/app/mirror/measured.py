@@ -30,6 +30,7 @@ class Measured:
     dynamics: Dynamics
     findings: list[Finding]
     dropped: int  # findings left with no verified evidence
+    parsed: dict[int, ParsedChats]  # each chat source's messages (where a note's quote is)
 
 
 class MeasuredSide:
@@ -54,7 +55,7 @@ class MeasuredSide:
             dynamics = await asyncio.to_thread(measure, parsed, self.settings.mirror_silence_hours)
             findings = await asyncio.to_thread(find, dynamics)
             kept, dropped = await self._quoted(findings)
-            measured = Measured(dynamics, kept, dropped)
+            measured = Measured(dynamics, kept, dropped, dict(parsed))
             self._memo = (key, measured)
             return measured
 

@@ -227,16 +227,9 @@ def _evidence(
     else:
         distance = np.abs(np.log1p(np.maximum(values[inside], 0)) - np.log1p(s.value))
     usable = e.chars[inside] >= 2
-    order = inside[np.lexsort((e.minute[inside], distance, ~usable))]
-    picked: list[int] = []
-    months: set[int] = set()
-    for i in order:
-        if len(picked) == PER_SIDE:
-            break
-        if int(e.month[i]) in months and len(order) > PER_SIDE * 3:
-            continue
-        picked.append(int(i))
-        months.add(int(e.month[i]))
+    toward_change = -e.minute[inside] if side == "before" else e.minute[inside]
+    closest = inside[np.lexsort((toward_change, distance, ~usable))][:TYPICAL]
+    picked = _near_and_far(e, closest, near_end=side == "before")
     picked.sort(key=lambda i: int(e.minute[i]))
     return [
         Quote(
@@ -250,6 +243,30 @@ def _evidence(
         )
         for i in picked
     ]
+
+
+TYPICAL = 30  # the messages closest to a side's value that the evidence is chosen from
+
+
+def _near_and_far(e: Events, typical: np.ndarray, near_end: bool) -> list[int]:
+    """Of a side's typical messages, one next to the change and one far from it, from
+    different months where they can be."""
+    by_time = sorted((int(i) for i in typical), key=lambda i: int(e.minute[i]))
+    if near_end:
+        by_time.reverse()
+    picked: list[int] = []
+    for i in (by_time[0], by_time[-1], *by_time) if by_time else ():
+        if i in picked or any(int(e.month[i]) == int(e.month[j]) for j in picked):
+            continue
+        picked.append(i)
+        if len(picked) == PER_SIDE:
+            break
+    for i in by_time:  # all in one month: take what there is
+        if len(picked) == PER_SIDE:
+            break
+        if i not in picked:
+            picked.append(i)
+    return picked
 
 
 def stamp(minute: int) -> str:

@@ -1,0 +1,143 @@
+"""The mirror as text: the whole of it for the terminal (`biomd mirror`), and its strongest
+findings and patterns for a chat app, each with the commands that answer it."""
+
+from __future__ import annotations
+
+from core.app.mirror.service import Intention, MirrorView, PersonView
+from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
+from core.biographer.mirror.findings import Finding, duration
+from core.biographer.mirror.patterns import Evidence, Pattern
+
+KIND_TITLES = {
+    "self_contradiction": "says opposite things",
+    "stated_reason": "the reason given and what came before",
+    "avoidance": "raised with others, not with them",
+    "said_vs_did": "said and did",
+    "cycle": "comes back",
+}
+
+
+def _value(unit: str, value: float) -> str:
+    if unit == "seconds":
+        return duration(value)
+    if unit == "characters":
+        return f"{round(value)} characters"
+    return f"{round(value * 100)}%"
+
+
+def finding_lines(f: Finding, quotes: int = 4) -> list[str]:
+    head = f"{f.id}  [{f.status}] {f.statement}"
+    span = (
+        f"    before {f.before.first}…{f.before.last}: {_value(f.unit, f.before.value)}"
+        f"   after {f.after.first}…{f.after.last}: {_value(f.unit, f.after.value)}"
+    )
+    lines = [head, span]
+    for q in f.evidence[:quotes]:
+        note = f" ({q.note})" if q.note else ""
+        lines.append(f'    {q.date} #{q.source_id} [{q.start}:{q.end}] "{q.quote}"{note}')
+    if f.answers:
+        lines.append(f"    your answers: {', '.join(f'#{a}' for a in f.answers)}")
+    return lines
+
+
+def _evidence_line(e: Evidence, mark: str = "") -> str:
+    return f'    {mark}{e.date} #{e.source_id} [{e.start}:{e.end}] "{e.quote}"'
+
+
+def pattern_lines(p: Pattern, quotes: int = 4) -> list[str]:
+    people = f" ({', '.join(p.people)})" if p.people else ""
+    title = KIND_TITLES.get(p.kind, p.kind)
+    lines = [f"{p.id}  [{p.status}, {p.confidence}] {title}{people}: {p.statement}"]
+    lines += [_evidence_line(e) for e in p.evidence[:quotes]]
+    lines += [_evidence_line(e, "against: ") for e in p.counter[:2]]
+    if p.answers:
+        lines.append(f"    your answers: {', '.join(f'#{a}' for a in p.answers)}")
+    return lines
+
+
+def _person_line(p: PersonView) -> str:
+    mine = sum(m.messages_owner for m in p.months)
+    theirs = sum(m.messages_them for m in p.months)
+    first, last = (p.months[0].month, p.months[-1].month) if p.months else ("", "")
+    sources = ", ".join(f"#{s}" for s in p.sources)
+    return f"  {p.name} ({sources}): {first}…{last}, you {mine:,} messages, them {theirs:,}"
+
+
+def _intention_line(i: Intention) -> str:
+    return f'{i.id}  {i.date}: "{i.quote[:120]}" #{i.source_id} (nothing after it in your sources)'
+
+
+def render(view: MirrorView) -> str:
+    """The whole mirror, for the terminal."""
+    out = [NOT_A_THERAPIST, ""]
+    if view.care:
+        out += [HELP, ""]
+    out.append("Findings, measured from your messages:")
+    if not view.findings:
+        out.append(
+            "  none: no sustained shift in how you write with anyone (noise is not a pattern)."
+        )
+    for f in view.findings:
+        out += ["  " + line for line in finding_lines(f)]
+    out += ["", f"Patterns, found across your notes ({view.design}):"]
+    if not view.patterns:
+        out.append("  none yet (`biomd mirror --refresh` looks for them with your model).")
+    for p in view.patterns:
+        out += ["  " + line for line in pattern_lines(p)]
+    if view.intentions:
+        out += ["", "Things you said you would do, with nothing after them in your sources:"]
+        out += ["  " + _intention_line(i) for i in view.intentions[-8:]]
+    out += ["", "People (1:1 chats):"]
+    out += [_person_line(p) for p in view.people] or ["  none yet: add a chat export."]
+    if view.left_out:
+        out += ["", "Left out:"]
+        out += [f"  #{x.source_id} {x.chat}: {x.reason}" for x in view.left_out]
+    dropped = sum(view.dropped.values())
+    if dropped:
+        out.append(f"\n{dropped} finding(s) or pattern(s) dropped: their evidence did not verify.")
+    out += [
+        "",
+        "Answer one: biomd mirror --confirm ID (that's me), --dismiss ID (not me), "
+        "--answer ID --text '…' (there's more to it), --ask ID (ask me later).",
+    ]
+    return "\n".join(out)
+
+
+STRONGEST = 3
+
+
+def strongest(view: MirrorView, person: str | None = None) -> tuple[str, list[tuple[str, str]]]:
+    """The strongest new findings and patterns, for a chat; and a button for each answer."""
+    findings = [f for f in view.findings if f.status == "new"][:STRONGEST]
+    patterns = [p for p in view.patterns if p.status == "new"][:STRONGEST]
+    head = f"The mirror{f' with {person}' if person else ''} (a mirror, not a therapist):"
+    out = [head]
+    if view.care:
+        out += ["", HELP]
+    buttons: list[tuple[str, str]] = []
+    for f in findings:
+        out += ["", *finding_lines(f, quotes=2)]
+        buttons += _buttons(f.id)
+    for p in patterns:
+        out += ["", *pattern_lines(p, quotes=2)]
+        buttons += _buttons(p.id)
+    if not findings and not patterns:
+        out += [
+            "",
+            "Nothing new: no sustained shift in your chats, and no new pattern in your notes.",
+        ]
+        if view.people:
+            out.append("People: " + ", ".join(p.name for p in view.people[:8]))
+    out += [
+        "",
+        "Answer with /mirror confirm ID (that's me), /mirror dismiss ID (not me), or /mirror "
+        "answer ID your words (there's more to it). /mirror NAME shows one person.",
+    ]
+    return "\n".join(out), buttons
+
+
+def _buttons(item_id: str) -> list[tuple[str, str]]:
+    return [
+        (f"That's me ({item_id})", f"/mirror confirm {item_id}"),
+        (f"Not me ({item_id})", f"/mirror dismiss {item_id}"),
+    ]
