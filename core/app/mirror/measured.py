@@ -109,10 +109,13 @@ class MeasuredSide:
         return kept, dropped
 
     async def quote(self, q: Quote) -> Quote | None:
-        """A message's quote, read from its source and cut to length; None if its text is
-        not there."""
-        text = await self.store.chunks.text(q.source_id, q.start, q.end)
-        if not text or len(text) != q.end - q.start or "\n" in text:
+        """A message's quote, read from its source and cut to length; None unless the span
+        is exactly one message's text (after its `Name: `, up to the end of its line)."""
+        around = await self.store.chunks.text(q.source_id, q.start - 2, q.end + 1)
+        text = around[2:]
+        if text.endswith("\n"):
+            text = text[:-1]
+        if around[:2] != ": " or not text or "\n" in text or len(text) != q.end - q.start:
             return None
         shown = cut(text)
         return replace(q, quote=shown, end=q.start + len(shown))
