@@ -242,7 +242,8 @@ async def test_a_dismissed_finding_stays_dismissed_until_a_new_source_adds_to_it
         assert still.status == "dismissed"
         # more of the chat with Maya, from another export: new evidence, shown again
         more = "".join(
-            f"[{d:02d}/01/24, 10:00:00] Maya: are you there?\n[{d:02d}/01/24, 13:30:00] Ana: sorry\n"
+            f"[{d:02d}/01/24, 10:00:00] Maya: are you there?\n"
+            f"[{d:02d}/01/24, 13:30:00] Ana: sorry\n"
             for d in range(13, 29)
         )
         await ingest_text(engine, tmp_path, "WhatsApp Chat with Maya 2024.txt", more)
