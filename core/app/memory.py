@@ -240,6 +240,28 @@ class Memory:
         head = "What the owner's biographer does not know yet (the owner can answer these):"
         return page(head + "\n" + "\n".join(lines), 0)
 
+    async def patterns(self) -> str:
+        """The patterns of the owner's behaviour that the owner confirmed, each with its
+        evidence; nothing the owner did not confirm."""
+        view = await self.engine.mirror.view()
+        items = [p for p in view.patterns if p.status == "confirmed"]
+        items += [f for f in view.findings if f.status == "confirmed"]  # type: ignore[misc]
+        if not items:
+            return (
+                "No confirmed patterns. The owner's mirror shows patterns to the owner first; "
+                "only those the owner confirmed as theirs are shared."
+            )
+        lines = []
+        for item in items:
+            lines.append(f"- [{item.id}] {item.statement}")
+            for e in item.evidence[:4]:
+                lines.append(f'  #{e.source_id} {e.date} chars {e.start}-{e.end}: "{e.quote}"')
+        head = (
+            "Patterns the owner confirmed as theirs (behaviour, with evidence; not a diagnosis). "
+            "Each quote is from the source cited, at those characters"
+        )
+        return page(f"{DATA_NOTE}\n\n{head}:\n{wrap(chr(10).join(lines), 'confirmed patterns')}", 0)
+
     async def about_me(self) -> str:
         bio = await self.engine.profile.load()
         return (
@@ -357,6 +379,14 @@ TOOLS: tuple[Tool[Memory], ...] = (
         "What the owner's biographer does not know yet.",
         NoArgs,
         lambda m, a: m.open_questions(),
+    ),
+    Tool(
+        "patterns",
+        "Patterns in the owner's behaviour that the owner confirmed as theirs (how they talk "
+        "with people, what they say and do), each with dated quotes from their sources. Only "
+        "what the owner confirmed; never a diagnosis.",
+        NoArgs,
+        lambda m, a: m.patterns(),
     ),
 )
 """What other assistants may ask; every one only reads."""

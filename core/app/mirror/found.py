@@ -33,6 +33,7 @@ from core.storage.store import Store
 log = logging.getLogger(__name__)
 
 DESIGNS = ("judge", "whole")
+SEEN = "mirror_notes_seen"  # the newest note a finished pass looked at: later ones are new
 JUDGE_TOKENS_OUT = 120  # a judgement's JSON
 WHOLE_TOKENS_OUT = 1500
 CHARS_PER_TOKEN = 4.0
@@ -149,7 +150,9 @@ class FoundSide:
     # -- the pass -------------------------------------------------------------------------
 
     async def plan(self, design: str = "judge") -> PassPlan:
-        """The candidates still to judge and what judging them will cost."""
+        """The candidates still to judge and what judging them will cost: those that rest on
+        a note newer than the last finished pass (a new source re-examines only what it
+        touches), and were not judged already (a pass cut short resumes)."""
         if design not in DESIGNS:
             raise ValueError(design)
         view = await self.view()
@@ -162,7 +165,8 @@ class FoundSide:
             return PassPlan(design, [], estimate, len(usable), len(view.crisis), calls)
         found, _ = candidates(usable, view.vectors)
         judged = await self.store.mirror.judged_keys()
-        todo = [c for c in found if c.key not in judged]
+        seen = int(await self.store.meta.get(SEEN) or 0)
+        todo = [c for c in found if c.key not in judged and max(c.notes) > seen]
         chars = sum(len(judge.judge_message(c, view.notes, view.where)) for c in todo)
         estimate = await self._estimate(len(todo), chars, JUDGE_TOKENS_OUT)
         return PassPlan(design, todo, estimate, len(usable), len(view.crisis), len(todo))
@@ -243,6 +247,8 @@ class FoundSide:
                         judged_at=datetime.now(UTC).isoformat(timespec="seconds"),
                     )
                 )
+            if not report.stopped and view.notes:
+                await self.store.meta.set({SEEN: str(max(view.notes))})
             if on_progress:
                 await on_progress(len(plan.todo), len(plan.todo))
             return report

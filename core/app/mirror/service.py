@@ -204,6 +204,11 @@ class Mirror:
     ) -> list[Intention]:
         usable = [n for i, n in notes.items() if i not in care]
         _, open_ = intentions(usable, vectors)
+        for j in await self.store.mirror.judged(self.design):
+            first = notes.get(j.notes_for[0]) if j.notes_for else None
+            if j.kind == "said_vs_did" and j.verdict == "unsure" and first and first not in open_:
+                open_.append(first)  # the model could not tell what followed: ask
+        open_.sort(key=lambda n: n.day or 0)
         asked = {v.item_id for v in verdicts if v.item == "pattern" and v.kind == "intention"}
         out = []
         for n in open_:

@@ -7,8 +7,8 @@ can't find patterns across three years of notes at once). Each kind of pattern h
 - stated reason vs circumstances: a decision that follows a hurt or a conflict within 14
   days, more than once (two such pairs or more make one candidate);
 - avoidance: a hurt or worry about someone, raised in a journal or with someone else on two
-  dates or more, and nothing on that subject in the notes of the owner's chat with them
-  around those dates (what there is becomes counter-evidence);
+  dates or more, with what the owner told that person around those dates; the owner raising
+  a hurt with them then, on that subject, is counter-evidence;
 - said vs did: an intention and the related notes of the year after it (an intention with
   none is kept apart: it can become a question);
 - recurring cycle: the same thing (close statements) coming back at three dates or more,
@@ -38,6 +38,7 @@ APART_DAYS = 90  # a contradiction's two sides are at least this far apart
 WITHIN_DAYS = 14  # a decision this soon after a hurt or conflict
 FOLLOW_DAYS = 365  # what followed an intention: the year after it
 AROUND_DAYS = 30  # the chat with a person around a complaint about them
+SOON_DAYS = 7  # what the owner told them right then
 LIMIT = 12  # candidates of each kind, the strongest
 
 
@@ -204,17 +205,21 @@ def avoidances(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
         ]
         if len({n.day for n in complaints}) < 2:
             continue
-        with_them = [n for n in notes if n.chat_with == person and n.day is not None]
-        against = _raised_with(complaints, with_them, vectors)
-        score = len(complaints) - 2 * len(against)
-        name = _name(complaints, person)
+        mine_to_them = [n for n in notes if n.chat_with == person and n.mine and n.day is not None]
+        raised = [n for n in mine_to_them if HURT(n.text) and _near(n, complaints, vectors)]
+        smoothed = [
+            n
+            for n in mine_to_them
+            if n not in raised and _near(n, complaints, vectors, days=SOON_DAYS, related=0.0)
+        ]
+        complaints.sort(key=lambda n: n.day or 0)
         found.append(
             Candidate(
                 "avoidance",
-                tuple(n.id for n in sorted(complaints, key=lambda n: n.day or 0)[:4]),
-                (name,),
-                against=tuple(n.id for n in against[:3]),
-                score=float(score),
+                tuple(n.id for n in complaints[:4]) + tuple(n.id for n in smoothed[:2]),
+                (_name(complaints, person),),
+                against=tuple(n.id for n in raised[:3]),
+                score=float(len(complaints) - 2 * len(raised)),
             )
         )
     return _strongest(found)
@@ -229,17 +234,19 @@ def _name(notes: Sequence[Note], key: str) -> str:
     return key
 
 
-def _raised_with(complaints: list[Note], theirs: list[Note], vectors: Vectors) -> list[Note]:
-    """The notes of the chat with the person that are on a complaint's subject, around its
-    date: evidence that it was raised with them after all."""
-    out = []
-    for t in theirs:
-        for c in complaints:
-            close = abs((t.day or 0) - (c.day or 0)) <= AROUND_DAYS
-            if close and _cos(vectors, t.id, c.id) >= RELATED:
-                out.append(t)
-                break
-    return out
+def _near(
+    note: Note,
+    complaints: Sequence[Note],
+    vectors: Vectors,
+    days: int = AROUND_DAYS,
+    related: float = RELATED,
+) -> bool:
+    """Whether a note of the chat with the person is around a complaint's date (and, with
+    `related`, on its subject): what the owner told them then."""
+    return any(
+        abs((note.day or 0) - (c.day or 0)) <= days and _cos(vectors, note.id, c.id) >= related
+        for c in complaints
+    )
 
 
 def _cos(vectors: Vectors, a: int, b: int) -> float:

@@ -32,7 +32,7 @@ HURT = Terms((
     # en
     "hurt", "upset", "angry", "annoyed", "fight", "fought", "argument", "argued", "arguing",
     "yelled", "shouted", "criticised", "criticized", "criticism", "humiliated", "ignored",
-    "ignores", "forgot", "forgets", "disappointed", "jealous", "worried", "worry", "anxious",
+    "ignores", "forgot", "forgets", "disappointed", "jealous", "worried", "anxious",
     "sad", "cried", "crying", "furious", "betrayed", "let me down", "offended", "snapped",
     "tension", "conflict", "quarrel", "insulted", "blamed", "embarrassed", "ashamed",
     "frustrated", "fed up", "lonely", "resent*", "mad at", "row with", "fell out",

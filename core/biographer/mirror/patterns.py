@@ -157,16 +157,21 @@ def assemble(judged: Sequence[Judged], notes: dict[int, Note]) -> tuple[list[Pat
 
 
 def _widest(patterns: list[Pattern]) -> list[Pattern]:
-    """One pattern of a kind on the same notes: a pattern whose notes all stand in a larger
-    one (the same cycle seen again with a new note) gives way to it."""
+    """One pattern for one thing: a pattern that shares half its notes or more (two at
+    least) with a larger one of its kind, or with one as large judged later (the same cycle
+    seen again with a new note), gives way to it. `patterns` are in the order judged."""
     kept: list[Pattern] = []
-    for p in patterns:
+    for i, p in enumerate(patterns):
         mine = set(p.notes)
-        if any(q is not p and q.kind == p.kind and mine < set(q.notes) for q in patterns) or any(
-            q.kind == p.kind and set(q.notes) == mine for q in kept
+        need = max(2, (len(mine) + 1) // 2)
+        if not any(
+            j != i
+            and q.kind == p.kind
+            and len(mine & set(q.notes)) >= need
+            and (len(q.notes) > len(mine) or (len(q.notes) == len(mine) and j > i))
+            for j, q in enumerate(patterns)
         ):
-            continue
-        kept.append(p)
+            kept.append(p)
     return kept
 
 

@@ -1,0 +1,227 @@
+"""The mirror's notes pass: candidates made by rules from the reader's notes of a planted
+life, each judged in one small structured call; what the owner reads (statements without
+labels, evidence verified, crisis notes never a pattern); the pass resumed after a failure
+without duplicates, incremental, held to the spend limit; the owner's word kept; forgetting
+a source taking its evidence; and MCP showing confirmed patterns only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bench.mirror_notes_life import CRISIS, PLANTED, found, write_notes_life
+from core.app.engine import Engine
+from core.app.memory import Memory
+from core.biographer.mirror.care import HELP
+from core.errors import BiomdError
+from core.retrieval.embedding import FastEmbedder
+from tests.conftest import llm_settings
+from tests.db import rows, write
+from tests.fake_llm import FakeLLM, content
+from tests.mirror_fakes import diligent_notes, is_mirror, judge_yes
+
+
+def judged_bodies(llm: FakeLLM) -> list[dict[str, object]]:
+    return [b for b in llm.bodies if is_mirror(b)]
+
+
+@pytest.fixture
+async def read_life(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: FastEmbedder
+) -> AsyncIterator[Engine]:
+    """The planted life, ingested and read by the diligent reader; the judge says yes."""
+    llm.notes_for = diligent_notes
+    llm.responder = lambda body: judge_yes(body) if is_mirror(body) else "OK"
+    settings = llm_settings(
+        tmp_path, minilm_path, llm, owner_names="Ana", reading_placement="rules"
+    )
+    async with await Engine.open(settings, embedder) as engine:
+        async for r in engine.sources.ingest(write_notes_life(tmp_path / "life")):
+            assert r.status == "added", r.error
+        await engine.biography.read_pending()
+        yield engine
+
+
+async def test_each_candidate_is_judged_in_one_small_structured_call_and_the_planted_are_found(
+    read_life: Engine, llm: FakeLLM
+) -> None:
+    plan = await read_life.mirror.plan()
+    assert plan.calls == len(plan.todo) > 0 and plan.estimate.prompt_tokens > 0
+    report = await read_life.mirror.refresh()
+    assert report.judged == plan.calls and not report.stopped
+    bodies = judged_bodies(llm)
+    assert len(bodies) == plan.calls
+    for body in bodies:
+        assert body["response_format"]["json_schema"]["schema"]["required"] == [  # type: ignore[index]
+            "answer", "statement", "why"
+        ]  # fmt: skip
+        assert len(json.dumps(body["messages"])) < 6000  # small, whatever the corpus
+        assert CRISIS not in content(body["messages"][-1])  # type: ignore[index]
+    view = await read_life.mirror.view()
+    shown = view.as_json()
+    hits, _ = found(shown["patterns"])  # type: ignore[arg-type]
+    assert sorted(hits) == sorted(p.kind for p in PLANTED)
+    for p in view.patterns:
+        assert "narcissist" not in p.statement  # a label is never shown
+        assert len({e.date[:10] for e in p.evidence}) >= 2
+        for e in p.evidence:  # verbatim, at its span
+            part = await read_life.sources.read(e.source_id, e.start, e.end - e.start)
+            assert part.text == e.quote
+        assert CRISIS not in " ".join(e.quote for e in (*p.evidence, *p.counter))
+    assert view.care and shown["care"] == HELP
+    usage = rows(read_life.settings.db_path, "SELECT COUNT(*) FROM llm_usage WHERE mode = 'mirror'")
+    assert usage == [(plan.calls,)]  # every call metered
+
+
+async def test_a_second_pass_judges_nothing_again_and_a_new_source_only_its_own_candidates(
+    read_life: Engine, llm: FakeLLM, tmp_path: Path
+) -> None:
+    await read_life.mirror.refresh()
+    first = len(judged_bodies(llm))
+    again = await read_life.mirror.refresh()
+    assert again.judged == 0 and len(judged_bodies(llm)) == first
+    entry = tmp_path / "2024-01-01.md"
+    entry.write_text("# 2024-01-01\n\nNew year. I'm going to stop working weekends, again.\n")
+    [r] = [r async for r in read_life.sources.ingest([entry])]
+    await read_life.biography.read_pending()
+    plan = await read_life.mirror.plan()
+    note_ids = {x.id for x in await read_life.store.extracts.of_source(r.document_id or 0)}
+    assert plan.todo and all(set(c.notes) & note_ids for c in plan.todo)
+    await read_life.mirror.refresh()
+    [cycle] = [p for p in (await read_life.mirror.view()).patterns if p.kind == "cycle"]
+    assert r.document_id in {e.source_id for e in cycle.evidence}  # the grown cycle, once
+
+
+async def test_a_pass_cut_short_resumes_with_no_duplicate(read_life: Engine, llm: FakeLLM) -> None:
+    plan = await read_life.mirror.plan()
+    calls = 0
+
+    def flaky(body: dict[str, object]) -> str:
+        nonlocal calls
+        if is_mirror(body):
+            calls += 1
+            if calls == 4:
+                llm.down = True  # the endpoint dies mid-pass
+            return judge_yes(body)
+        return "OK"
+
+    llm.responder = flaky
+    cut = await read_life.mirror.refresh()
+    assert cut.stopped and 0 < cut.judged < plan.calls
+    llm.down = False
+    rest = await read_life.mirror.refresh()
+    assert cut.judged + rest.judged == plan.calls
+    keys = rows(read_life.settings.db_path, "SELECT key FROM mirror_candidates")
+    assert len(keys) == len(set(keys)) == plan.calls
+
+
+async def test_the_pass_stops_at_the_daily_spend_limit(
+    read_life: Engine, llm: FakeLLM, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    plan = await read_life.mirror.plan()
+    assert plan.calls
+    settings = read_life.settings.model_copy(update={"daily_spend_limit_usd": 0.0})
+    await read_life.close()
+    async with await Engine.open(settings, embedder) as engine:
+        report = await engine.mirror.refresh()
+    assert report.judged == 0 and "daily limit" in report.stopped
+    assert judged_bodies(llm) == []
+
+
+async def test_a_pattern_whose_quote_does_not_verify_is_dropped_and_counted(
+    read_life: Engine,
+) -> None:
+    await read_life.mirror.refresh()
+    view = await read_life.mirror.view()
+    [stated] = [p for p in view.patterns if p.kind == "stated_reason"]
+    db = read_life.settings.db_path
+    for e in stated.evidence[:3]:  # three of its four quotes no longer say what the source says
+        write(
+            db, ("UPDATE extracts SET quote = 'something else entirely' WHERE id = ?", (e.note_id,))
+        )
+    read_life.mirror.found._verified.clear()  # what a restart does
+    after = await read_life.mirror.view()
+    assert not [p for p in after.patterns if p.id == stated.id]
+    assert after.dropped["patterns"] >= 1
+
+
+async def test_a_dismissed_pattern_stays_dismissed_and_a_confirmed_one_goes_into_bio_md(
+    read_life: Engine,
+) -> None:
+    await read_life.mirror.refresh()
+    view = await read_life.mirror.view()
+    [cycle] = [p for p in view.patterns if p.kind == "cycle"]
+    [london] = [
+        p for p in view.patterns if any("London" in e.quote for e in p.evidence)
+        and p.kind == "self_contradiction"
+    ]  # fmt: skip
+    await read_life.mirror.dismiss(cycle.id)
+    await read_life.mirror.confirm(london.id)
+    await read_life.mirror.refresh()  # nothing new: the dismissal holds
+    again = {p.id: p.status for p in (await read_life.mirror.view()).patterns}
+    assert again[cycle.id] == "dismissed" and again[london.id] == "confirmed"
+    bio = await read_life.profile.load()
+    line = next(ln for ln in bio.splitlines() if london.id in ln)
+    assert all(f"#{s}" in line for s in london.sources)
+
+
+async def test_an_answer_is_kept_as_a_source_and_an_intention_becomes_a_question(
+    read_life: Engine, llm: FakeLLM
+) -> None:
+    def unsure(body: dict[str, object]) -> str:
+        if not is_mirror(body):
+            return "OK"
+        if "Note [1] is something the owner said they would do" in content(body["messages"][-1]):  # type: ignore[index]
+            return json.dumps({"answer": "unsure", "statement": "", "why": "Can't tell."})
+        return judge_yes(body)
+
+    llm.responder = unsure
+    await read_life.mirror.refresh()
+    view = await read_life.mirror.view()
+    [pattern] = view.patterns[:1]
+    doc = await read_life.mirror.answer(pattern.id, "It was more complicated than that.")
+    source = await read_life.sources.read(doc)
+    assert "It was more complicated than that." in source.text and pattern.id in source.text
+    assert (await read_life.mirror.view()).patterns[0].answers == (doc,)
+    [talk] = [i for i in view.intentions if "run every morning" in i.quote]
+    await read_life.mirror.ask_later(talk.id)
+    questions = await read_life.questions.open()
+    assert any("run every morning" in q.text and "Did you?" in q.text for q in questions)
+    assert talk.id not in {i.id for i in (await read_life.mirror.view()).intentions}
+    with pytest.raises(BiomdError):
+        await read_life.mirror.answer(pattern.id, "   ")
+
+
+async def test_forgetting_a_source_takes_its_evidence_and_a_pattern_left_with_one_date_goes(
+    read_life: Engine,
+) -> None:
+    await read_life.mirror.refresh()
+    view = await read_life.mirror.view()
+    [london] = [
+        p for p in view.patterns if any("London" in e.quote for e in p.evidence)
+        and p.kind == "self_contradiction"
+    ]  # fmt: skip
+    leo_chat = next(e.source_id for e in london.evidence if "miss London" in e.quote)
+    await read_life.sources.forget(leo_chat)
+    after = await read_life.mirror.view()
+    assert london.id not in {p.id for p in after.patterns}
+    for p in after.patterns:
+        assert leo_chat not in {e.source_id for e in (*p.evidence, *p.counter)}
+
+
+async def test_mcp_shows_confirmed_patterns_only(read_life: Engine) -> None:
+    await read_life.mirror.refresh()
+    view = await read_life.mirror.view()
+    memory = Memory(read_life)
+    assert "No confirmed patterns" in await memory.patterns()
+    [cycle] = [p for p in view.patterns if p.kind == "cycle"]
+    await read_life.mirror.confirm(cycle.id)
+    await read_life.mirror.dismiss(view.patterns[-1].id)
+    shown = await memory.patterns()
+    assert cycle.statement in shown and shown.count("[P") == 1
+    for p in view.patterns:
+        if p.id != cycle.id:
+            assert p.id not in shown
