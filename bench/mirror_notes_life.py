@@ -39,12 +39,14 @@ CHATS: dict[str, list[tuple[str, str, str]]] = {
     # (stamp, speaker, text)
     "Sam": [
         ("2021-09-05 20:10", "Sam", "how are you doing after this week?"),
-        ("2021-09-06 09:30", OWNER, "I've decided to quit my job at the agency. It's time for growth."),
+        ("2021-09-06 09:30", OWNER,
+         "I've decided to quit my job at the agency. It's time for growth."),
         ("2021-09-06 09:45", "Sam", "wow, big news! proud of you"),
         ("2022-03-20 18:02", OWNER, "Maya forgot my birthday again. I'm really hurt, honestly."),
         ("2022-03-20 18:10", "Sam", "oh no, did you tell her?"),
         ("2022-03-20 18:15", OWNER, "no, it's not worth a fight"),
-        ("2022-11-13 11:00", OWNER, "I'm moving to Porto next month. I need a fresh start, it's about growth."),
+        ("2022-11-13 11:00", OWNER,
+         "I'm moving to Porto next month. I need a fresh start, it's about growth."),
         ("2022-11-13 11:20", "Sam", "Porto! that's sudden. are you ok?"),
     ],
     "Maya": [
@@ -55,7 +57,8 @@ CHATS: dict[str, list[tuple[str, str, str]]] = {
         ("2022-11-11 10:00", OWNER, "all good, really. let's just leave it"),
     ],
     "Leo": [
-        ("2023-05-11 19:30", OWNER, "Honestly I miss London so much, I've always wanted to move back there."),
+        ("2023-05-11 19:30", OWNER,
+         "Honestly I miss London so much, I've always wanted to move back there."),
         ("2023-05-11 19:40", "Leo", "you? you always said you hated it!"),
     ],
 }  # fmt: skip
@@ -91,10 +94,16 @@ PLANTED: tuple[Planted, ...] = (
     ),
     Planted(
         "cycle",
-        ("stop working weekends", "stop working at weekends", "No more weekend work",
-         "Worked all weekend", "Worked the whole weekend", "Another weekend at work"),
+        (
+            "stop working weekends",
+            "stop working at weekends",
+            "No more weekend work",
+            "Worked all weekend",
+            "Worked the whole weekend",
+            "Another weekend at work",
+        ),
         "every new year she vows no weekend work; every spring she works weekends",
-    ),  # fmt: skip
+    ),
 )
 INTENTION = "talk to Maya about my birthday"
 CRISIS = "Some nights I want to die"
