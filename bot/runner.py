@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from core.app.assistant import Assistant
 from core.app.channels import Channel
 from core.app.engine import Engine
-from core.app.jobs import JobQueue, ReadJob
+from core.app.jobs import JobQueue, MirrorJob, ReadJob
 from core.errors import BiomdError, ConfigError, PlatformUnavailable
 from core.retrieval.embedding import Embedder
 from core.settings import Settings
@@ -135,6 +135,8 @@ class BotApp:
             self.push_questions,
             self.read_pending,
             self.flush_outbox,
+            self.mirror,
+            settings.mirror_cron,
         )
         self._scheduler.start()
         await self.flush_outbox()  # anything kept from before a restart
@@ -162,6 +164,10 @@ class BotApp:
     async def read_pending(self) -> None:
         if await self.engine.biography.pending():
             await self.jobs.submit(ReadJob())
+
+    async def mirror(self) -> None:
+        """The scheduled mirror pass, as a job (one writer at a time)."""
+        await self.jobs.submit(MirrorJob())
 
     async def _switch_model(self) -> None:
         """Re-embed the corpus with a changed BIOMD_EMBED_MODEL, logging how far it is;

@@ -1,5 +1,6 @@
-"""Scheduled work: open questions pushed to the owner on a cron schedule, and a periodic
-pass that reads sources still waiting for the biographer (after an LLM outage, say)."""
+"""Scheduled work: open questions pushed to the owner on a cron schedule, a periodic pass
+that reads sources still waiting for the biographer (after an LLM outage, say), and the
+mirror's notes pass on its own schedule."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ def build_scheduler(
     push_questions: Callable[[], Awaitable[object]],
     read_pending: Callable[[], Awaitable[None]],
     flush_outbox: Callable[[], Awaitable[None]],
+    mirror: Callable[[], Awaitable[None]] | None = None,
+    mirror_cron: str = "",
 ) -> AsyncIOScheduler:
     """Not started; call `.start()` inside the running loop."""
     try:
@@ -45,6 +48,15 @@ def build_scheduler(
             f"BIOMD_QUESTIONS_CRON is {cron!r}, which is not a cron expression such as "
             f"'0 19 * * *' (every day at 19:00): {exc}"
         ) from exc
+    mirror_trigger = None
+    if mirror is not None and mirror_cron.strip():
+        try:
+            mirror_trigger = CronTrigger.from_crontab(mirror_cron, timezone=zone)
+        except ValueError as exc:
+            raise ConfigError(
+                f"BIOMD_MIRROR_CRON is {mirror_cron!r}, which is not a cron expression such "
+                f"as '30 4 * * *' (every day at 04:30), or '' for never: {exc}"
+            ) from exc
     scheduler = AsyncIOScheduler(timezone=zone)
     push_questions, read_pending, flush_outbox = map(
         _stoppable, (push_questions, read_pending, flush_outbox)
@@ -65,4 +77,8 @@ def build_scheduler(
         coalesce=True,
         max_instances=1,
     )
+    if mirror is not None and mirror_trigger is not None:
+        scheduler.add_job(
+            _stoppable(mirror), mirror_trigger, id="mirror", coalesce=True, misfire_grace_time=3600
+        )
     return scheduler

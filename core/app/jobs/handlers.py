@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -19,6 +20,7 @@ from core.app.jobs.payloads import (
     ConsolidateJob,
     Job,
     LearnJob,
+    MirrorJob,
     NoteJob,
     Payload,
     ReadJob,
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
     from core.biographer.biography import Choice
 
 EDIT_EVERY_S = 1.5
+log = logging.getLogger(__name__)
 
 
 class Queue(Protocol):
@@ -66,6 +69,8 @@ class Handlers:
                 await self.consolidate(p)
             case ReadJob() as p:
                 await self.read(p)
+            case MirrorJob() as p:
+                await self.mirror(p)
 
     async def source(self, job: Job, p: SourceJob) -> None:
         """A forwarded file or voice note: download, ingest, read, report."""
@@ -153,6 +158,8 @@ class Handlers:
                     replies.reading_choices(waiting),
                     replies.reading_buttons(waiting),
                 )
+        if p.documents:
+            await self.mirror(MirrorJob())  # after the owner has heard what was learned
 
     async def _read_new(
         self, added: list[int], show: Throttled, name: str
@@ -225,6 +232,27 @@ class Handlers:
         channel, chat = self.queue.target(p)
         if channel is not None and results:
             await self.engine.outbox.deliver(channel, chat, replies.finished_reading(results))
+        if results:
+            await self.mirror(MirrorJob())
+
+    async def mirror(self, p: MirrorJob) -> None:
+        """The mirror brought up to date: chat sources parsed (so its page opens at once),
+        then, with a model, the notes pass over what is new. Quiet: what it finds waits on
+        the mirror's page and /mirror; a failure here fails nothing else."""
+        try:
+            await self.engine.mirror.measured.warm()
+            if not self.engine.biography.configured:
+                return
+            report = await self.engine.mirror.refresh()
+        except BiomdError as exc:
+            log.warning("mirror: %s", exc.user_message)
+            return
+        log.info(
+            "mirror: %d candidate(s) judged, %d pattern(s)%s",
+            report.judged,
+            report.yes,
+            f"; stopped: {report.stopped}" if report.stopped else "",
+        )
 
 
 class Throttled:

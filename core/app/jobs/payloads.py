@@ -77,9 +77,18 @@ class ReadJob(Reply):
     kind: ClassVar[str] = "read"
 
 
-Payload = SourceJob | LearnJob | AnswerJob | NoteJob | ConsolidateJob | ReadJob
+@dataclass(kw_only=True)
+class MirrorJob(Reply):
+    """The mirror brought up to date: new chat sources parsed, and the notes pass over the
+    notes that are new (after a reading round, and on BIOMD_MIRROR_CRON)."""
+
+    kind: ClassVar[str] = "mirror"
+
+
+Payload = SourceJob | LearnJob | AnswerJob | NoteJob | ConsolidateJob | ReadJob | MirrorJob
 KINDS: dict[str, type[Payload]] = {
-    cls.kind: cls for cls in (SourceJob, LearnJob, AnswerJob, NoteJob, ConsolidateJob, ReadJob)
+    cls.kind: cls
+    for cls in (SourceJob, LearnJob, AnswerJob, NoteJob, ConsolidateJob, ReadJob, MirrorJob)
 }
 
 
