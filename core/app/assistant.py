@@ -14,6 +14,8 @@ from core.app import replies
 from core.app.channels import Buttons, Channel
 from core.app.engine import Engine
 from core.app.jobs import AnswerJob, ConsolidateJob, JobQueue, ReadJob, SourceJob
+from core.app.mirror import text as mirror_text
+from core.app.pictures import mirror as mirror_picture
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
 from core.app.replies import search_reply, snippet, status_text, with_source_hint
@@ -311,6 +313,34 @@ class Assistant:
     async def _cmd_cost(self, channel: Channel, chat: str, args: str) -> None:
         await self._say(channel, chat, await self.engine.usage.text())
 
+    async def _cmd_mirror(self, channel: Channel, chat: str, args: str) -> None:
+        """/mirror: the strongest new findings and patterns, each with its buttons; /mirror
+        NAME one person; /mirror confirm|dismiss ID, /mirror answer ID words, /mirror ask ID."""
+        mirror = self.engine.mirror
+        word, _, rest = args.partition(" ")
+        action, rest = word.lower(), rest.strip()
+        if action in ("confirm", "dismiss", "ask") and rest:
+            do = {"confirm": mirror.confirm, "dismiss": mirror.dismiss, "ask": mirror.ask_later}
+            await self._say(channel, chat, await do[action](rest.split()[0]))
+            return
+        if action == "answer":
+            item, _, text = rest.partition(" ")
+            if not item or not text.strip():
+                raise BiomdError("Answer which, and what? /mirror answer F1a2b3c4 your words")
+            doc = await mirror.answer(item, text)
+            await self._say(channel, chat, f"Kept as source #{doc}; the biographer reads it next.")
+            await self.jobs.submit(ReadJob(platform=channel.platform, chat=chat))
+            return
+        person = args.strip() or None
+        view = await mirror.view(person=person)
+        text, buttons = mirror_text.strongest(
+            view, view.people[0].name if person and view.people else person
+        )
+        await self._say(channel, chat, text, buttons)
+        if view.people and person is None:
+            png = await asyncio.to_thread(mirror_picture.render_png, view)
+            await self._picture(channel, chat, "mirror.png", png, "How you write with each person")
+
     async def _cmd_read(self, channel: Channel, chat: str, args: str) -> None:
         """/read: the sources waiting for a choice; /read 12 all|mine|since DATE|later."""
         words = args.split()
@@ -422,6 +452,11 @@ COMMANDS: tuple[Command, ...] = (
         "share",
         "A portrait of you for someone: /share therapist",
         Assistant._cmd_share,
+    ),
+    Command(
+        "mirror",
+        "Patterns you can't see in yourself, with the evidence: /mirror or /mirror NAME",
+        Assistant._cmd_mirror,
     ),
     Command(
         "read",

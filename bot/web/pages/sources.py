@@ -76,11 +76,13 @@ async def source(request: Request) -> Response:
         )
     part = await web.engine.sources.read(doc_id, at, PAGE)
     hits = await web.engine.sources.mentions_in(doc_id, query) if query else []
+    lo, hi = _mark(request.query_params.get("mark", ""), part.offset, part.end)
     return await page(
         request,
         "source.html",
         doc=doc,
         text=part.text,
+        marked=(part.text[:lo], part.text[lo:hi], part.text[hi:]) if hi > lo else None,
         at=part.offset,
         end=part.end,
         total=part.total,
@@ -89,6 +91,17 @@ async def source(request: Request) -> Response:
         prev=max(0, at - PAGE) if at > 0 else None,
         next=part.next_offset,
     )
+
+
+def _mark(value: str, start: int, end: int) -> tuple[int, int]:
+    """`?mark=S-E` (characters of the source, a quote's span) as offsets into the page shown
+    from `start` to `end`; (0, 0) if there is none on it."""
+    try:
+        lo, hi = (int(x) for x in value.split("-", 1))
+    except ValueError:
+        return 0, 0
+    lo, hi = max(lo, start), min(hi, end)
+    return (lo - start, hi - start) if hi > lo else (0, 0)
 
 
 async def read_choice(request: Request) -> Response:

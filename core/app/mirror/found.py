@@ -94,8 +94,9 @@ class FoundSide:
 
     # -- the notes ------------------------------------------------------------------------
 
-    async def view(self) -> NotesView:
-        """Every note of a ready source, dated, with whose words and which chat it is."""
+    async def view(self, embed: bool = False) -> NotesView:
+        """Every note of a ready source, dated, with whose words and which chat it is; with
+        `embed`, notes with no vector yet get one first (the pass needs them all)."""
         extracts = await self.store.extracts.of_ready()
         docs = {d.id: d for d in await self.store.documents.all("ready")}
         measured = await self.measured.get()
@@ -138,7 +139,8 @@ class FoundSide:
                 chat_with=chat_with,
             )
             where[x.id] = f"chat with {who}" if who else doc.name
-        await self.note_search.embed_new()
+        if embed:
+            await self.note_search.embed_new()
         vectors = {
             i: np.frombuffer(b, dtype="<f4")
             for i, b in await self.store.extracts.vectors()
@@ -155,7 +157,7 @@ class FoundSide:
         touches), and were not judged already (a pass cut short resumes)."""
         if design not in DESIGNS:
             raise ValueError(design)
-        view = await self.view()
+        view = await self.view(embed=True)
         usable = [n for i, n in view.notes.items() if i not in view.crisis]
         if design == "whole":
             groups = _groups(usable, view.where)

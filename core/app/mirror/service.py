@@ -17,7 +17,7 @@ from core.app.pictures.people import same_person
 from core.app.sources import Sources
 from core.biographer.mirror.candidates import Note, Vectors, intentions
 from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
-from core.biographer.mirror.dynamics import LeftOut, MonthFigures, PersonDynamics
+from core.biographer.mirror.dynamics import LeftOut, MonthFigures, PersonDynamics, Rhythm
 from core.biographer.mirror.findings import Finding
 from core.biographer.mirror.patterns import Pattern, when, with_status
 from core.biographer.profile import Profile
@@ -88,6 +88,7 @@ class MirrorView:
     findings: list[Finding]
     patterns: list[Pattern]
     intentions: list[Intention] = field(default_factory=list)
+    rhythm: list[Rhythm] = field(default_factory=list)
     left_out: list[LeftOut] = field(default_factory=list)
     care: bool = False
     dropped: dict[str, int] = field(default_factory=dict)
@@ -99,6 +100,14 @@ class MirrorView:
             "findings": [f.as_json() for f in self.findings],
             "patterns": [p.as_json() for p in self.patterns],
             "intentions": [i.as_json() for i in self.intentions],
+            "late_night": [
+                {
+                    "month": r.month,
+                    "messages_owner": r.messages_owner,
+                    "late_night_owner": r.late_night_owner,
+                }
+                for r in self.rhythm
+            ],
             "left_out": [
                 {"source_id": x.source_id, "chat": x.chat, "reason": x.reason}
                 for x in self.left_out
@@ -162,12 +171,13 @@ class Mirror:
         ]
         open_ = await self._intentions(notes.notes, notes.vectors, notes.crisis, verdicts)
         open_ = [i for i in open_ if lo <= i.date[:7] <= hi]
+        rhythm = [r for r in measured.dynamics.rhythm() if lo <= r.month <= hi]
         if person is not None:
             wanted = self._person(person, measured.dynamics.people, patterns)
             people = [p for p in people if same_person(p.name, wanted)]
             findings = [f for f in findings if f.person and same_person(f.person, wanted)]
             patterns = [p for p in patterns if any(same_person(n, wanted) for n in p.people)]
-            open_ = []
+            open_, rhythm = [], []
         order = {"new": 0, "confirmed": 1, "dismissed": 2}
         findings.sort(key=lambda f: order.get(f.status, 3))
         patterns.sort(key=lambda p: (order.get(p.status, 3), p.confidence != "high"))
@@ -176,6 +186,7 @@ class Mirror:
             findings=findings,
             patterns=patterns,
             intentions=open_,
+            rhythm=rhythm,
             left_out=measured.dynamics.left_out,
             care=bool(notes.crisis),
             dropped={"findings": measured.dropped, "patterns": dropped},

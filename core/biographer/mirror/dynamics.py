@@ -140,6 +140,27 @@ class Dynamics:
     def person(self, key: str) -> PersonDynamics | None:
         return next((p for p in self.people if p.key == key), None)
 
+    def rhythm(self) -> list[Rhythm]:
+        """The owner's messages and late-night messages per month, over every chat."""
+        e = self.owner
+        if not e.size:
+            return []
+        sent = _count(e.month, e.owner)
+        late = _count(e.month, e.late)
+        return [
+            Rhythm(month_name(m), sent.get(m, 0), late.get(m, 0))
+            for m in range(int(e.month.min()), int(e.month.max()) + 1)
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class Rhythm:
+    """One month of the owner's writing, in every chat (1:1 and groups)."""
+
+    month: str
+    messages_owner: int
+    late_night_owner: int
+
 
 def derive(
     minute: IntArray, owner: BoolArray, silence_minutes: int
