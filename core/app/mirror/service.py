@@ -19,7 +19,7 @@ from core.biographer.mirror.candidates import Note, Vectors, intentions
 from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
 from core.biographer.mirror.dynamics import LeftOut, MonthFigures, PersonDynamics, Rhythm
 from core.biographer.mirror.findings import Finding
-from core.biographer.mirror.patterns import Pattern, when, with_status
+from core.biographer.mirror.patterns import MIRROR_MARK, Pattern, when, with_status
 from core.biographer.profile import Profile
 from core.errors import BiomdError, NotFound
 from core.models.backend import Backend
@@ -255,7 +255,7 @@ class Mirror:
         if item.status == "confirmed":
             return f"{item.id} was confirmed already."
         cites = ", ".join(f"#{s}" for s in item.sources)
-        line = f"- {item.statement} [{cites}] (the mirror, {item.id}, confirmed by you)"
+        line = f"- {item.statement} [{cites}] {MIRROR_MARK}{item.id}, confirmed by you)"
         turn = await self.store.turns.start("mirror", f"confirm {item.id}")
         try:
             await self.profile.edit(

@@ -14,6 +14,8 @@ from core.biographer.mirror.candidates import Note
 from core.biographer.mirror.care import crisis, labels
 from core.storage.mirror import Judged, Verdict
 
+MIRROR_MARK = "(the mirror, "  # how a line the owner confirmed from the mirror ends in bio.md
+
 
 @dataclass(frozen=True, slots=True)
 class Evidence:

@@ -15,6 +15,7 @@ Format = Literal["html", "md", "text"]
 FORMATS: tuple[Format, ...] = ("html", "md", "text")
 SHAREABLE = ("summary", "identity", "timeline", "people", "patterns", "inferences")
 PRIVATE = ("hypotheses", "questions")  # left out unless chosen
+MIRROR = "mirror"  # `--with mirror`: the mirror's confirmed patterns, never in by default
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Audience:
     show: tuple[str, ...] = ()  # people shown by name all the same
     hide: tuple[str, ...] = ()  # more names to hide (beyond bio.md's people and speakers)
     quotes: tuple[str, ...] = ()  # quotes from bio.md the owner picked to keep
+    mirror: bool = False  # the mirror's patterns the owner confirmed (only when picked)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False)
@@ -122,15 +124,18 @@ class Choice:
     low_confidence: bool | None = None
 
     def apply(self, audience: Audience) -> Audience:
-        unknown = [s for s in (*self.add, *self.drop) if s not in KEYS]
+        unknown = [s for s in (*self.add, *self.drop) if s not in KEYS and s != MIRROR]
         if unknown:
             raise UnknownAudience(
-                f"There is no section '{unknown[0]}'. Sections: {', '.join(KEYS)}."
+                f"There is no section '{unknown[0]}'. Sections: {', '.join(KEYS)}, and "
+                f"{MIRROR} (the mirror's patterns you confirmed)."
             )
         sections = [s for s in audience.sections if s not in self.drop]
-        sections += [s for s in self.add if s not in sections]
+        sections += [s for s in self.add if s not in sections and s != MIRROR]
+        mirror = MIRROR in self.add or (audience.mirror and MIRROR not in self.drop)
         return audience.changed(
             sections=tuple(sections),
+            mirror=mirror,
             show=tuple(dict.fromkeys([*audience.show, *self.show])),
             hide=tuple(dict.fromkeys([*audience.hide, *self.hide])),
             quotes=tuple(dict.fromkeys([*audience.quotes, *self.quotes])),

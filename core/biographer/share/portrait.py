@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from core.biographer.citations import in_order
+from core.biographer.mirror.patterns import MIRROR_MARK
 from core.biographer.profile_text import HEADINGS, KEYS, key_of
 from core.biographer.share.audiences import Audience
 from core.biographer.share.people import Names, nfc
@@ -140,6 +141,8 @@ def tidy(
     for line in lines_of(nfc(bio)):
         if line.key not in by_key or (line.text.startswith("_") and line.text.endswith("_")):
             continue  # a section left out, or the skeleton's "nothing yet"
+        if MIRROR_MARK in line.text and not audience.mirror:
+            continue  # the mirror is private unless the owner picks it
         level = confidence(line.text)
         if level == "low" and not audience.low_confidence:
             continue
