@@ -145,15 +145,14 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
 
     # The timeline picture.
     await page.goto(view.link.split("?")[0] + "timeline")
-    picture = page.locator("object.picture")
+    picture = page.locator("figure.pic svg.desk")
     await picture.wait_for(state="visible")
     box = await picture.bounding_box()
-    assert box is not None and box["height"] > 200
-    frame = page.frames[-1]
-    await frame.wait_for_selector("svg")
-    assert await frame.locator("parsererror").count() == 0, "the SVG is well-formed"
-    links = await frame.locator("a").evaluate_all("els => els.map(e => e.getAttribute('target'))")
-    assert links and set(links) == {"_top"}, "events and sources link out of the picture"
+    assert box is not None and box["height"] > 150
+    assert not await page.locator("figure.pic svg.phone").is_visible()
+    links = await picture.locator("a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    assert links and all(h.startswith("/source/") for h in links), "events and sources link"
+    assert await page.locator("ol.events li a.cite").count() >= 1, "each event, linked, in words"
     await page.screenshot(path=str(SHOTS / "timeline.png"), full_page=True)
 
     # Undo the last turn's edits.

@@ -100,24 +100,15 @@ async def test_the_mirror_page_reads_on_a_phone_and_a_desk_and_takes_the_owners_
                 errors: list[str] = []
                 tab.on("console", _keep_errors(errors))
                 await tab.goto(view.link)
+                for path in ("mirror", "timeline", "people"):
+                    await tab.goto(base + path)
+                    await tab.wait_for_selector("figure.pic svg", state="attached")
+                    await _fits(tab, width, path)
+                    await tab.screenshot(path=str(SHOTS / f"{path}-{width}.png"), full_page=True)
                 await tab.goto(base + "mirror")
-                await tab.wait_for_selector("article.finding")
+                assert await tab.locator("article.finding").count() >= 5
                 assert "a mirror, not a therapist" in await tab.inner_text("main")
                 assert await tab.locator("aside.care").count() == 1  # the crisis note, kindly
-                overflow = await tab.evaluate(
-                    "document.scrollingElement.scrollWidth - window.innerWidth"
-                )
-                assert overflow <= 0, f"the page scrolls sideways at {width}px"
-                shown = "svg.phone" if width < 600 else "svg.desk"
-                hidden = "svg.desk" if width < 600 else "svg.phone"
-                assert await tab.locator(f"figure.pic {shown}").first.is_visible()
-                assert not await tab.locator(f"figure.pic {hidden}").first.is_visible()
-                smallest = await tab.evaluate(
-                    f"""Math.min(...[...document.querySelectorAll('figure.pic {shown} text')]
-                        .map(t => t.getBoundingClientRect().height).filter(h => h > 0))"""
-                )
-                assert smallest >= 9, f"picture text {smallest:.1f}px high at {width}px"
-                await tab.screenshot(path=str(SHOTS / f"mirror-{width}.png"), full_page=True)
                 assert not [e for e in errors if "Content Security Policy" in e], errors
                 await context.close()
 
@@ -225,6 +216,21 @@ async def test_a_mirror_job_parses_new_chats_and_runs_the_notes_pass(
             with contextlib.suppress(asyncio.CancelledError):
                 await worker
         assert rows(settings.db_path, "SELECT COUNT(*) FROM mirror_messages")[0][0] == 3
+
+
+async def _fits(tab: Any, width: int, path: str) -> None:
+    """The page doesn't scroll sideways, the picture for this width is the one shown, and
+    its smallest text is at least 9 px high on screen."""
+    overflow = await tab.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"/{path} scrolls sideways at {width}px"
+    shown, hidden = ("svg.phone", "svg.desk") if width < 600 else ("svg.desk", "svg.phone")
+    assert await tab.locator(f"figure.pic {shown}").first.is_visible(), path
+    assert not await tab.locator(f"figure.pic {hidden}").first.is_visible(), path
+    smallest = await tab.evaluate(
+        f"""Math.min(...[...document.querySelectorAll('figure.pic {shown} text')]
+            .map(t => t.getBoundingClientRect().height).filter(h => h > 0))"""
+    )
+    assert smallest >= 9, f"/{path}: picture text {smallest:.1f}px high at {width}px"
 
 
 def _keep_errors(errors: list[str]) -> Any:

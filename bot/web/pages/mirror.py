@@ -4,16 +4,15 @@ pictures drawn for a phone's width and a desk's; a notes pass started from here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from bot.web.context import message, page, web_of
+from bot.web.pages.pictures import pair
 from core.app.mirror.text import KIND_TITLES
 from core.app.pictures import mirror as picture
-from core.app.pictures.drawing import DESK, PHONE, Drawing, to_svg
 from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
 from core.biographer.mirror.findings import duration
 from core.errors import BiomdError
@@ -27,11 +26,6 @@ def _value(unit: str, value: float) -> str:
     if unit == "characters":
         return f"{round(value)} characters"
     return f"{round(value * 100)}%"
-
-
-def _pair(draw: Callable[[float], Drawing]) -> dict[str, str]:
-    """A picture drawn for a phone's width and for a desk's; the page shows the one that fits."""
-    return {"phone": to_svg(draw(PHONE), "phone"), "desk": to_svg(draw(DESK), "desk")}
 
 
 async def mirror_page(request: Request) -> Response:
@@ -50,10 +44,8 @@ async def mirror_page(request: Request) -> Response:
     drawn = []
     for p in ranked[:PEOPLE_DRAWN]:
         mine = [f for f in view.findings if f.person == p.name]
-        drawn.append((p, _pair(partial(picture.draw, p, mine))))
-    rhythm = (
-        _pair(partial(picture.draw_rhythm, view.rhythm, view.findings)) if view.rhythm else None
-    )
+        drawn.append((p, pair(partial(picture.draw, p, mine))))
+    rhythm = pair(partial(picture.draw_rhythm, view.rhythm, view.findings)) if view.rhythm else None
     return await page(
         request,
         "mirror.html",

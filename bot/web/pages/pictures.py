@@ -1,10 +1,12 @@
-"""The timeline and people pages, and their pictures: SVG for the page (links open in it),
-PNG for a download; each drawn once per state of its data."""
+"""The timeline and people pages, each with its picture drawn inline for a phone's width
+and a desk's; the pictures alone as SVG or PNG (what the bots send), each drawn once per
+state of its data."""
 
 from __future__ import annotations
 
 import asyncio
-import re
+from collections.abc import Callable
+from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
@@ -12,17 +14,28 @@ from starlette.responses import PlainTextResponse, Response
 from bot.web.context import page, web_of
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
+from core.app.pictures.drawing import DESK, PHONE, Drawing, to_svg
 
 
 async def timeline_page(request: Request) -> Response:
     tl = await web_of(request).engine.pictures.timeline()
+    link = _source_link
     return await page(
         request,
         "timeline.html",
         caption=timeline_picture.caption(tl),
         tl=tl,
-        height=_height(timeline_picture.size(tl)),
+        svg=pair(lambda w: timeline_picture.draw(tl, w, link)),
     )
+
+
+def _source_link(doc: int) -> str:
+    return f"/source/{doc}"
+
+
+def pair(draw: Callable[[float], Drawing]) -> dict[str, str]:
+    """A picture drawn for a phone's width and for a desk's; the page shows the one that fits."""
+    return {"phone": to_svg(draw(PHONE), "phone"), "desk": to_svg(draw(DESK), "desk")}
 
 
 async def timeline_image(request: Request) -> Response:
@@ -42,8 +55,12 @@ async def people_page(request: Request) -> Response:
         "people.html",
         people=people,
         caption=people_picture.caption(people),
-        height=_height(people_picture.size(people)),
+        svg=pair(lambda w: people_picture.draw(people, w, _mentions)),
     )
+
+
+def _mentions(name: str) -> str:
+    return f"/grep?pattern={quote(name)}"
 
 
 async def people_image(request: Request) -> Response:
@@ -51,9 +68,7 @@ async def people_image(request: Request) -> Response:
     people = await web.engine.pictures.people()
     data = await web.pictures.get(
         repr(("people", fmt, people)),
-        lambda: asyncio.to_thread(
-            people_picture.render, people, fmt, lambda n: f"/grep?pattern={n}"
-        ),
+        lambda: asyncio.to_thread(people_picture.render, people, fmt, _mentions),
     )
     return _picture(data, fmt)
 
@@ -62,17 +77,5 @@ def _picture(data: bytes, fmt: str) -> Response:
     if fmt == "png":
         return Response(data, media_type="image/png")
     if fmt == "svg":
-        return Response(_top_links(data), media_type="image/svg+xml")
+        return Response(data, media_type="image/svg+xml")
     return PlainTextResponse("svg or png", 404)
-
-
-def _top_links(svg: bytes) -> bytes:
-    """Links in the picture open in the page, not inside the picture's frame; and the
-    picture fills its frame (its fixed size goes, its viewBox stays)."""
-    svg = re.sub(rb'(<a xlink:href="[^"]*") target="[^"]*"', rb'\1 target="_top"', svg)
-    return re.sub(rb'(<svg[^>]*?) width="[^"]*" height="[^"]*"', rb"\1", svg, count=1)
-
-
-def _height(inches: tuple[float, float], width_px: int = 960) -> int:
-    """The frame's height for a picture of this shape shown `width_px` wide."""
-    return round(width_px * inches[1] / inches[0])

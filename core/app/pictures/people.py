@@ -1,15 +1,29 @@
 """The people in a life: everyone in bio.md's People section, and everyone who speaks in the
 corpus, each with how often they appear per year (the messages they wrote, plus the
-passages that name them). Drawn as one picture of sparklines, SVG for the web view and PNG
-for the bots."""
+passages that name them). Drawn as rows of bars with core.app.pictures.drawing: SVG for the
+web view (at a phone's width and a desk's) and PNG for the bots."""
 
 from __future__ import annotations
 
-import io
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from core.app.pictures.drawing import (
+    ALERT,
+    DESK,
+    FAINT,
+    MUTED,
+    OWNER,
+    Drawing,
+    Rect,
+    Text,
+    fit,
+    text_width,
+    to_png,
+    to_svg,
+)
 from core.biographer.citations import in_order
 from core.biographer.profile_text import bullets, section
 from core.retrieval.fts_query import tokens
@@ -102,57 +116,53 @@ def caption(people: Sequence[Person]) -> str:
     return "\n".join(lines) or "Nobody yet: bio.md has no People section and no one speaks."
 
 
-def size(people: Sequence[Person]) -> tuple[float, float]:
-    """The picture's width and height, in inches."""
-    return 7.0, 0.5 + 0.32 * max(1, min(len(people), MAX_ROWS))
+def draw(
+    people: Sequence[Person], width: float, link: Callable[[str], str] | None = None
+) -> Drawing:
+    """One row per person, laid out for `width`: their name (linked to every mention), a
+    bar per year of their appearances, and the total."""
+    shown = list(people[:MAX_ROWS])
+    years = sorted({y for p in shown for y in p.by_year}) or [0]
+    span = list(range(years[0], years[-1] + 1))
+    name_w = min(150.0, width * 0.34)
+    left, right = name_w + 8, width - 40
+    row_h = 24.0
+    d = Drawing(width, 0, caption(people).split("\n")[0] if shown else "Nobody yet.")
+    d.add(Text(0, 16, "Appearances per year", 13, bold=True))
+    d.add(Text(width, 16, "writes messages", 11, OWNER, anchor="end"))
+    d.add(Rect(width - text_width("writes messages", 11) - 14, 7, 9, 9, OWNER))
+    top = 30.0
+    peak = max((max(p.by_year.values(), default=0) for p in shown), default=0) or 1
+    slot = (right - left) / max(len(span), 1)
+    for row, person in enumerate(shown):
+        y = top + row * row_h
+        if row % 2:
+            d.add(Rect(0, y, width, row_h, FAINT))
+        href = link(person.name) if link else ""
+        d.add(Text(0, y + 16, fit(person.name, 12, name_w - 4), 12, href=href))
+        color = OWNER if person.speaks else ALERT
+        for i, year in enumerate(span):
+            n = person.by_year.get(year, 0)
+            if n:
+                h = (row_h - 6) * n / peak
+                d.add(Rect(left + i * slot + 0.5, y + row_h - 3 - h, max(1.0, slot - 1.5), h,
+                           color, f"{person.name}, {year}: {n}"))  # fmt: skip
+        d.add(Text(width, y + 16, f"{person.total:,}", 11, MUTED, anchor="end"))
+    bottom = top + len(shown) * row_h
+    step = max(1, math.ceil(34 / max(slot, 1)))
+    for i, year in enumerate(span):
+        if i % step == 0 and year:
+            d.add(Text(left + i * slot, bottom + 14, str(year), 10, MUTED))
+    d.height = bottom + 22
+    return d
 
 
 def render(
     people: Sequence[Person], fmt: str = "svg", link: Callable[[str], str] | None = None
 ) -> bytes:
-    """One row per person: their name and a bar per year of their appearances."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    shown = list(people[:MAX_ROWS])
-    years = sorted({y for p in shown for y in p.by_year}) or [0]
-    span = list(range(years[0], years[-1] + 1))
-    fig = Figure(figsize=size(people), dpi=100)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    ax.set_xlim(-0.5, len(span) - 0.5)
-    ax.set_ylim(len(shown) - 0.3, -0.8)
-    peak = max((max(p.by_year.values(), default=0) for p in shown), default=0) or 1
-    for row, person in enumerate(shown):
-        heights = [0.75 * person.by_year.get(y, 0) / peak for y in span]
-        ax.bar(
-            range(len(span)),
-            heights,
-            bottom=[row + 0.35 - h for h in heights],
-            width=0.8,
-            color="#2b6cb0" if person.speaks else "#805ad5",
-        )
-        label = ax.text(
-            -0.7,
-            row,
-            f"{person.name[:24]}  ({person.total})",
-            ha="right",
-            va="center",
-            fontsize=7.5,
-        )
-        if link:
-            label.set_url(link(person.name))
-    step = max(1, len(span) // 10)
-    ax.set_xticks(range(0, len(span), step), [str(y) for y in span[::step]], fontsize=7)
-    ax.set_yticks([])
-    for side in ("top", "right", "left"):
-        ax.spines[side].set_visible(False)
-    ax.set_title("People: appearances per year (blue: writes messages)", fontsize=9, loc="left")
-    out = io.BytesIO()
-    fig.savefig(
-        out, format=fmt, bbox_inches="tight", metadata={"Date": None} if fmt == "svg" else None
-    )
-    return out.getvalue()
+    """The picture as a standalone SVG (names linked with `link(name)`) or a PNG."""
+    drawing = draw(people, DESK * 0.7, link)
+    return to_svg(drawing).encode("utf-8") if fmt == "svg" else to_png(drawing)
 
 
 def _fold(word: str) -> str:

@@ -1,22 +1,39 @@
 """The timeline as a picture: one time axis with three layers, the events of bio.md's
 Timeline (each linked to its citation), one bar per source for the dates it covers, and
 the dated messages per month. Years that no source covers are shaded: those are the gaps
-the biographer asks about. Drawn with matplotlib, as SVG for the web view and PNG for the
-bots, from the same figure."""
+the biographer asks about. Drawn with core.app.pictures.drawing, as SVG for the web view (at
+a phone's width and a desk's) and PNG for the bots, from the same shapes."""
 
 from __future__ import annotations
 
-import io
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
+from core.app.pictures.drawing import (
+    ALERT,
+    DESK,
+    LINE,
+    MUTED,
+    OWNER,
+    Dot,
+    Drawing,
+    Line,
+    Rect,
+    Text,
+    fit,
+    text_width,
+    to_png,
+    to_svg,
+)
 from core.biographer.citations import in_order
 from core.biographer.profile_text import timeline
 from core.storage.store import Store
 
 MAX_BARS = 40  # past this many sources, the bars become a count of sources per year
+GAP, SOURCE, BAD = "#fbe3dd", "#68a063", "#9b2c2c"
 _DATE = re.compile(r"^\s*(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b\s*[:–—-]?\s*(.*)$")
 
 
@@ -104,107 +121,85 @@ def caption(tl: Timeline) -> str:
     return "\n".join(lines) or "Nothing dated yet."
 
 
-def size(tl: Timeline) -> tuple[float, float]:
-    """The picture's width and height, in inches."""
-    bars = len(tl.spans) if len(tl.spans) <= MAX_BARS else 0
-    return 10.0, 3.2 + 0.16 * bars
+def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -> Drawing:
+    """The picture laid out for `width`: numbered event dots (the page lists them, linked),
+    a bar per source (or sources per year, past MAX_BARS), messages per month, and the
+    years with no source shaded."""
+    years = tl.years or [date.today().year]
+    lo, hi = date(years[0], 1, 1), date(years[-1] + 1, 1, 1)
+    left, right = 8.0, width - 8.0
+    span = max(1.0, _x(hi) - _x(lo))
+
+    def at(d: date) -> float:
+        return left + (right - left) * (_x(d) - _x(lo)) / span
+
+    d = Drawing(width, 0, caption(tl).split("\n")[0] if tl.years else "Nothing dated yet.")
+    title = "Events in bio.md, your sources, and your messages"
+    d.add(Text(left, 16, fit(title, 13, right - left), 13, bold=True))
+    top = 28.0
+    bars = tl.spans if len(tl.spans) <= MAX_BARS else []
+    events_h, bar_h, messages_h = 34.0, (12.0 * len(bars) if bars else 40.0), 52.0
+    bottom = top + events_h + 14 + bar_h + 14 + messages_h
+    for gap in tl.gaps:  # the years worth asking about
+        x0, x1 = at(date(gap, 1, 1)), at(date(gap + 1, 1, 1))
+        d.add(Rect(x0, top, x1 - x0, bottom - top, GAP, f"{gap}: no source at all"))
+    for year in range(years[0], years[-1] + 2):
+        d.add(Line(at(date(year, 1, 1)), top, at(date(year, 1, 1)), bottom, LINE, 0.6))
+    step = max(1, math.ceil(34 / max(1.0, (right - left) / len(years))))
+    for i, year in enumerate(years):
+        if i % step == 0:
+            d.add(Text(at(date(year, 1, 1)) + 2, bottom + 14, str(year), 10, MUTED))
+    last = [-1e9, -1e9]  # where each row of numbers last put one
+    for i, e in enumerate(tl.events, 1):
+        x = at(e.when)
+        href = link(e.cites[0]) if link and e.cites else ""
+        d.add(Dot(x, top + events_h - 6, 4, OWNER, f"{e.when.isoformat()}: {e.label}", href))
+        room = text_width(str(i), 10) + 4
+        row = next((r for r in (0, 1) if x - last[r] >= room), None)
+        if row is not None:  # crowded: the dot keeps its tooltip, the list below its number
+            last[row] = x
+            d.add(Text(x, top + 12 + 11 * row, str(i), 10, OWNER, anchor="middle", href=href))
+    y = top + events_h + 14
+    d.add(Text(left, y - 3, "Sources", 10, MUTED, bold=True))
+    if bars:
+        for row, sp in enumerate(bars):
+            x0 = at(sp.start)
+            x1 = max(at(sp.end), x0 + 3)
+            href = link(sp.document_id) if link else ""
+            tip = f"#{sp.document_id} {sp.name}: {sp.start} to {sp.end}"
+            d.add(Rect(x0, y + 12 * row + 2, x1 - x0, 8, SOURCE, tip, href))
+            room = right - x1 - 4
+            if room > 60:
+                name = fit(f"#{sp.document_id} {sp.name}", 9, room)
+                d.add(Text(x1 + 4, y + 12 * row + 9.5, name, 9, MUTED, href=href))
+    else:
+        per_year = {yy: sum(s.start.year <= yy <= s.end.year for s in tl.spans) for yy in years}
+        most = max(per_year.values()) or 1
+        for yy, n in per_year.items():
+            h = bar_h * n / most
+            x0 = at(date(yy, 1, 1)) + 1
+            w = at(date(yy + 1, 1, 1)) - x0 - 1
+            d.add(Rect(x0, y + bar_h - h, w, h, SOURCE, f"{yy}: {n} sources"))
+    y += bar_h + 14
+    d.add(Text(left, y - 3, "Your dated messages a month", 10, MUTED, bold=True))
+    peak = float(max(tl.months.values(), default=0) or 1)
+    for month, n in tl.months.items():
+        first = date(int(month[:4]), int(month[5:7]), 1)
+        nxt = date(first.year + first.month // 12, first.month % 12 + 1, 1)
+        h = messages_h * n / peak
+        d.add(Rect(at(first), y + messages_h - h, max(1.0, at(nxt) - at(first) - 0.5), h, ALERT,
+                   f"{month}: {n} messages"))  # fmt: skip
+    for yy in tl.gaps:
+        d.add(Text(at(date(yy, 7, 1)), y + messages_h - 2, "no sources", 9, BAD, anchor="middle"))
+    d.height = bottom + 22
+    return d
 
 
 def render(tl: Timeline, fmt: str = "svg", link: Callable[[int], str] | None = None) -> bytes:
-    """The picture, as SVG (events linked with `link(source id)`) or PNG."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    date2num = _x
-
-    years = tl.years or [date.today().year]
-    lo, hi = date(years[0], 1, 1), date(years[-1], 12, 31)
-    bars = tl.spans if len(tl.spans) <= MAX_BARS else []
-    fig = Figure(figsize=size(tl), dpi=100)
-    FigureCanvasAgg(fig)
-    grid = fig.add_gridspec(3, 1, height_ratios=[1.2, 1 + 0.12 * len(bars), 1], hspace=0.08)
-    axes = [fig.add_subplot(grid[i]) for i in range(3)]
-    for ax in axes:
-        ax.set_xlim(date2num(lo), date2num(hi))
-        for y in tl.gaps:
-            ax.axvspan(date2num(date(y, 1, 1)), date2num(date(y, 12, 31)), color="#f6d5cf", lw=0)
-        ax.tick_params(labelsize=8)
-        for side in ("top", "right", "left"):
-            ax.spines[side].set_visible(False)
-        ax.set_yticks([])
-    ticks = [date2num(date(y, 1, 1)) for y in [*years, years[-1] + 1]]
-    step = max(1, len(years) // 12)
-    for ax in axes:
-        ax.set_xticks(ticks[::step], [str(y) for y in [*years, years[-1] + 1]][::step])
-        for x in ticks:
-            ax.axvline(x, color="#e2e8f0", lw=0.6, zorder=0)
-    for ax in axes[:2]:
-        ax.tick_params(labelbottom=False)
-    events, sources, messages = axes
-    events.set_ylim(0, 1)
-    events.set_title("Timeline of bio.md, sources, and messages per month", fontsize=9, loc="left")
-    for i, e in enumerate(tl.events):
-        x = date2num(e.when)
-        dot = events.plot([x], [0.25], "o", color="#2b6cb0", ms=6)[0]
-        text = events.text(
-            x,
-            0.38 + 0.18 * (i % 3),
-            e.label[:28],
-            fontsize=6.5,
-            rotation=0,
-            ha="center",
-            color="#1a365d",
-        )
-        if link and e.cites:
-            dot.set_url(link(e.cites[0]))
-            text.set_url(link(e.cites[0]))
-    events.set_ylabel("events", fontsize=8)
-    if bars:
-        for row, s in enumerate(bars):
-            x0, x1 = date2num(s.start), date2num(s.end)
-            bar = sources.barh(row, max(x1 - x0, 6), left=x0, height=0.7, color="#68a063")[0]
-            name = sources.text(
-                x1 + 12,
-                row,
-                f"#{s.document_id} {s.name[:30]}",
-                fontsize=6,
-                va="center",
-                color="#22543d",
-                clip_on=True,
-            )
-            if link:
-                bar.set_url(link(s.document_id))
-                name.set_url(link(s.document_id))
-        sources.set_ylim(len(bars) - 0.4, -0.6)
-    else:
-        per_year = {y: sum(1 for s in tl.spans if s.start.year <= y <= s.end.year) for y in years}
-        sources.bar(
-            [date2num(date(y, 7, 1)) for y in years],
-            list(per_year.values()),
-            width=300,
-            color="#68a063",
-        )
-    sources.set_ylabel("sources", fontsize=8)
-    if tl.months:
-        xs = [date2num(date(int(m[:4]), int(m[5:7]), 15)) for m in tl.months]
-        messages.bar(xs, list(tl.months.values()), width=25, color="#805ad5")
-    messages.set_ylabel("messages", fontsize=8)
-    for y in tl.gaps:
-        messages.text(
-            date2num(date(y, 7, 1)),
-            0,
-            "no sources",
-            fontsize=6,
-            ha="center",
-            va="bottom",
-            color="#9b2c2c",
-            transform=messages.get_xaxis_transform(),
-        )
-    out = io.BytesIO()
-    fig.savefig(
-        out, format=fmt, bbox_inches="tight", metadata={"Date": None} if fmt == "svg" else None
-    )
-    return out.getvalue()
+    """The picture as a standalone SVG (events and sources linked with `link(source id)`)
+    or a PNG, drawn for a desk's width (the page draws a phone's too)."""
+    drawing = draw(tl, DESK if fmt == "svg" else DESK * 0.7, link)
+    return to_svg(drawing).encode("utf-8") if fmt == "svg" else to_png(drawing)
 
 
 def _x(d: date) -> float:
