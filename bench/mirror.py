@@ -1,0 +1,192 @@
+"""The mirror's measured side at scale: a 50 MB WhatsApp export (about 500,000 messages over
+ten years with one person, a shift planted in it) ingested, then, each in a fresh process:
+
+- cold: the first `biomd mirror` over it (the export parsed from the store, every figure
+  and finding made, the quotes read), its time and the memory it adds;
+- restart: the same after a restart (the parse kept per source);
+- warm page: the web view's /mirror page, opened again and again, p50 and p95.
+
+    .venv/bin/python -m bench.mirror --mb 50
+
+Targets (issue 32): cold ≤ 10 s with ≤ 200 MB extra on 2 cores; the page ≤ 300 ms warm."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+
+from bench.mirror_life import WORDS
+
+
+def write_export(path: Path, mb: float, seed: int = 5) -> int:
+    """A 1:1 WhatsApp (iOS) export of about `mb` megabytes: Ana and Maya over ten years, in
+    conversations of a few messages; from 2020-03 Ana answers ten times more slowly. The
+    number of messages written."""
+    rng = np.random.default_rng(seed)
+    words = WORDS["en"]
+    target = int(mb * 1e6)
+    when = datetime(2015, 1, 1, 8, 0)
+    shift = datetime(2020, 3, 1)
+    written, count = 0, 0
+    with path.open("w", encoding="utf-8") as out:
+        while written < target:
+            block = []
+            for _ in range(2000):
+                owner = bool(rng.random() < 0.5)
+                n = max(1, int(rng.lognormal(math.log(6), 0.5)))
+                text = " ".join(words[int(i)] for i in rng.integers(0, len(words), n))
+                who = "Ana" if owner else "Maya"
+                block.append(f"[{when:%d/%m/%y, %H:%M:%S}] {who}: {text}\n")
+                slow = owner and when >= shift
+                gap = rng.lognormal(math.log(50 if slow else 5), 0.8) * 60
+                if rng.random() < 0.08:
+                    gap += 8 * 3600  # the day moves on: a new conversation
+                when += timedelta(seconds=float(gap))
+            chunk = "".join(block)
+            out.write(chunk)
+            written += len(chunk.encode("utf-8"))
+            count += len(block)
+    return count
+
+
+CHILD = r"""
+import asyncio, json, os, sys, time
+from pathlib import Path
+from core.app.engine import Engine
+from core.settings import Settings
+
+def rss(field):
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+async def main():
+    settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
+                        timezone="UTC")
+    async with await Engine.open(settings) as engine:
+        before = rss("VmRSS:")
+        t = time.perf_counter()
+        view = await engine.mirror.view()
+        took = time.perf_counter() - t
+        peak = rss("VmHWM:")
+        t = time.perf_counter()
+        await engine.mirror.view()
+        again = time.perf_counter() - t
+    print(json.dumps({"seconds": took, "again": again, "rss_before_mb": before,
+                      "peak_mb": peak, "findings": [f.statement for f in view.findings],
+                      "messages": sum(m.messages_owner + m.messages_them
+                                      for p in view.people for m in p.months)}))
+
+asyncio.run(main())
+"""
+
+PAGE = r"""
+import asyncio, json, statistics, sys, time
+from pathlib import Path
+import httpx
+from bot.web.server import WebView
+from core.app.assistant import Assistant
+from core.app.engine import Engine
+from core.app.jobs import JobQueue
+from core.settings import Settings
+
+async def main():
+    settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
+                        timezone="UTC", web_port=0)
+    async with await Engine.open(settings) as engine:
+        jobs = JobQueue(engine, {})
+        view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
+        await view.start()
+        try:
+            async with httpx.AsyncClient(timeout=120) as http:
+                await http.get(view.link)
+                base = view.link.split("?")[0]
+                t = time.perf_counter()
+                first = await http.get(base + "mirror")
+                opened = time.perf_counter() - t
+                times = []
+                for _ in range(int(sys.argv[2])):
+                    t = time.perf_counter()
+                    r = await http.get(base + "mirror")
+                    times.append(time.perf_counter() - t)
+                    assert r.status_code == 200
+        finally:
+            await view.stop()
+    times.sort()
+    print(json.dumps({"first_s": opened, "status": first.status_code, "bytes": len(first.content),
+                      "p50_ms": statistics.median(times) * 1000,
+                      "p95_ms": times[int(len(times) * 0.95) - 1] * 1000}))
+
+asyncio.run(main())
+"""
+
+
+def child(script: str, *args: str) -> dict[str, object]:
+    env = os.environ | {"PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, env=env, check=True
+    )
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+async def ingest(data: Path, export: Path) -> float:
+    from core.app.engine import Engine
+    from core.settings import Settings
+
+    settings = Settings(_env_file=None, data_dir=data, owner_names="Ana", timezone="UTC")
+    t = time.perf_counter()
+    async with await Engine.open(settings) as engine:
+        async for r in engine.sources.ingest([export]):
+            assert r.status == "added", r.error
+    return time.perf_counter() - t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--mb", type=float, default=50.0)
+    parser.add_argument("--pages", type=int, default=30)
+    parser.add_argument("--dir", type=Path, default=None)
+    args = parser.parse_args()
+    root = args.dir or Path(tempfile.mkdtemp(prefix="bench-mirror-"))
+    export = root / "WhatsApp Chat with Maya.txt"
+    t = time.perf_counter()
+    messages = write_export(export, args.mb)
+    print(f"export: {export.stat().st_size / 1e6:.1f} MB, {messages:,} messages "
+          f"({time.perf_counter() - t:.1f} s to write)")  # fmt: skip
+    data = root / "data"
+    print(f"ingest: {asyncio.run(ingest(data, export)):.1f} s")
+    cold = child(CHILD, str(data))
+    print(
+        f"cold: {cold['seconds']:.2f} s, peak RSS {cold['peak_mb']:.0f} MB "
+        f"({float(cold['peak_mb']) - float(cold['rss_before_mb']):.0f} MB over the "
+        f"{cold['rss_before_mb']:.0f} MB before), the same process again {cold['again']:.3f} s;"
+        f" {cold['messages']:,} messages counted"
+    )
+    for f in cold["findings"]:  # type: ignore[attr-defined]
+        print(f"  finding: {f}")
+    again = child(CHILD, str(data))
+    print(f"restart (parse kept): {again['seconds']:.2f} s, peak RSS {again['peak_mb']:.0f} MB")
+    page = child(PAGE, str(data), str(args.pages))
+    print(
+        f"page /mirror: first {page['first_s']:.2f} s after a restart, then warm p50 "
+        f"{page['p50_ms']:.0f} ms, p95 {page['p95_ms']:.0f} ms over {args.pages} loads "
+        f"({page['bytes']:,} bytes)"
+    )
+    print(f"machine: {os.cpu_count()} cores; {datetime.now():%Y-%m-%d}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""The mirror's notes pass with a real model, on the planted life of bench/mirror_notes_life.py
+(five patterns, an intention with nothing after it, a sign of crisis): how many planted
+patterns each design finds, how many it invents, and what it costs against the reading.
+
+    .venv/bin/python -m bench.mirror_patterns --base-url http://127.0.0.1:8080/v1 \\
+        --model qwen2.5-coder-1.5b-instruct-q4_k_m [--reader model|scripted] [--design both]
+
+--reader model: the real model reads the sources too (the whole pipeline, as a user gets
+it). --reader scripted: the notes come from a diligent scripted reader (a note a line, as
+a strong model would take), so the judging is measured apart from the reading."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import sqlite3
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.mirror_notes_life import CRISIS, PLANTED, found, write_notes_life
+from core.app.engine import Engine
+from core.settings import Settings
+
+MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
+
+
+def settings_for(data: Path, base_url: str, model: str, reader_url: str | None) -> Settings:
+    return Settings(
+        _env_file=None,  # type: ignore[call-arg]
+        data_dir=data,
+        llm_base_url=base_url,
+        llm_api_key="local",
+        llm_model=model,
+        reader_base_url=reader_url,
+        owner_names="Ana",
+        timezone="UTC",
+        reading_placement="rules",
+        embed_model="sentence-transformers/all-MiniLM-L6-v2",
+        embed_model_path=MODELS / "all-MiniLM-L6-v2-int8",
+        daily_spend_limit_usd=None,
+    )
+
+
+def tokens(db: Path, mirror: bool) -> tuple[int, int, int]:
+    """(calls, prompt, completion) of the mirror's calls, or of every other call."""
+    op = "=" if mirror else "!="
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        calls, prompt, completion = conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(prompt_tokens), 0),"
+            f" COALESCE(SUM(completion_tokens), 0) FROM llm_usage WHERE mode {op} 'mirror'"
+        ).fetchone()
+    return int(calls), int(prompt), int(completion)
+
+
+async def read(root: Path, args: argparse.Namespace) -> Path:
+    """The planted life ingested and read (by the model, or by the scripted reader)."""
+    data = root / "data"
+    files = write_notes_life(root / "life")
+    if args.reader == "scripted":
+        from tests.fake_llm import fake_llm
+        from tests.mirror_fakes import diligent_notes
+
+        with fake_llm() as fake:
+            fake.notes_for = diligent_notes
+            settings = settings_for(data, fake.base_url, "scripted", None)
+            async with await Engine.open(settings) as engine:
+                _ = [r async for r in engine.sources.ingest(files)]
+                await engine.sources.embed_pending()
+                await engine.biography.read_pending()
+        return data
+    settings = settings_for(data, args.base_url, args.model, None)
+    async with await Engine.open(settings) as engine:
+        _ = [r async for r in engine.sources.ingest(files)]
+        await engine.sources.embed_pending()
+        await engine.biography.read_pending()
+    return data
+
+
+async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, Any]:
+    settings = settings_for(data, args.base_url, args.model, None).model_copy(
+        update={"mirror_design": design}
+    )
+    async with await Engine.open(settings) as engine:
+        before = tokens(settings.db_path, True)
+        plan = await engine.mirror.plan(design)
+        t = time.perf_counter()
+        report = await engine.mirror.refresh(design)
+        seconds = time.perf_counter() - t
+        view = (await engine.mirror.view()).as_json()
+        after = tokens(settings.db_path, True)
+        notes = await engine.store.extracts.tally()
+    patterns: list[dict[str, Any]] = view["patterns"]  # type: ignore[assignment]
+    hits, invented = found(patterns)
+    crisis = any(CRISIS in str(e.get("quote")) for p in patterns for e in p["evidence"])
+    return {
+        "design": design,
+        "notes": notes.kept,
+        "candidates": plan.calls,
+        "judged": report.judged,
+        "yes": report.yes,
+        "failed_replies": report.failed,
+        "dropped": report.dropped + int(view["dropped"]["patterns"]),  # type: ignore[index]
+        "found": hits,
+        "found_n": len(hits),
+        "planted": len(PLANTED),
+        "invented": len(invented),
+        "invented_statements": [p["statement"] for p in invented],
+        "crisis_in_a_pattern": crisis,
+        "care_note_shown": view["care"] is not None,
+        "intentions": [i["quote"] for i in view["intentions"]],  # type: ignore[attr-defined]
+        "calls": after[0] - before[0],
+        "prompt_tokens": after[1] - before[1],
+        "completion_tokens": after[2] - before[2],
+        "seconds": round(seconds, 1),
+        "stopped": report.stopped,
+    }
+
+
+async def run(args: argparse.Namespace) -> None:
+    root = args.dir or Path(tempfile.mkdtemp(prefix="bench-mirror-patterns-"))
+    t = time.perf_counter()
+    data = await read(root, args)
+    reading = tokens(data / "biomd.sqlite3", False)
+    print(
+        f"reading ({args.reader}): {reading[0]} calls, {reading[1]:,} prompt + {reading[2]:,} "
+        f"completion tokens, {time.perf_counter() - t:.0f} s",
+        flush=True,
+    )
+    designs = ("judge", "whole") if args.design == "both" else (args.design,)
+    for design in designs:
+        result = await judge(data, design, args)
+        total = result["prompt_tokens"] + result["completion_tokens"]
+        share = total / max(1, reading[1] + reading[2])
+        result["share_of_reading_tokens"] = round(share, 3)
+        print(json.dumps(result, ensure_ascii=False, indent=2), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--reader", choices=("model", "scripted"), default="model")
+    parser.add_argument("--design", choices=("judge", "whole", "both"), default="both")
+    parser.add_argument("--dir", type=Path, default=None)
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
