@@ -211,6 +211,7 @@ ENGINE_API = {
     "pictures",
     "outbox",
     "shares",
+    "mirror",
     "open",
     "close",
 }

@@ -213,15 +213,25 @@ async def test_forgetting_a_source_takes_its_evidence_and_a_pattern_left_with_on
 
 
 async def test_mcp_shows_confirmed_patterns_only(read_life: Engine) -> None:
+    from mcp import Client
+
+    from bot.mcp_server import build
+
     await read_life.mirror.refresh()
     view = await read_life.mirror.view()
-    memory = Memory(read_life)
-    assert "No confirmed patterns" in await memory.patterns()
+
+    async def patterns() -> str:
+        async with Client(build(Memory(read_life))) as client:
+            result = await client.call_tool("patterns", {})
+        return "\n".join(c.text for c in result.content)  # type: ignore[union-attr]
+
+    assert "No confirmed patterns" in await patterns()
     [cycle] = [p for p in view.patterns if p.kind == "cycle"]
     await read_life.mirror.confirm(cycle.id)
     await read_life.mirror.dismiss(view.patterns[-1].id)
-    shown = await memory.patterns()
-    assert cycle.statement in shown and shown.count("[P") == 1
+    shown = await patterns()
+    assert cycle.statement in shown and shown.count("- [P") == 1
+    assert "<source_data" in shown  # the owner's words come back marked as data
     for p in view.patterns:
         if p.id != cycle.id:
             assert p.id not in shown
