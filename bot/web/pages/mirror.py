@@ -4,6 +4,7 @@ pictures drawn for a phone's width and a desk's; a notes pass started from here.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from starlette.requests import Request
@@ -72,24 +73,29 @@ def _back(request: Request, anchor: str = "") -> Response:
     return RedirectResponse(f"/mirror{keep}{('#' + anchor) if anchor else ''}", 303)
 
 
-async def confirm(request: Request) -> Response:
+async def _word(
+    request: Request, act: Callable[[str], Awaitable[str]], failed: str, anchor: bool = True
+) -> Response:
+    """The owner's word on an item (the path's `item`), said back live; the page again."""
     item = request.path_params["item"]
     try:
-        said = await web_of(request).engine.mirror.confirm(item)
+        said = await act(item)
     except BiomdError as exc:
-        return await message(request, "Not confirmed", exc.user_message, 404)
+        return await message(request, failed, exc.user_message, 404)
     web_of(request).hub.publish("message", message=f"mirror-{item}", text=said)
-    return _back(request, item)
+    return _back(request, item if anchor else "")
+
+
+async def confirm(request: Request) -> Response:
+    return await _word(request, web_of(request).engine.mirror.confirm, "Not confirmed")
 
 
 async def dismiss(request: Request) -> Response:
-    item = request.path_params["item"]
-    try:
-        said = await web_of(request).engine.mirror.dismiss(item)
-    except BiomdError as exc:
-        return await message(request, "Not dismissed", exc.user_message, 404)
-    web_of(request).hub.publish("message", message=f"mirror-{item}", text=said)
-    return _back(request, item)
+    return await _word(request, web_of(request).engine.mirror.dismiss, "Not dismissed")
+
+
+async def ask(request: Request) -> Response:
+    return await _word(request, web_of(request).engine.mirror.ask_later, "Not asked", False)
 
 
 async def undecide(request: Request) -> Response:
@@ -114,16 +120,6 @@ async def answer(request: Request) -> Response:
 
     await web.assistant.jobs.submit(ReadJob())
     return _back(request, item)
-
-
-async def ask(request: Request) -> Response:
-    item = request.path_params["item"]
-    try:
-        said = await web_of(request).engine.mirror.ask_later(item)
-    except BiomdError as exc:
-        return await message(request, "Not asked", exc.user_message, 404)
-    web_of(request).hub.publish("message", message=f"mirror-{item}", text=said)
-    return _back(request)
 
 
 async def refresh(request: Request) -> Response:

@@ -24,6 +24,7 @@ from core.biographer.mirror.messages import CHAT_KINDS
 from core.biographer.mirror.patterns import Pattern, assemble, confidence
 from core.errors import LLMError, SpendLimitReached
 from core.models.backend import Backend
+from core.models.ledger import Usage
 from core.models.pricing import prices
 from core.retrieval.notes import NoteSearch
 from core.settings import Settings
@@ -215,10 +216,7 @@ class FoundSide:
                         "mirror",
                         400,
                     )
-                except SpendLimitReached as exc:
-                    report.stopped = exc.user_message
-                    break
-                except LLMError as exc:
+                except (SpendLimitReached, LLMError) as exc:
                     report.stopped = exc.user_message
                     break
                 report.prompt_tokens += reply.usage.prompt_tokens
@@ -232,22 +230,9 @@ class FoundSide:
                     verdict, statement, why = found.answer, found.statement, found.why
                 report.judged += 1
                 report.yes += verdict == "yes"
+                sure = confidence(len(c.notes), len(c.against))
                 await self.store.mirror.keep_judged(
-                    Judged(
-                        key=c.key,
-                        kind=c.kind,
-                        design="judge",
-                        people=c.people,
-                        verdict=verdict,
-                        statement=statement,
-                        why=why,
-                        confidence=confidence(len(c.notes), len(c.against)),
-                        notes_for=c.notes,
-                        notes_against=c.against,
-                        prompt_tokens=reply.usage.prompt_tokens,
-                        completion_tokens=reply.usage.completion_tokens,
-                        judged_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                    )
+                    _judged(c, "judge", verdict, statement, why, sure, reply.usage)
                 )
             if not report.stopped and view.notes:
                 await self.store.meta.set({SEEN: str(max(view.notes))})
@@ -296,24 +281,9 @@ class FoundSide:
                 against = tuple(numbers[n] for n in p.counter if n in numbers and n not in p.notes)
                 people = tuple(dict.fromkeys(nm for i in ids for nm in view.notes[i].names))
                 c = Candidate(p.kind, ids, people, against)
+                sure = p.confidence if p.confidence in CONFIDENCES else "low"
                 kept = await self.store.mirror.keep_judged(
-                    Judged(
-                        key=c.key,
-                        kind=p.kind,
-                        design="whole",
-                        people=people,
-                        verdict="yes",
-                        statement=p.statement,
-                        why="",
-                        confidence=p.confidence
-                        if p.confidence in ("high", "medium", "low")
-                        else "low",
-                        notes_for=ids,
-                        notes_against=against,
-                        prompt_tokens=reply.usage.prompt_tokens,
-                        completion_tokens=reply.usage.completion_tokens,
-                        judged_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                    )
+                    _judged(c, "whole", "yes", p.statement, "", sure, reply.usage)
                 )
                 report.judged += 1
                 report.yes += kept
@@ -346,6 +316,27 @@ class FoundSide:
 
 
 CONFIDENCES = ("high", "medium", "low")
+
+
+def _judged(
+    c: Candidate, design: str, verdict: str, statement: str, why: str, sure: str, usage: Usage
+) -> Judged:
+    """A candidate with what the model made of it, as the store keeps it."""
+    return Judged(
+        key=c.key,
+        kind=c.kind,
+        design=design,
+        people=c.people,
+        verdict=verdict,
+        statement=statement,
+        why=why,
+        confidence=sure,
+        notes_for=c.notes,
+        notes_against=c.against,
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        judged_at=datetime.now(UTC).isoformat(timespec="seconds"),
+    )
 
 
 def _messages(system: str, user: str) -> list[dict[str, str]]:
