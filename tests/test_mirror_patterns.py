@@ -56,7 +56,7 @@ async def test_each_candidate_is_judged_in_one_small_structured_call_and_the_pla
     assert len(bodies) == plan.calls
     for body in bodies:
         assert body["response_format"]["json_schema"]["schema"]["required"] == [  # type: ignore[index]
-            "answer", "statement", "why"
+            "why", "answer", "statement"
         ]  # fmt: skip
         assert len(json.dumps(body["messages"])) < 6000  # small, whatever the corpus
         assert CRISIS not in content(body["messages"][-1])  # type: ignore[index]
@@ -174,7 +174,9 @@ async def test_an_answer_is_kept_as_a_source_and_an_intention_becomes_a_question
     def unsure(body: dict[str, object]) -> str:
         if not is_mirror(body):
             return "OK"
-        if "Note [1] is something the owner said they would do" in content(body["messages"][-1]):  # type: ignore[index]
+        if "The first note is something the owner said they would do" in content(
+            body["messages"][-1]
+        ):  # type: ignore[index]
             return json.dumps({"answer": "unsure", "statement": "", "why": "Can't tell."})
         return judge_yes(body)
 

@@ -212,7 +212,7 @@ class FoundSide:
                             {"role": "system", "content": system},
                             {"role": "user", "content": message},
                         ],
-                        judge.JUDGE_SCHEMA,
+                        judge.schema(c.kind),
                         "mirror",
                         400,
                     )
@@ -221,7 +221,7 @@ class FoundSide:
                     break
                 report.prompt_tokens += reply.usage.prompt_tokens
                 report.completion_tokens += reply.usage.completion_tokens
-                found = judge.read_judgement(reply.text)
+                found = judge.read_judgement(reply.text, c.kind)
                 if found is None:
                     report.failed += 1
                     report.errors.append(f"{c.kind}: the reply was not a judgement")

@@ -3,7 +3,8 @@ for the model to judge one at a time (a weak model can say yes or no to one cand
 can't find patterns across three years of notes at once). Each kind of pattern has its rule:
 
 - self-contradiction: two of the owner's own notes on the same subject (their statements'
-  vectors close) about the same people, at least 90 days apart;
+  vectors close) about the same people, at least 90 days apart, one saying no (never, not,
+  stop…) where the other doesn't;
 - stated reason vs circumstances: a decision that follows a hurt or a conflict within 14
   days, more than once (two such pairs or more make one candidate);
 - avoidance: a hurt or worry about someone, raised in a journal or with someone else on two
@@ -26,7 +27,7 @@ from datetime import date
 import numpy as np
 import numpy.typing as npt
 
-from core.biographer.mirror.cues import DECISION, HURT, INTENTION
+from core.biographer.mirror.cues import DECISION, HURT, INTENTION, NEGATION
 
 KINDS = ("self_contradiction", "stated_reason", "avoidance", "said_vs_did", "cycle")
 OWN_KINDS = frozenset({"fact", "event", "feeling", "habit", "contradiction", "person"})
@@ -143,6 +144,8 @@ def contradictions(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
         a, b = own[i], own[j]
         if abs((a.day or 0) - (b.day or 0)) < APART_DAYS or not _same_people(a, b):
             continue
+        if NEGATION(a.quote) == NEGATION(b.quote):
+            continue  # both say no, or both yes: more likely the same thing twice
         first, second = sorted((a, b), key=lambda n: n.day or 0)
         found.append(
             Candidate(

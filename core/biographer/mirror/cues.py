@@ -93,3 +93,12 @@ INTENTION = Terms((
     "je vais", "je promets", "je veux", "a partir de maintenant", "la semaine prochaine",
     "demain", "cette annee",
 ))  # fmt: skip
+
+NEGATION = Terms((
+    # a statement's polarity: two notes on one subject, one with these and one without, may
+    # say opposite things
+    "never", "not", "no", "don't", "dont", "won't", "wont", "can't", "cant", "isn't", "wasn't",
+    "didn't", "hate", "hated", "nothing", "nobody", "none", "no more", "stop", "stopped",
+    "nunca", "nao", "nada", "odeio", "jamais", "nie", "niemals", "nicht", "kein", "keine",
+    "hasse", "pas", "rien", "deteste", "mai", "niente", "odio",
+))  # fmt: skip

@@ -12,6 +12,7 @@ from datetime import date
 
 from core.biographer.mirror.candidates import Note
 from core.biographer.mirror.care import crisis, labels
+from core.retrieval.language import content_words, fold_text
 from core.storage.mirror import Judged, Verdict
 
 MIRROR_MARK = "(the mirror, "  # how a line the owner confirmed from the mirror ends in bio.md
@@ -91,26 +92,56 @@ def _year(note_date: str) -> str:
     return note_date[:4]
 
 
+def short(quote: str, limit: int = 90) -> str:
+    """A quote as a statement cites it: whole, or cut at a space with an ellipsis."""
+    quote = " ".join(quote.split()).strip(" .")
+    if len(quote) <= limit:
+        return quote
+    return quote[: quote.rfind(" ", limit // 2, limit)].rstrip(" ,;") + "…"
+
+
 def plain(kind: str, people: Sequence[str], pieces: Sequence[Evidence]) -> str:
-    """A statement made by rule, when the model's can't be used."""
-    dates = sorted(e.date for e in pieces if e.date)
-    first, last = (dates[0], dates[-1]) if dates else ("", "")
-    person = people[0] if people else "someone"
+    """A statement made by rule from the evidence itself (so it can't say what the sources
+    don't), when the model's can't be used."""
+    first, last = pieces[0], pieces[-1]
+    person = people[0] if people else "them"
+
+    def said(e: Evidence) -> str:
+        return f"\u201c{short(e.quote)}\u201d ({when(e.date)})"
+
     if kind == "self_contradiction":
-        return f"You said opposite things about the same subject in {first} and in {last}."
+        return f"You said {said(first)}, and later the opposite: {said(last)}."
     if kind == "stated_reason":
+        decisions = pieces[1::2]
         return (
-            f"{len(pieces) // 2} times between {_year(first)} and {_year(last)}, a sudden "
-            "decision of yours came within days of a hurt or a conflict."
+            f"{len(decisions)} times a sudden decision came within days of a hurt or a "
+            f"conflict: {said(pieces[0])}, then {said(pieces[1])}."
         )
     if kind == "avoidance":
-        return (
-            f"You raised a hurt or a worry about {person} elsewhere ({len(pieces)} times, "
-            f"{first} to {last}), and not with {person}."
-        )
+        return f"You told others you were hurt by {person}, {said(first)}, but not {person}."
     if kind == "said_vs_did":
-        return f"In {first} you said you would do something; what followed was different."
-    return f"The same thing came back {len(pieces)} times between {_year(first)} and {_year(last)}."
+        return f"You said {said(first)}; what followed: {said(last)}."
+    return (
+        f"The same thing came back {len(pieces)} times from {first.date[:4]} to "
+        f"{last.date[:4]}: {said(first)} … {said(last)}."
+    )
+
+
+LANGUAGES = ("en", "pt", "es", "de", "fr", "it", "nl")
+
+
+def supported(statement: str, pieces: Sequence[Evidence]) -> bool:
+    """Whether a model's statement says only what its evidence says, as far as words tell:
+    most of its content words are in the quotes or the notes, and every number is."""
+    source = fold_text(" ".join(f"{e.quote} {e.statement} {e.date}" for e in pieces))
+    words = [w for w in content_words(statement, LANGUAGES) if len(w) >= 4 or w.isdigit()]
+    if not words:
+        return False
+    numbers = [w for w in words if any(c.isdigit() for c in w)]
+    if any(n not in source for n in numbers):
+        return False
+    found = sum(1 for w in words if w in source)
+    return found >= 0.7 * len(words)
 
 
 def usable_statement(text: str) -> bool:
@@ -141,6 +172,8 @@ def assemble(judged: Sequence[Judged], notes: dict[int, Note]) -> tuple[list[Pat
             continue
         pieces.sort(key=lambda e: e.date)
         statement = j.statement if usable_statement(j.statement) else ""
+        if statement and not supported(statement, pieces):
+            statement = ""  # it says what the quotes don't: the plain one instead
         found.append(
             Pattern(
                 id=pattern_id(j.key),
