@@ -237,3 +237,68 @@ async def test_mcp_shows_confirmed_patterns_only(read_life: Engine) -> None:
     for p in view.patterns:
         if p.id != cycle.id:
             assert p.id not in shown
+
+
+def test_a_mirror_pass_killed_mid_way_resumes_with_no_duplicate(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from tests.fake_llm import Slow
+    from tests.models import MINILM_NAME
+
+    env = {
+        **os.environ,
+        "BIOMD_DATA_DIR": str(tmp_path / "data"),
+        "BIOMD_EMBED_MODEL": MINILM_NAME,
+        "BIOMD_EMBED_MODEL_PATH": str(minilm_path),
+        "BIOMD_LLM_BASE_URL": llm.base_url,
+        "BIOMD_LLM_API_KEY": "sk-test",
+        "BIOMD_LLM_MODEL": "test/model",
+        "BIOMD_OWNER_NAMES": "Ana",
+        "BIOMD_TIMEZONE": "UTC",
+        "BIOMD_READING_PLACEMENT": "rules",
+    }
+    llm.notes_for = diligent_notes
+    seen = 0
+
+    def judge_slowly_at_the_fourth(body: dict[str, object]) -> object:
+        nonlocal seen
+        if not is_mirror(body):
+            return "OK"
+        seen += 1
+        return Slow(60, judge_yes(body)) if seen == 4 else judge_yes(body)
+
+    llm.responder = judge_slowly_at_the_fourth  # type: ignore[assignment]
+    life = [str(p) for p in write_notes_life(tmp_path / "life")]
+    biomd = [sys.executable, "-m", "bot"]
+    subprocess.run([*biomd, "ingest", *life], env=env, check=True, capture_output=True, timeout=300)
+    db = tmp_path / "data" / "biomd.sqlite3"
+    with subprocess.Popen(
+        [*biomd, "mirror", "--refresh", "--yes"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    ) as child:
+        deadline = time.monotonic() + 120
+        while seen < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.kill(child.pid, signal.SIGKILL)
+    kept = rows(db, "SELECT key FROM mirror_candidates")
+    assert len(kept) == 3, "the three judged before the kill are kept"
+    done = subprocess.run(
+        [*biomd, "mirror", "--refresh", "--yes", "--json"],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+        text=True,
+    )
+    keys = rows(db, "SELECT key FROM mirror_candidates")
+    assert len(keys) == len(set(keys)) and set(kept) <= set(keys)
+    assert seen == len(keys) + 1, "each candidate judged once, the killed one again"
+    assert json.loads(done.stdout)["patterns"]
