@@ -92,6 +92,10 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
         seconds = time.perf_counter() - t
         view = (await engine.mirror.view()).as_json()
         after = tokens(settings.db_path, True)
+        verdicts = [
+            {"kind": j.kind, "verdict": j.verdict, "why": j.why[:160], "notes": list(j.notes_for)}
+            for j in await engine.store.mirror.judged(design)
+        ]
         notes = await engine.store.extracts.tally()
     patterns: list[dict[str, Any]] = view["patterns"]  # type: ignore[assignment]
     hits, invented = found(patterns)
@@ -117,6 +121,7 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
         "completion_tokens": after[2] - before[2],
         "seconds": round(seconds, 1),
         "stopped": report.stopped,
+        "verdicts": verdicts,
     }
 
 

@@ -25,6 +25,7 @@ from core.biographer.mirror.patterns import Pattern, assemble, confidence
 from core.errors import LLMError, SpendLimitReached
 from core.models.backend import Backend
 from core.models.ledger import Usage
+from core.models.llm import JsonModel
 from core.models.pricing import prices
 from core.retrieval.notes import NoteSearch
 from core.settings import Settings
@@ -34,6 +35,7 @@ from core.storage.store import Store
 log = logging.getLogger(__name__)
 
 DESIGNS = ("judge", "whole")
+FLIPS = (False, True)  # each candidate asked twice, its answers in both orders
 SEEN = "mirror_notes_seen"  # the newest note a finished pass looked at: later ones are new
 JUDGE_TOKENS_OUT = 120  # a judgement's JSON
 WHOLE_TOKENS_OUT = 1500
@@ -170,9 +172,10 @@ class FoundSide:
         judged = await self.store.mirror.judged_keys()
         seen = int(await self.store.meta.get(SEEN) or 0)
         todo = [c for c in found if c.key not in judged and max(c.notes) > seen]
-        chars = sum(len(judge.judge_message(c, view.notes, view.where)) for c in todo)
-        estimate = await self._estimate(len(todo), chars, JUDGE_TOKENS_OUT)
-        return PassPlan(design, todo, estimate, len(usable), len(view.crisis), len(todo))
+        chars = len(FLIPS) * sum(len(judge.judge_message(c, view.notes, view.where)) for c in todo)
+        calls = len(FLIPS) * len(todo)
+        estimate = await self._estimate(calls, chars, JUDGE_TOKENS_OUT)
+        return PassPlan(design, todo, estimate, len(usable), len(view.crisis), calls)
 
     async def _estimate(self, calls: int, chars: int, out_each: int) -> Estimate:
         system = len(judge.system_prompt(self.settings.owner_list))
@@ -205,40 +208,49 @@ class FoundSide:
                 if on_progress:
                     await on_progress(i, len(plan.todo))
                 try:
-                    await model.check_budget()
-                    message = judge.judge_message(c, view.notes, view.where)
-                    reply = await model.complete_json(
-                        [
-                            {"role": "system", "content": system},
-                            {"role": "user", "content": message},
-                        ],
-                        judge.schema(c.kind),
-                        "mirror",
-                        400,
-                    )
+                    asked = [await self._ask(model, system, c, view, flip) for flip in FLIPS]
                 except (SpendLimitReached, LLMError) as exc:
                     report.stopped = exc.user_message
                     break
-                report.prompt_tokens += reply.usage.prompt_tokens
-                report.completion_tokens += reply.usage.completion_tokens
-                found = judge.read_judgement(reply.text, c.kind)
+                usage = Usage(
+                    sum(u.prompt_tokens for _, u in asked),
+                    sum(u.completion_tokens for _, u in asked),
+                    sum(u.cost_usd for _, u in asked),
+                )
+                report.prompt_tokens += usage.prompt_tokens
+                report.completion_tokens += usage.completion_tokens
+                found = judge.agree(*(j for j, _ in asked))
                 if found is None:
                     report.failed += 1
-                    report.errors.append(f"{c.kind}: the reply was not a judgement")
-                    verdict, statement, why = "failed", "", reply.text.strip()[:200]
+                    report.errors.append(f"{c.kind}: the replies were not judgements")
+                    verdict, statement, why = "failed", "", ""
                 else:
                     verdict, statement, why = found.answer, found.statement, found.why
                 report.judged += 1
                 report.yes += verdict == "yes"
                 sure = confidence(len(c.notes), len(c.against))
                 await self.store.mirror.keep_judged(
-                    _judged(c, "judge", verdict, statement, why, sure, reply.usage)
+                    _judged(c, "judge", verdict, statement, why, sure, usage)
                 )
             if not report.stopped and view.notes:
                 await self.store.meta.set({SEEN: str(max(view.notes))})
             if on_progress:
                 await on_progress(len(plan.todo), len(plan.todo))
             return report
+
+    async def _ask(
+        self, model: JsonModel, system: str, c: Candidate, view: NotesView, flip: bool
+    ) -> tuple[judge.Judgement | None, Usage]:
+        """One of the two questions about a candidate (its answers in one order or the
+        other), and what it cost."""
+        await model.check_budget()
+        reply = await model.complete_json(
+            _messages(system, judge.judge_message(c, view.notes, view.where, flip)),
+            judge.schema(c.kind),
+            "mirror",
+            400,
+        )
+        return judge.read_judgement(reply.text, c.kind), reply.usage
 
     async def _whole(self, on_progress: Callable[[int, int], Awaitable[None]] | None) -> PassReport:
         """The whole design: the notes grouped by person, one call a group (or several

@@ -274,6 +274,7 @@ def intentions(notes: Sequence[Note], vectors: Vectors) -> tuple[list[Candidate]
             and 0 < (n.day or 0) - (s.day or 0) <= FOLLOW_DAYS
             and _cos(vectors, s.id, n.id) >= RELATED
             and (not s.people or _same_people(s, n))
+            and not INTENTION(n.text)  # another promise is not what followed
         ]
         if later:
             best = sorted(later, key=lambda n: -_cos(vectors, s.id, n.id))[:3]

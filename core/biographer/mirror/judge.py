@@ -140,8 +140,11 @@ def note_line(number: int, note: Note, where: str) -> str:
     return f'[{number}] {note.date or "undated"}, {where}{people}: {note.statement} ("{quote}")'
 
 
-def judge_message(c: Candidate, notes: dict[int, Note], where: dict[int, str]) -> str:
-    """The one question about one candidate, with its notes numbered from 1."""
+def judge_message(
+    c: Candidate, notes: dict[int, Note], where: dict[int, str], flip: bool = False
+) -> str:
+    """The one question about one candidate, with its notes numbered from 1; `flip` gives
+    the answers in the other order (a small model favours one place in the list)."""
     person = c.people[0] if c.people else "them"
     lines = [f"Notes from the owner's sources, oldest first ({_label(c.kind)}):"]
     numbered = list(c.notes)
@@ -156,7 +159,8 @@ def judge_message(c: Candidate, notes: dict[int, Note], where: dict[int, str]) -
         pairs = ", ".join(f"[{index[d]}] after [{index[h]}]" for h, d in c.pairs)
         lines.append(f"Decisions after a hurt or a conflict: {pairs}.")
     q = QUESTIONS[c.kind]
-    options = "; ".join(f'"{k}": {v}' for k, v in q.options.items())
+    choices = list(q.options.items())
+    options = "; ".join(f'"{k}": {v}' for k, v in (choices[::-1] if flip else choices))
     lines += [
         "",
         q.text.format(person=person),
@@ -192,6 +196,17 @@ def read_judgement(reply: str, kind: str) -> Judgement | None:
                     answer, _sentence(value.get("statement")), _sentence(value.get("why"))
                 )
     return None
+
+
+def agree(first: Judgement | None, second: Judgement | None) -> Judgement | None:
+    """One judgement of two asked with the answers in both orders: yes only when both say
+    it holds, no when both say it doesn't; unsure when they disagree or either can't tell."""
+    if first is None or second is None:
+        return first or second
+    if first.answer == second.answer:
+        return first if first.statement or not second.statement else second
+    why = first.why or second.why
+    return Judgement("unsure", "", why)
 
 
 def _meaning(raw: str, q: Question) -> str:

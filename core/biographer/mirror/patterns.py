@@ -194,7 +194,8 @@ def assemble(judged: Sequence[Judged], notes: dict[int, Note]) -> tuple[list[Pat
 def _widest(patterns: list[Pattern]) -> list[Pattern]:
     """One pattern for one thing: a pattern that shares half its notes or more (two at
     least) with a larger one of its kind, or with one as large judged later (the same cycle
-    seen again with a new note), gives way to it. `patterns` are in the order judged."""
+    seen again with a new note), gives way to it; said-vs-did ones only when they are about
+    the same intention. `patterns` are in the order judged."""
     kept: list[Pattern] = []
     for i, p in enumerate(patterns):
         mine = set(p.notes)
@@ -203,6 +204,7 @@ def _widest(patterns: list[Pattern]) -> list[Pattern]:
             j != i
             and q.kind == p.kind
             and len(mine & set(q.notes)) >= need
+            and (p.kind != "said_vs_did" or p.notes[0] == q.notes[0])  # one intention each
             and (len(q.notes) > len(mine) or (len(q.notes) == len(mine) and j > i))
             for j, q in enumerate(patterns)
         ):
