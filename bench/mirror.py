@@ -30,29 +30,42 @@ from bench.mirror_life import WORDS
 
 
 def write_export(path: Path, mb: float, seed: int = 5) -> int:
-    """A 1:1 WhatsApp (iOS) export of about `mb` megabytes: Ana and Maya over ten years, in
-    conversations of a few messages; from 2020-03 Ana answers ten times more slowly. The
-    number of messages written."""
+    """A 1:1 WhatsApp (iOS) export of about `mb` megabytes: Ana and Maya, every day from
+    2015-01 to 2024-12, in a few conversations a day; from 2020-03 Maya answers Ana about
+    ten times more slowly. Messages of about 6-20 words (about 86 bytes a line with the
+    time stamp and name), so 50 MB is about 500,000 messages, as a real export of that size
+    holds. The number of messages written."""
     rng = np.random.default_rng(seed)
     words = WORDS["en"]
     target = int(mb * 1e6)
-    when = datetime(2015, 1, 1, 8, 0)
+    first, days = datetime(2015, 1, 1), 3653
     shift = datetime(2020, 3, 1)
+    per_day = max(2, round(target / 86 / days))  # a line is about 86 bytes
     written, count = 0, 0
     with path.open("w", encoding="utf-8") as out:
-        while written < target:
+        for day in range(days):
+            if written >= target:
+                break
             block = []
-            for _ in range(2000):
+            left = int(rng.poisson(per_day))
+            sizes = []
+            while left > 0:  # conversations of a few to a few dozen lines
+                sizes.append(min(left, max(2, int(rng.lognormal(math.log(12), 0.6)))))
+                left -= sizes[-1]
+            starts = np.sort(rng.uniform(7 * 60, 23 * 60, len(sizes)))  # 07:00 to 23:00
+            when = first + timedelta(days=day)
+            for n, minute in zip(sizes, starts, strict=True):
+                when = max(when, first + timedelta(days=day, minutes=float(minute)))
                 owner = bool(rng.random() < 0.5)
-                n = max(1, int(rng.lognormal(math.log(6), 0.5)))
-                text = " ".join(words[int(i)] for i in rng.integers(0, len(words), n))
-                who = "Ana" if owner else "Maya"
-                block.append(f"[{when:%d/%m/%y, %H:%M:%S}] {who}: {text}\n")
-                slow = owner and when >= shift
-                gap = rng.lognormal(math.log(50 if slow else 5), 0.8) * 60
-                if rng.random() < 0.08:
-                    gap += 8 * 3600  # the day moves on: a new conversation
-                when += timedelta(seconds=float(gap))
+                for _ in range(n):
+                    size = max(1, int(rng.lognormal(math.log(11), 0.5)))
+                    text = " ".join(words[int(i)] for i in rng.integers(0, len(words), size))
+                    who = "Ana" if owner else "Maya"
+                    block.append(f"[{when:%d/%m/%y, %H:%M:%S}] {who}: {text}\n")
+                    slow = owner and when >= shift  # the next line is mostly Maya's answer
+                    gap = rng.lognormal(math.log(600 if slow else 60), 0.7)
+                    when += timedelta(seconds=float(gap))
+                    owner = bool(rng.random() < 0.3) == owner  # mostly taking turns
             chunk = "".join(block)
             out.write(chunk)
             written += len(chunk.encode("utf-8"))
@@ -161,6 +174,7 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=None)
     args = parser.parse_args()
     root = args.dir or Path(tempfile.mkdtemp(prefix="bench-mirror-"))
+    root.mkdir(parents=True, exist_ok=True)
     export = root / "WhatsApp Chat with Maya.txt"
     t = time.perf_counter()
     messages = write_export(export, args.mb)

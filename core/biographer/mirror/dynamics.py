@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,8 +30,8 @@ import numpy.typing as npt
 from core.biographer.mirror.messages import ParsedChats
 from core.retrieval.language import fold_text
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.signedinteger[Any]]
+FloatArray = npt.NDArray[np.floating[Any]]
 BoolArray = npt.NDArray[np.bool_]
 
 LATE_FROM, LATE_TO = 0, 4  # hours: late night is [00:00, 04:00)
@@ -103,6 +104,8 @@ class Events:
         """Several chats' events as one, in time order."""
         if not parts:
             return cls.empty()
+        if len(parts) == 1:
+            return parts[0]  # already in time order: no copy
         joined = cls(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
         return joined.take(np.argsort(joined.minute, kind="stable"))
 
@@ -178,7 +181,7 @@ def derive(
     same_side[1:] = owner[1:] == owner[:-1]
     replies = ~starts & ~same_side
     replies[:1] = False
-    delay = np.where(replies, gap.astype(np.float64) * 60.0, np.nan)
+    delay = np.where(replies, gap * 60.0, np.nan).astype(np.float32)
     before_prev = np.zeros(n, np.bool_)
     before_prev[2:] = owner[:-2]
     double = owner & prev_owner & ~before_prev
@@ -188,7 +191,7 @@ def derive(
 
 
 def _months_of(minute: IntArray) -> IntArray:
-    months: IntArray = minute.astype("datetime64[m]").astype("datetime64[M]").astype(np.int64)
+    months: IntArray = minute.astype("datetime64[m]").astype("datetime64[M]").astype(np.int32)
     return months
 
 
@@ -209,7 +212,7 @@ def conversation_events(doc_id: int, parsed: ParsedChats, chat: int, silence: in
         delay=delay,
         late=late,
         double=double,
-        doc=np.full(idx.size, doc_id, np.int64),
+        doc=np.full(idx.size, doc_id, np.int32),
         start=a["start"][idx],
         length=a["length"][idx],
     )

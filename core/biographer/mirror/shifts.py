@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.signedinteger[Any]]
+FloatArray = npt.NDArray[np.floating[Any]]
 
 
 @dataclass(frozen=True, slots=True)
