@@ -625,6 +625,12 @@ def mirror(
     ask: Annotated[
         str | None, typer.Option("--ask", help="Make an intention an open question: ID.")
     ] = None,
+    take_back: Annotated[
+        str | None, typer.Option("--take-back", help="Forget what you said of ID.")
+    ] = None,
+    dismissed: Annotated[
+        bool, typer.Option("--dismissed", help="Show what you dismissed too.")
+    ] = False,
 ) -> None:
     """The mirror: how you talk with each person over the years (measured from your
     messages), the shifts that matter, and the patterns found across your notes, each with
@@ -641,6 +647,9 @@ def mirror(
             return
         if dismiss:
             out.print(await m.dismiss(dismiss), markup=False)
+            return
+        if take_back:
+            out.print(await m.take_back(take_back), markup=False)
             return
         if answer:
             if not text:
@@ -659,7 +668,7 @@ def mirror(
         if as_json:
             print(json.dumps(view.as_json(), ensure_ascii=False, indent=2))
             return
-        out.print(mirror_text.render(view), markup=False, highlight=False)
+        out.print(mirror_text.render(view, dismissed), markup=False, highlight=False)
 
     _run(work)
 

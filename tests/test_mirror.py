@@ -19,7 +19,7 @@ from bot.cli import app
 from core.app.engine import Engine
 from core.biographer.mirror.findings import Finding
 from core.biographer.mirror.messages import VERSION, ParsedChats
-from core.errors import NotFound
+from core.errors import BiomdError, NotFound
 from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from core.storage.mirror import Parsed
@@ -228,7 +228,7 @@ async def test_a_dismissed_finding_stays_dismissed_until_a_new_source_adds_to_it
     life: Engine, tmp_path: Path, minilm_path: Path
 ) -> None:
     [slower] = by_kind((await life.mirror.view()).findings, "reply_delay_owner", "Maya")
-    assert "won't be shown again" in await life.mirror.dismiss(slower.id)
+    assert "comes back only if a new source" in await life.mirror.dismiss(slower.id)
     data = life.settings.data_dir
     await life.close()
     async with await Engine.open(life_settings(data, minilm_path)) as engine:
@@ -267,6 +267,26 @@ async def test_a_confirmed_finding_goes_into_bio_md_with_its_sources_and_undo_ta
     assert slower.statement not in await life.profile.load()
 
 
+async def test_taking_back_or_dismissing_a_confirmed_finding_takes_its_line_out_of_bio_md(
+    life: Engine,
+) -> None:
+    [slower] = by_kind((await life.mirror.view()).findings, "reply_delay_owner", "Maya")
+    await life.mirror.confirm(slower.id)
+    assert slower.statement in await life.profile.load()
+    assert "new again" in await life.mirror.take_back(slower.id.lower())
+    assert slower.statement not in await life.profile.load()
+    [again] = by_kind((await life.mirror.view()).findings, "reply_delay_owner", "Maya")
+    assert again.status == "new"
+    await life.mirror.confirm(slower.id)  # confirmed again: the line comes back, once
+    assert (await life.profile.load()).count(slower.statement) == 1
+    await life.mirror.dismiss(slower.id)
+    assert slower.statement not in await life.profile.load()
+    [gone] = by_kind((await life.mirror.view()).findings, "reply_delay_owner", "Maya")
+    assert gone.status == "dismissed"
+    with pytest.raises(NotFound, match="nothing to take back"):
+        await life.mirror.take_back("F00000000")
+
+
 async def test_forgetting_a_source_takes_its_findings_and_its_parse_with_it(life: Engine) -> None:
     [shorter] = by_kind((await life.mirror.view()).findings, "length_them", "Leo")
     await life.sources.forget(shorter.sources[0])
@@ -284,3 +304,7 @@ async def test_unknown_person_is_a_clear_error_in_the_api_too(life: Engine) -> N
         await life.mirror.view(person="Nobody")
     view = await life.mirror.view(person="leo")
     assert [p.name for p in view.people] == ["Leo"]
+    with pytest.raises(NotFound, match="only in group chats"):
+        await life.mirror.view(person="Mãe")
+    with pytest.raises(BiomdError, match="comes after the end"):
+        await life.mirror.view(since="2023", until="2021")

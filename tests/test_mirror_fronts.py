@@ -122,10 +122,22 @@ async def test_the_mirror_page_reads_on_a_phone_and_a_desk_and_takes_the_owners_
             await card.locator("ol.strip a").first.click()  # the exact passage, marked
             await tab.wait_for_selector("pre.source mark#mark")
             assert (await tab.inner_text("mark#mark")).startswith(quote.rstrip("…"))
+            header = await tab.locator("header.top").bounding_box()
+            marked = await tab.locator("mark#mark").bounding_box()
+            assert header and marked and marked["y"] >= header["y"] + header["height"], (
+                "the marked quote opens under the sticky header"
+            )
             await tab.goto(base + "mirror")
             await tab.locator(f"#{fid} button:has-text('That’s me')").click()
             await tab.wait_for_selector(f"#{fid} .status.confirmed")
             assert fid in await engine.profile.load()
+            await tab.locator(f"#{fid} button:has-text('Take back')").click()
+            await tab.wait_for_selector(f"#{fid} button:has-text('Not me')")
+            assert fid not in await engine.profile.load()  # taken back: out of bio.md too
+            await tab.locator(f"#{fid} button:has-text('Not me')").click()
+            # set aside, below the rest (the browser unfolds it to show where it went)
+            await tab.wait_for_selector(f"details#set-aside #{fid}", state="attached")
+            assert await tab.locator("main > article.finding").count() >= 4
             await tab.locator(f"#{fid} button:has-text('Take back')").click()
             await tab.wait_for_selector(f"#{fid} button:has-text('Not me')")
             await tab.select_option("select[name=person]", "Leo")

@@ -315,12 +315,18 @@ class Assistant:
 
     async def _cmd_mirror(self, channel: Channel, chat: str, args: str) -> None:
         """/mirror: the strongest new findings and patterns, each with its buttons; /mirror
-        NAME one person; /mirror confirm|dismiss ID, /mirror answer ID words, /mirror ask ID."""
+        NAME one person; /mirror confirm|dismiss|undo ID, /mirror answer ID words, /mirror ask
+        ID."""
         mirror = self.engine.mirror
         word, _, rest = args.partition(" ")
         action, rest = word.lower(), rest.strip()
-        if action in ("confirm", "dismiss", "ask") and rest:
-            do = {"confirm": mirror.confirm, "dismiss": mirror.dismiss, "ask": mirror.ask_later}
+        do = {
+            "confirm": mirror.confirm,
+            "dismiss": mirror.dismiss,
+            "undo": mirror.take_back,
+            "ask": mirror.ask_later,
+        }
+        if action in do and rest:
             await self._say(channel, chat, await do[action](rest.split()[0]))
             return
         if action == "answer":

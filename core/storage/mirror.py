@@ -147,10 +147,13 @@ class MirrorState:
                 ),
             )  # fmt: skip
 
-    async def take_back(self, item_id: str) -> None:
-        """Forget the owner's word on an item (it is new again)."""
+    async def take_back(self, item_id: str) -> int:
+        """Forget the owner's word on an item (it is new again); how many words were kept."""
         async with self._db.transaction() as db:
-            await db.execute("DELETE FROM mirror_verdicts WHERE item_id = ?", (item_id,))
+            cursor = await db.execute(
+                "DELETE FROM mirror_verdicts WHERE item_id = ? COLLATE NOCASE", (item_id,)
+            )
+            return int(cursor.rowcount or 0)
 
     async def add_answer(self, item_id: str, document_id: int) -> None:
         """Source `document_id` is the owner's answer to an item ("there's more to it")."""

@@ -16,7 +16,7 @@ from core.app.mirror.text import KIND_TITLES
 from core.app.pictures import mirror as picture
 from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
 from core.biographer.mirror.findings import duration
-from core.errors import BiomdError
+from core.errors import BiomdError, NotFound
 
 PEOPLE_DRAWN = 12  # people with a picture on the page; the rest are listed
 
@@ -37,7 +37,8 @@ async def mirror_page(request: Request) -> Response:
     try:
         view = await web.engine.mirror.view(person, since, until)
     except BiomdError as exc:
-        return await message(request, "Mirror", exc.user_message, 404)
+        status = 404 if isinstance(exc, NotFound) else 400
+        return await message(request, "Mirror", exc.user_message, status)
     everyone = view if person is None else await web.engine.mirror.view()
     ranked = sorted(
         view.people, key=lambda p: -sum(m.messages_owner + m.messages_them for m in p.months)
@@ -99,10 +100,8 @@ async def ask(request: Request) -> Response:
 
 
 async def undecide(request: Request) -> Response:
-    """Take back the owner's word on an item: it is new again."""
-    item = request.path_params["item"]
-    await web_of(request).engine.mirror.take_back(item)
-    return _back(request, item)
+    """Take back the owner's word on an item: it is new again (out of bio.md if confirmed)."""
+    return await _word(request, web_of(request).engine.mirror.take_back, "Not taken back")
 
 
 async def answer(request: Request) -> Response:

@@ -76,14 +76,17 @@ async def source(request: Request) -> Response:
         )
     part = await web.engine.sources.read(doc_id, at, PAGE)
     hits = await web.engine.sources.mentions_in(doc_id, query) if query else []
-    lo, hi = _mark(request.query_params.get("mark", ""), part.offset, part.end)
+    # a page opened mid-text starts at its next line, not in the middle of a word
+    skip = part.text.find("\n", 0, LINE_START) + 1 if part.offset > 0 else 0
+    text, offset = part.text[skip:], part.offset + skip
+    lo, hi = _mark(request.query_params.get("mark", ""), offset, part.end)
     return await page(
         request,
         "source.html",
         doc=doc,
-        text=part.text,
-        marked=(part.text[:lo], part.text[lo:hi], part.text[hi:]) if hi > lo else None,
-        at=part.offset,
+        text=text,
+        marked=(text[:lo], text[lo:hi], text[hi:]) if hi > lo else None,
+        at=offset,
         end=part.end,
         total=part.total,
         hits=hits,
@@ -91,6 +94,9 @@ async def source(request: Request) -> Response:
         prev=max(0, at - PAGE) if at > 0 else None,
         next=part.next_offset,
     )
+
+
+LINE_START = 300  # how far a page opened mid-text looks for its first whole line
 
 
 def _mark(value: str, start: int, end: int) -> tuple[int, int]:

@@ -7,17 +7,17 @@ intention with no outcome can become an open question, pushed like any."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from core.app.mirror.found import FoundSide, PassPlan, PassReport
-from core.app.mirror.measured import MeasuredSide
+from core.app.mirror.measured import Measured, MeasuredSide
 from core.app.pictures.people import same_person
 from core.app.sources import Sources
 from core.biographer.mirror.candidates import Note, Vectors, intentions
 from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
-from core.biographer.mirror.dynamics import LeftOut, MonthFigures, PersonDynamics, Rhythm
+from core.biographer.mirror.dynamics import LeftOut, MonthFigures, Rhythm
 from core.biographer.mirror.findings import Finding
 from core.biographer.mirror.patterns import MIRROR_MARK, Pattern, when, with_status
 from core.biographer.profile import Profile
@@ -147,6 +147,8 @@ class Mirror:
         """What the mirror shows now: everyone's figures (or one person's), the findings and
         the patterns, each with the owner's word on it; within [since, until] if given."""
         lo, hi = _window(since, "since"), _window(until, "until")
+        if lo > hi:
+            raise BiomdError(f"The start ({since}) comes after the end ({until}): swap them.")
         measured = await self.measured.get()
         verdicts = await self.store.mirror.verdicts()
         answers = await self.store.mirror.answers()
@@ -173,7 +175,7 @@ class Mirror:
         open_ = [i for i in open_ if lo <= i.date[:7] <= hi]
         rhythm = [r for r in measured.dynamics.rhythm() if lo <= r.month <= hi]
         if person is not None:
-            wanted = self._person(person, measured.dynamics.people, patterns)
+            wanted = self._person(person, measured, patterns)
             people = [p for p in people if same_person(p.name, wanted)]
             findings = [f for f in findings if f.person and same_person(f.person, wanted)]
             patterns = [p for p in patterns if any(same_person(n, wanted) for n in p.people)]
@@ -193,11 +195,23 @@ class Mirror:
             design=self.design,
         )
 
-    def _person(self, name: str, people: Sequence[PersonDynamics], patterns: list[Pattern]) -> str:
+    def _person(self, name: str, measured: Measured, patterns: list[Pattern]) -> str:
         """The person asked for, as the mirror knows them; NotFound with who it knows."""
-        known = [p.name for p in people]
+        known = [p.name for p in measured.dynamics.people]
         known += [n for p in patterns for n in p.people]
         match = next((k for k in known if same_person(k, name)), None)
+        groups = [
+            c.title or f"source #{doc_id}"
+            for doc_id, parsed in measured.parsed.items()
+            for c in parsed.chats
+            if len(c.speakers) > 1 and any(same_person(n, name) for n in c.speakers)
+        ]
+        if match is None and groups:
+            raise NotFound(
+                f"{name} writes with you only in group chats ({', '.join(groups[:3])}), which "
+                "the mirror leaves out of the people: replies and who starts have no clear "
+                "meaning there. Your late-night rhythm counts them."
+            )
         if match is None:
             listed = ", ".join(dict.fromkeys(known)) or "nobody yet (no 1:1 chat is in)"
             raise NotFound(
@@ -249,34 +263,51 @@ class Mirror:
         raise NotFound(f"There is no finding or pattern {item_id} in the mirror now.")
 
     async def confirm(self, item_id: str) -> str:
-        """ "That's me": kept as confirmed, and its line added to bio.md's Patterns."""
+        """ "That's me": its line added to bio.md's Patterns, and kept as confirmed."""
         item = await self._item(item_id)
+        if item.status == "confirmed" and await self._placed(item.id):
+            return f"{item.id} was confirmed already; it is in bio.md's Patterns."
+        if not await self._placed(item.id):
+            cites = ", ".join(f"#{s}" for s in item.sources)
+            line = f"- {item.statement} [{cites}] {MIRROR_MARK}{item.id}, confirmed by you)"
+            await self._edit_patterns("", line, f"confirmed {item.id}")
         await self.store.mirror.give_verdict(_verdict(item, "confirmed"))
-        if item.status == "confirmed":
-            return f"{item.id} was confirmed already."
-        cites = ", ".join(f"#{s}" for s in item.sources)
-        line = f"- {item.statement} [{cites}] {MIRROR_MARK}{item.id}, confirmed by you)"
-        turn = await self.store.turns.start("mirror", f"confirm {item.id}")
+        return f"Confirmed {item.id}; it is in bio.md's Patterns now (/undo takes it out)."
+
+    async def dismiss(self, item_id: str) -> str:
+        """ "Not me": kept as dismissed (its line leaves bio.md if it was confirmed); it
+        comes back only with new evidence."""
+        item = await self._item(item_id)
+        await self._unplace(item.id)
+        await self.store.mirror.give_verdict(_verdict(item, "dismissed"))
+        return (
+            f"Dismissed {item.id}: it is set aside, and comes back only if a new source adds "
+            "evidence to it."
+        )
+
+    async def _placed(self, item_id: str) -> list[str]:
+        """The lines of bio.md that a confirmation of this item put there."""
+        mark = f"{MIRROR_MARK}{item_id},".casefold()
+        return [
+            line for line in (await self.profile.load()).splitlines() if mark in line.casefold()
+        ]
+
+    async def _unplace(self, item_id: str) -> None:
+        """Take the item's confirmed line out of bio.md, as a revision /undo reverts."""
+        for line in await self._placed(item_id):
+            await self._edit_patterns(line, "", f"took back {item_id}")
+
+    async def _edit_patterns(self, old: str, new: str, reason: str) -> None:
+        """One edit of bio.md's Patterns on the owner's word, as a turn of its own."""
+        turn = await self.store.turns.start("mirror", reason)
         try:
             await self.profile.edit(
-                "",
-                line,
-                section="patterns",
-                turn_id=turn,
-                mode="owner",
-                reason=f"confirmed {item.id}",
+                old, new, section="patterns", turn_id=turn, mode="owner", reason=reason
             )
         except BiomdError as exc:
             await self.store.turns.finish(turn, "failed", error=exc.user_message)
             raise
-        await self.store.turns.finish(turn, "done", report=f"confirmed {item.id}")
-        return f"Confirmed {item.id}; it is in bio.md's Patterns now (/undo takes it out)."
-
-    async def dismiss(self, item_id: str) -> str:
-        """ "Not me": kept as dismissed; it comes back only with new evidence."""
-        item = await self._item(item_id)
-        await self.store.mirror.give_verdict(_verdict(item, "dismissed"))
-        return f"Dismissed {item.id}: it won't be shown again unless new evidence arrives."
+        await self.store.turns.finish(turn, "done", report=reason)
 
     async def answer(self, item_id: str, text: str) -> int:
         """ "There's more to it": the owner's words kept as a source of their own, which the
@@ -318,9 +349,17 @@ class Mirror:
         )  # fmt: skip
         return "It is an open question now; I'll ask you at the usual time."
 
-    async def take_back(self, item_id: str) -> None:
-        """Forget the owner's word on an item: it is new again."""
-        await self.store.mirror.take_back(item_id)
+    async def take_back(self, item_id: str) -> str:
+        """Forget the owner's word on an item: it is new again, and a line its confirmation
+        put in bio.md is taken out."""
+        item_id = item_id.strip()
+        placed = await self._placed(item_id)
+        await self._unplace(item_id)
+        if not await self.store.mirror.take_back(item_id) and not placed:
+            raise NotFound(
+                f"You have said nothing of {item_id} in the mirror: nothing to take back."
+            )
+        return f"Took back your word on {item_id}: it is new again."
 
     # -- the notes pass -------------------------------------------------------------------
 
@@ -386,6 +425,7 @@ def _window(value: str | None, name: str) -> str:
         datetime.fromisoformat(v + "-01" if len(v) == 7 else v)
     except ValueError:
         raise BiomdError(
-            f"--{name} {value!r} is not a date (YYYY, YYYY-MM or YYYY-MM-DD)."
+            f"{'From' if name == 'since' else 'To'} {value!r} is not a date: give YYYY, "
+            "YYYY-MM or YYYY-MM-DD."
         ) from None
     return v[:7]

@@ -67,22 +67,25 @@ def _intention_line(i: Intention) -> str:
     return f'{i.id}  {i.date}: "{i.quote[:120]}" #{i.source_id} (nothing after it in your sources)'
 
 
-def render(view: MirrorView) -> str:
-    """The whole mirror, for the terminal."""
+def render(view: MirrorView, set_aside: bool = False) -> str:
+    """The whole mirror, for the terminal; what the owner dismissed only with `set_aside`."""
+    shown = [f for f in view.findings if set_aside or f.status != "dismissed"]
+    patterns = [p for p in view.patterns if set_aside or p.status != "dismissed"]
+    hidden = len(view.findings) + len(view.patterns) - len(shown) - len(patterns)
     out = [NOT_A_THERAPIST, ""]
     if view.care:
         out += [HELP, ""]
     out.append("Findings, measured from your messages:")
-    if not view.findings:
+    if not shown:
         out.append(
             "  none: no sustained shift in how you write with anyone (noise is not a pattern)."
         )
-    for f in view.findings:
+    for f in shown:
         out += ["  " + line for line in finding_lines(f)]
     out += ["", f"Patterns, found across your notes ({view.design}):"]
-    if not view.patterns:
+    if not patterns:
         out.append("  none yet (`biomd mirror --refresh` looks for them with your model).")
-    for p in view.patterns:
+    for p in patterns:
         out += ["  " + line for line in pattern_lines(p)]
     if view.intentions:
         out += ["", "Things you said you would do, with nothing after them in your sources:"]
@@ -95,10 +98,16 @@ def render(view: MirrorView) -> str:
     dropped = sum(view.dropped.values())
     if dropped:
         out.append(f"\n{dropped} finding(s) or pattern(s) dropped: their evidence did not verify.")
+    if hidden:
+        out.append(
+            f"\n{hidden} set aside by you (not me): back only if a new source adds evidence; "
+            "--dismissed shows them."
+        )
     out += [
         "",
         "Answer one: biomd mirror --confirm ID (that's me), --dismiss ID (not me), "
-        "--answer ID --text '…' (there's more to it), --ask ID (ask me later).",
+        "--answer ID --text '…' (there's more to it), --ask ID (ask me later), "
+        "--take-back ID (forget what you said of it).",
     ]
     return "\n".join(out)
 

@@ -46,9 +46,23 @@ def _x(i: int, n: int, left: float, right: float) -> float:
     return left + (right - left) * (i + 0.5) / max(n, 1)
 
 
+PAD = 5.0  # a panel's values stay this far inside its band, so a line at 0 or 100% shows
+
+
+def _y(share: float, top: float, height: float) -> float:
+    """Where a value at `share` (0 the bottom of the scale, 1 its top) lies in a panel."""
+    share = min(max(share, 0.0), 1.0)
+    return top + PAD + (height - 2 * PAD) * (1 - share)
+
+
+def _label(d: Drawing, left: float, y: float, text: str) -> None:
+    """A scale's label, level with the value it names."""
+    d.add(Text(left - 4, y + 3.5, text, 10, MUTED, anchor="end"))
+
+
 def _delay_y(seconds: float, top: float, height: float) -> float:
     s = min(max(seconds, MINUTE), DAY)
-    return top + height * (1 - math.log(s / MINUTE) / math.log(DAY / MINUTE))
+    return _y(math.log(s / MINUTE) / math.log(DAY / MINUTE), top, height)
 
 
 def draw(person: PersonView, findings: Sequence[Finding], width: float) -> Drawing:
@@ -119,9 +133,8 @@ def _delays(d: Drawing, months: Months, y: float, left: float, right: float) -> 
     d.add(Rect(left, y, right - left, height, FAINT))
     for seconds, name in ((MINUTE, "1 min"), (3600.0, "1 h"), (DAY, "1 day")):
         gy = _delay_y(seconds, y, height)
-        d.add(
-            Line(left, gy, right, gy, LINE), Text(left - 4, gy + 4, name, 10, MUTED, anchor="end")
-        )
+        d.add(Line(left, gy, right, gy, LINE))
+        _label(d, left, gy, name)
     n = len(months)
     for attr, color in (("reply_median_owner_s", OWNER), ("reply_median_them_s", THEM)):
         points = tuple(
@@ -143,14 +156,14 @@ def _lengths(d: Drawing, months: Months, y: float, left: float, right: float) ->
     ]
     top = max(values or [1.0])
     top = max(10.0, math.ceil(top / 10) * 10)
-    d.add(Text(left - 4, y + 9, f"{top:.0f}", 10, MUTED, anchor="end"))
-    d.add(Text(left - 4, y + height, "0", 10, MUTED, anchor="end"))
+    _label(d, left, _y(1, y, height), f"{top:.0f}")
+    _label(d, left, _y(0, y, height), "0")
     n = len(months)
     for attr, color in (("chars_median_owner", OWNER), ("chars_median_them", THEM)):
         points = tuple(
             None
             if getattr(m, attr) is None
-            else (_x(i, n, left, right), y + height * (1 - float(getattr(m, attr)) / top))
+            else (_x(i, n, left, right), _y(float(getattr(m, attr)) / top, y, height))
             for i, m in enumerate(months)
         )
         d.add(Polyline(points, color, 2.0))
@@ -161,17 +174,16 @@ def _starts(d: Drawing, months: Months, y: float, left: float, right: float) -> 
     y = _panel_title(d, "Conversations you start", y)
     height = 44.0
     d.add(Rect(left, y, right - left, height, FAINT))
-    mid = y + height / 2
+    mid = _y(0.5, y, height)
     d.add(Line(left, mid, right, mid, LINE, dash=True))
-    d.add(Text(left - 4, y + 9, "100%", 10, MUTED, anchor="end"))
-    d.add(Text(left - 4, mid + 4, "50%", 10, MUTED, anchor="end"))
-    d.add(Text(left - 4, y + height, "0%", 10, MUTED, anchor="end"))
+    for level, name in ((1.0, "100%"), (0.5, "50%"), (0.0, "0%")):
+        _label(d, left, _y(level, y, height), name)
     n = len(months)
     points = []
     for i, m in enumerate(months):
         total = m.started_owner + m.started_them
         share = m.started_owner / total if total else None
-        points.append(None if share is None else (_x(i, n, left, right), y + height * (1 - share)))
+        points.append(None if share is None else (_x(i, n, left, right), _y(share, y, height)))
     d.add(Polyline(tuple(points), OWNER, 2.0))
     return y + height
 
