@@ -165,6 +165,17 @@ async def test_the_dynamics_planted_in_a_life_are_found_and_a_steady_chat_gives_
         for q in f.evidence:
             part = await life.sources.read(q.source_id, q.start, q.end - q.start)
             assert part.text == q.quote and q.quote
+        for side in ("before", "after"):  # a side's quotes say different things
+            said = [q.quote for q in f.evidence if q.side == side]
+            assert len(said) == len(set(said)), said
+        replies = [q for q in f.evidence if q.to is not None]
+        assert bool(replies) == (f.unit == "seconds")  # a reply comes with what it answers
+        for q in replies:
+            assert q.to is not None and q.to.date <= q.date and q.to.start < q.start
+            part = await life.sources.read(q.to.source_id, q.to.start, q.to.end - q.to.start)
+            assert part.text == q.to.quote and q.to.quote
+            between = await life.sources.read(q.source_id, q.to.end, q.start - q.to.end)
+            assert between.text.count("\n") == 1  # the message just before
 
 
 def test_the_json_has_the_documented_shape_and_an_unknown_person_is_an_error(

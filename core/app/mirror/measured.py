@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from core.biographer.mirror.dynamics import Dynamics, measure
-from core.biographer.mirror.findings import Finding, Quote, cut, find
+from core.biographer.mirror.findings import PER_SIDE, Finding, Quote, cut, find
 from core.biographer.mirror.messages import CHAT_KINDS, VERSION, ParsedChats, Parser
 from core.settings import Settings
 from core.storage.mirror import Parsed
@@ -96,17 +96,34 @@ class MeasuredSide:
         return parsed
 
     async def _quoted(self, findings: list[Finding]) -> tuple[list[Finding], int]:
-        """Each finding with its quotes read from the sources; a quote whose text is not
-        there is dropped, and so is a finding left with nothing on one side."""
+        """Each finding with its quotes read from the sources: on each side the first
+        PER_SIDE offered whose text is there and says something the others don't, in time
+        order. A finding left with nothing on one side is dropped."""
         kept, dropped = [], 0
         for f in findings:
-            quotes = [q for q in [await self.quote(q) for q in f.evidence] if q is not None]
-            sides = {q.side for q in quotes}
-            if {"before", "after"} - sides:
+            quotes: list[Quote] = []
+            for side in ("before", "after"):
+                quotes += await self._side([q for q in f.evidence if q.side == side])
+            if {"before", "after"} - {q.side for q in quotes}:
                 dropped += 1
                 continue
+            quotes.sort(key=lambda q: q.date)
             kept.append(replace(f, evidence=tuple(quotes)))
         return kept, dropped
+
+    async def _side(self, offered: list[Quote]) -> list[Quote]:
+        out: list[Quote] = []
+        said: set[str] = set()
+        for q in offered:
+            read = await self.quote(q)
+            if read is None or " ".join(read.quote.casefold().split()) in said:
+                continue
+            said.add(" ".join(read.quote.casefold().split()))
+            to = await self.quote(q.to) if q.to is not None else None
+            out.append(replace(read, to=to))
+            if len(out) == PER_SIDE:
+                break
+        return out
 
     async def quote(self, q: Quote) -> Quote | None:
         """A message's quote, read from its source and cut to length; None unless the span

@@ -34,6 +34,10 @@ def finding_lines(f: Finding, quotes: int = 4) -> list[str]:
     lines = [head, span]
     for q in f.evidence[:quotes]:
         note = f" ({q.note})" if q.note else ""
+        if q.to is not None:
+            lines.append(
+                f'    {q.to.date} #{q.to.source_id} [{q.to.start}:{q.to.end}] "{q.to.quote}"'
+            )
         lines.append(f'    {q.date} #{q.source_id} [{q.start}:{q.end}] "{q.quote}"{note}')
     if f.answers:
         lines.append(f"    your answers: {', '.join(f'#{a}' for a in f.answers)}")

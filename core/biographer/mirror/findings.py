@@ -97,9 +97,10 @@ class Quote:
     date: str  # YYYY-MM-DD HH:MM, the message's own stamp
     side: str  # before or after
     note: str = ""  # what it shows ("answered 3 h 5 min after Maya's message")
+    to: Quote | None = None  # for a reply: the message it answers
 
     def as_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "source_id": self.source_id,
             "start": self.start,
             "end": self.end,
@@ -108,6 +109,11 @@ class Quote:
             "side": self.side,
             "note": self.note,
         }
+        if self.to is not None:
+            out["replying_to"] = {
+                k: v for k, v in self.to.as_json().items() if k not in ("side", "note")
+            }
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,14 +181,15 @@ def _of_series(metric: Metric, events: Events, name: str | None, key: str | None
     mask, values = metric.pick(events)
     chosen = events.take(mask)
     series = values[mask]
+    answered = _answered(events, mask) if metric.unit == "seconds" else None
     out = []
     last = month_name(int(events.month.max())) if events.size else ""
     for shift in shifts(chosen.month, chosen.minute // 1440, series, metric.rule):
         before = _period(shift, "before")
         after = _period(shift, "after")
         evidence = tuple(
-            _evidence(metric, chosen, series, shift, "before", name)
-            + _evidence(metric, chosen, series, shift, "after", name)
+            _evidence(metric, chosen, series, shift, "before", name, answered)
+            + _evidence(metric, chosen, series, shift, "after", name, answered)
         )
         finding = Finding(
             id=finding_id(metric.kind, key, shift.up, after.first),
@@ -212,11 +219,26 @@ def _period(shift: Shift, side: str) -> Period:
     return Period(month_name(s.first), month_name(s.last), s.value, s.events)
 
 
+def _answered(events: Events, mask: BoolArray) -> Events:
+    """For each reply picked by `mask`, the message it answers: the one before it in time
+    (a reply's delay is measured within one conversation, so that is the one answered)."""
+    before = np.flatnonzero(mask) - 1
+    return events.take(np.maximum(before, 0))
+
+
 def _evidence(
-    metric: Metric, e: Events, values: FloatArray, shift: Shift, side: str, name: str | None
+    metric: Metric,
+    e: Events,
+    values: FloatArray,
+    shift: Shift,
+    side: str,
+    name: str | None,
+    answered: Events | None = None,
 ) -> list[Quote]:
-    """Up to PER_SIDE real messages of one side that show its typical value, from different
-    months where it can."""
+    """Real messages of one side that show its typical value, best first: one next to the
+    change and one far from it, from different months where it can; more than PER_SIDE, so
+    that the quoting can skip one whose text does not verify or repeats another's. A reply
+    comes with the message it answers."""
     s = shift.before if side == "before" else shift.after
     inside = np.flatnonzero((e.month >= s.first) & (e.month <= s.last) & (e.length > 0))
     if metric.unit == "share":
@@ -229,28 +251,44 @@ def _evidence(
     usable = e.chars[inside] >= 2
     toward_change = -e.minute[inside] if side == "before" else e.minute[inside]
     closest = inside[np.lexsort((toward_change, distance, ~usable))][:TYPICAL]
-    picked = _near_and_far(e, closest, near_end=side == "before")
-    picked.sort(key=lambda i: int(e.minute[i]))
+    picked = _near_and_far(e, closest, near_end=side == "before", wanted=CANDIDATES)
     return [
-        Quote(
-            source_id=int(e.doc[i]),
-            start=int(e.start[i]),
-            end=int(e.start[i]) + int(e.length[i]),  # cut to the quote when the text is read
-            quote="",
-            date=stamp(int(e.minute[i])),
-            side=side,
+        replace(
+            _quote(e, i, side),
             note=_note(metric, e, values, i, name),
+            to=_to(answered, e, i),
         )
         for i in picked
     ]
 
 
+CANDIDATES = 3 * PER_SIDE  # messages offered a side, best first; PER_SIDE are quoted
+
+
+def _quote(e: Events, i: int, side: str) -> Quote:
+    return Quote(
+        source_id=int(e.doc[i]),
+        start=int(e.start[i]),
+        end=int(e.start[i]) + int(e.length[i]),  # cut to the quote when the text is read
+        quote="",
+        date=stamp(int(e.minute[i])),
+        side=side,
+    )
+
+
+def _to(answered: Events | None, e: Events, i: int) -> Quote | None:
+    """The message reply `i` answers, if it has text and is in the same source."""
+    if answered is None or answered.length[i] <= 0 or answered.doc[i] != e.doc[i]:
+        return None
+    return _quote(answered, i, "")
+
+
 TYPICAL = 30  # the messages closest to a side's value that the evidence is chosen from
 
 
-def _near_and_far(e: Events, typical: np.ndarray, near_end: bool) -> list[int]:
-    """Of a side's typical messages, one next to the change and one far from it, from
-    different months where they can be."""
+def _near_and_far(e: Events, typical: np.ndarray, near_end: bool, wanted: int) -> list[int]:
+    """Of a side's typical messages, `wanted` of them: one next to the change, one far from
+    it, then the others nearest the change, from different months where they can be."""
     by_time = sorted((int(i) for i in typical), key=lambda i: int(e.minute[i]))
     if near_end:
         by_time.reverse()
@@ -259,10 +297,10 @@ def _near_and_far(e: Events, typical: np.ndarray, near_end: bool) -> list[int]:
         if i in picked or any(int(e.month[i]) == int(e.month[j]) for j in picked):
             continue
         picked.append(i)
-        if len(picked) == PER_SIDE:
+        if len(picked) == wanted:
             break
-    for i in by_time:  # all in one month: take what there is
-        if len(picked) == PER_SIDE:
+    for i in by_time:  # too few months: take what there is
+        if len(picked) == wanted:
             break
         if i not in picked:
             picked.append(i)
