@@ -224,17 +224,21 @@ def to_png(d: Drawing, scale: float = 2.0) -> bytes:
     return buf.getvalue()
 
 
-def text_width(text: str, size: float) -> float:
-    """About how wide a text is at `size` (for laying out; the same metrics as the PNG)."""
-    font = _font(100, False)
+BROWSER_SLACK = 1.08  # a browser's sans-serif can run this much wider than the PNG's font
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """About how wide a text is at `size` (for laying out; the same metrics as the PNG, with
+    room for a browser's wider font)."""
+    font = _font(100, bold)
     length = float(font.getlength(text))  # type: ignore[attr-defined]
-    return length * size / 100
+    return length * size / 100 * BROWSER_SLACK
 
 
-def fit(text: str, size: float, room: float) -> str:
+def fit(text: str, size: float, room: float, bold: bool = False) -> str:
     """`text` cut (with an ellipsis) to fit `room` units at `size`."""
-    if text_width(text, size) <= room:
+    if text_width(text, size, bold) <= room:
         return text
-    while text and text_width(text + "…", size) > room:
+    while text and text_width(text + "…", size, bold) > room:
         text = text[:-1]
     return text.rstrip() + "…"

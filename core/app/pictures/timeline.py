@@ -134,11 +134,17 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
         return left + (right - left) * (_x(d) - _x(lo)) / span
 
     d = Drawing(width, 0, caption(tl).split("\n")[0] if tl.years else "Nothing dated yet.")
-    title = "Events in bio.md, your sources, and your messages"
-    d.add(Text(left, 16, fit(title, 13, right - left), 13, bold=True))
+    narrow = width < 500
+    title = (
+        "Events, sources and messages"
+        if narrow
+        else "Events in bio.md, your sources, and your messages"
+    )
+    d.add(Text(left, 16, fit(title, 13, right - left, bold=True), 13, bold=True))
     top = 28.0
     bars = tl.spans if len(tl.spans) <= MAX_BARS else []
-    events_h, bar_h, messages_h = 34.0, (12.0 * len(bars) if bars else 40.0), 52.0
+    row_h = 14.0  # a source's bar and its label (10 units: readable on a phone)
+    events_h, bar_h, messages_h = 34.0, (row_h * len(bars) if bars else 40.0), 52.0
     bottom = top + events_h + 14 + bar_h + 14 + messages_h
     for gap in tl.gaps:  # the years worth asking about
         x0, x1 = at(date(gap, 1, 1)), at(date(gap + 1, 1, 1))
@@ -167,11 +173,16 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
             x1 = max(at(sp.end), x0 + 3)
             href = link(sp.document_id) if link else ""
             tip = f"#{sp.document_id} {sp.name}: {sp.start} to {sp.end}"
-            d.add(Rect(x0, y + 12 * row + 2, x1 - x0, 8, SOURCE, tip, href))
-            room = right - x1 - 4
-            if room > 60:
-                name = fit(f"#{sp.document_id} {sp.name}", 9, room)
-                d.add(Text(x1 + 4, y + 12 * row + 9.5, name, 9, MUTED, href=href))
+            d.add(Rect(x0, y + row_h * row + 1, x1 - x0, 12, SOURCE, tip, href))
+            label = f"#{sp.document_id} {sp.name}"
+            after, before, inside = right - x1 - 4, x0 - left - 4, x1 - x0 - 8
+            base = y + row_h * row + 11
+            if after > 60 or (after >= max(before, inside) and after > 24):
+                d.add(Text(x1 + 4, base, fit(label, 10, after), 10, MUTED, href=href))
+            elif before > 60 or (before >= inside and before > 24):
+                d.add(Text(x0 - 4, base, fit(label, 10, before), 10, MUTED, "end", href=href))
+            elif inside > 24:  # a source that spans the years: its name on its bar
+                d.add(Text(x0 + 4, base - 0.5, fit(label, 10, inside), 10, "#ffffff", href=href))
     else:
         per_year = {yy: sum(s.start.year <= yy <= s.end.year for s in tl.spans) for yy in years}
         most = max(per_year.values()) or 1
@@ -190,7 +201,7 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
         d.add(Rect(at(first), y + messages_h - h, max(1.0, at(nxt) - at(first) - 0.5), h, ALERT,
                    f"{month}: {n} messages"))  # fmt: skip
     for yy in tl.gaps:
-        d.add(Text(at(date(yy, 7, 1)), y + messages_h - 2, "no sources", 9, BAD, anchor="middle"))
+        d.add(Text(at(date(yy, 7, 1)), y + messages_h - 2, "no sources", 10, BAD, anchor="middle"))
     d.height = bottom + 22
     return d
 
