@@ -124,6 +124,12 @@ class Settings(BaseSettings):
     questions_cooldown_days: float = Field(default=3.0, ge=0)
 
     steps_chat: int = Field(default=25, ge=1)
+    chat_evidence_chars: int = Field(
+        default=6000,
+        ge=0,
+        description="Characters of passages and notes a chat turn starts from (0: none); "
+        "at most a quarter of the model's window.",
+    )
     steps_analysis: int = Field(default=40, ge=1)
     steps_reading: int = Field(
         default=60,

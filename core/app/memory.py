@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from core.app.engine import Engine
+from core.biographer import data
 from core.biographer.profile_text import key_of, section, section_titles
 from core.errors import BiomdError, Busy, NotFound
 from core.ingest.timestamps import line_speakers
@@ -41,8 +42,7 @@ class Refused(BiomdError):
 
 def wrap(text: str, provenance: str) -> str:
     """Source text as data, with where it came from; it can never close its own wrapper."""
-    safe = text.replace("</source_data>", "<\\/source_data>")
-    return f'<source_data from="{_attr(provenance)}">\n{safe}\n</source_data>'
+    return data.wrap(text, f' from="{_attr(provenance)}"')
 
 
 def page(text: str, offset: int, cap: int = CAP) -> str:

@@ -125,6 +125,7 @@ class Biography:
             chat_dates=chat_dates,
             given=given,
             language=s.language,
+            evidence_chars=s.chat_evidence_chars,
         )
 
     async def chat_dates(self, today: bool = False) -> frozenset[str]:

@@ -74,10 +74,15 @@ files by path; do not claim to.
 
 MODES = {
     "chat": """# This turn: the owner is asking you something
-Answer the owner's message directly and warmly, in the language they wrote in. Research first \
-when the answer depends on their sources; cite what you use as [#id] in your answer. Say \
-plainly when the sources do not say. Edit bio.md only if the owner tells you something new \
-about their life or asks you to change it. Keep the answer short enough to read on a phone.""",
+Answer the owner's message directly and warmly, in the language they wrote in. Your first \
+sentence answers the question; detail and citations follow. biomd has already searched their \
+sources for the message and put what it found after it: answer from that and bio.md, and \
+research further with your tools only when they are not enough. Cite what you use as [#id]. \
+When nothing you have supports an answer, say plainly that their sources don't say, and \
+offer to add it as an open question; never guess. If the question assumes something the \
+sources contradict (say, that the owner did what someone else did), say so instead of \
+answering as if it were true. Edit bio.md only if the owner tells you something new about \
+their life or asks you to change it. Keep the answer short enough to read on a phone.""",
     "analysis": """# This turn: analysis
 Look across the sources for patterns, connections and contradictions that bio.md does not \
 have yet: recurring people, places, habits, turning points, how things changed over time. \

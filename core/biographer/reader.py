@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.biographer import data
 from core.biographer.packing import pack
 from core.biographer.quotes import fold, locate, longest_run
 from core.biographer.scope import complement
@@ -117,10 +118,9 @@ def part_message(parts: Sequence[Part]) -> str:
             if p.start == 0 and p.end >= p.total
             else f"characters {p.start:,} to {p.end:,} of {p.total:,}"
         )
-        safe = p.text.replace("</source_data>", "<\\/source_data>")
         blocks.append(
             f"Source {p.document_id}: {p.name!r} ({p.kind}), {where}.\n"
-            f"<source_data id={p.document_id}>\n{safe}\n</source_data>"
+            + data.wrap(p.text, f" id={p.document_id}")
         )
     return "Take notes of these sources.\n\n" + "\n\n".join(blocks)
 

@@ -12,6 +12,7 @@ call comes back again and again."""
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,7 +20,7 @@ from typing import Any
 
 from pydantic import AliasChoices, Field
 
-from core.biographer import briefing
+from core.biographer import briefing, data, evidence
 from core.biographer.citations import bracket_bare, chat_days, source_ids
 from core.biographer.edits import apply_edit, removed_share
 from core.biographer.profile import Profile
@@ -34,8 +35,13 @@ from core.models.tools import (
 )
 from core.models.tools import arguments as arguments_of
 from core.retrieval.search import Searcher
+from core.retrieval.when import day_of
+
+log = logging.getLogger(__name__)
 
 SEARCH_MAX = 20
+EVIDENCE_PASSAGES = 8  # passages a chat turn starts from (its budget may show fewer)
+EVIDENCE_NOTES = 6
 GREP_PAGE = 30
 _WRAPPERS = re.compile(r"[ \t]*</?(?:source_data|tool_result|bio_md)\b[^>]*>")  # echoed back
 LONGEST_LINE = 600  # characters: a longer "line" is a paragraph pasted from a source
@@ -87,12 +93,6 @@ class EditArgs(ToolArgs):
         description="The new text. Empty: delete old_text.",
     )
     reason: str = Field(default="", description="Why, in a few words (kept in the history).")
-
-
-def wrap(text: str) -> str:
-    """Source text as data: it can never close its own wrapper."""
-    safe = text.replace("</source_data>", "<\\/source_data>")
-    return f"<source_data>\n{safe}\n</source_data>"
 
 
 @dataclass
@@ -153,6 +153,31 @@ class Toolbox:
     def __post_init__(self) -> None:
         self.state.seen.update(self.given)  # the notes showed them
 
+    async def evidence(self, message: str, budget: int, before: str = "") -> str:
+        """What biomd finds for a chat message before the model's first call (evidence.py),
+        `before` being the owner's message before it: '' for a message that needs no
+        sources. What it shows counts as seen."""
+        if not evidence.wants_sources(message):
+            return ""
+        wanted = evidence.query(message, before)
+        try:
+            hits = await self.searcher.search(wanted, EVIDENCE_PASSAGES)
+            notes = await self.searcher.notes.search(wanted, EVIDENCE_NOTES)
+        except BiomdError as exc:  # the turn goes on; the model can still search
+            log.warning("no evidence for the chat turn: %s", exc.user_message)
+            return ""
+        passages = []
+        for h in hits:
+            doc = await self.searcher.store.documents.get(h.document_id)
+            first = (doc.content_start or "")[:10] if doc else ""
+            last = ((doc.content_end or doc.content_start) or "")[:10] if doc else ""
+            dates = first if first == last else f"{first} to {last}"
+            day = day_of(first) if first and first == last else None
+            passages.append(evidence.Passage(h.document_id, h.document, dates, day, h.passage))
+        text, shown = evidence.render(passages, notes, budget)
+        self.state.seen.update(shown)
+        return text
+
     async def run(self, name: str, arguments: str | dict[str, Any]) -> str:
         """The result text for one call; mistakes come back as `Error: …` for the model."""
         tool = BY_NAME.get(name)
@@ -186,7 +211,8 @@ class Toolbox:
             return "No passages found."
         self.state.seen.update(h.document_id for h in hits)
         parts = [
-            f"[#{h.document_id} {h.document!r} chars {h.span[0]}-{h.span[1]}]\n{wrap(h.passage)}"
+            f"[#{h.document_id} {h.document!r} chars {h.span[0]}-{h.span[1]}]\n"
+            + data.wrap(h.passage)
             for h in hits
         ]
         return "\n\n".join(parts)
@@ -197,7 +223,7 @@ class Toolbox:
             return "No notes found."
         self.state.seen.update(n.document_id for n in notes)
         lines = "\n".join(briefing.line(n) for n in notes)
-        return wrap(lines)
+        return data.wrap(lines)
 
     async def _grep(self, args: GrepArgs) -> str:
         page = await self.searcher.grep(args.pattern, args.offset, GREP_PAGE, args.exact)
@@ -208,7 +234,7 @@ class Toolbox:
         end = args.offset + len(page.mentions)
         more = f" Next page: offset {end}." if end < page.total else ""
         head = f"{page.total} mentions of {args.pattern!r}; {args.offset + 1}-{end} shown.{more}"
-        return f"{head}\n{wrap(lines)}"
+        return f"{head}\n{data.wrap(lines)}"
 
     async def _read_source(self, args: ReadArgs) -> str:
         doc = await self.searcher.store.documents.get(args.document_id)
@@ -230,7 +256,7 @@ class Toolbox:
             f"#{part.document_id} {part.document!r}{kind}{dates}: characters "
             f"{part.offset}-{part.end} of {part.total}.{more}"
         )
-        return f"{head}\n{wrap(part.text)}"
+        return f"{head}\n{data.wrap(part.text)}"
 
     async def _edit_profile(self, args: EditArgs) -> str:
         before = await self.profile.load()

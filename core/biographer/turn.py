@@ -16,6 +16,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from core.biographer.context import CHARS_PER_TOKEN
+from core.biographer.evidence import with_evidence
 from core.biographer.prompts import system_prompt
 from core.biographer.tools import Toolbox, ToolState
 from core.models.llm import ToolCall, TurnModel
@@ -181,8 +183,10 @@ class Biographer:
         chat_dates: frozenset[str] = frozenset(),
         given: frozenset[int] = frozenset(),
         language: str = "",
+        evidence_chars: int = 0,
     ) -> None:
         self.language = language
+        self.evidence_chars = evidence_chars
         self.runner = runner
         self.given = given
         self.model = model
@@ -210,6 +214,12 @@ class Biographer:
             system = system_prompt(
                 mode, await self._load_bio(), self.bio_budget, self.owner_names, self.language
             )
+            toolbox = self._toolbox(turn_id, mode, document_id)
+            if mode == "chat" and self.evidence_chars:
+                asked = [m["content"] for m in chat_tail if m["role"] == "user"]
+                room = await self._evidence_room()
+                found = await toolbox.evidence(message, room, asked[-1] if asked else "")
+                message = with_evidence(message, found)
             turn = Turn(
                 turn_id,
                 mode,
@@ -221,7 +231,6 @@ class Biographer:
                 self.chat_dates,
                 self.given,
             )
-            toolbox = self._toolbox(turn_id, mode, document_id)
             outcome = await self.runner(turn, toolbox, result, on_step)
         except BaseException as exc:
             await self._finish(result, "failed", str(exc)[:500])
@@ -232,6 +241,12 @@ class Biographer:
         if on_step:
             await on_step("report", result.report)
         return result
+
+    async def _evidence_room(self) -> int:
+        """Characters the evidence may take: the setting, and no more than a quarter of the
+        model's window (bio.md, the chat tail and the answer need the rest)."""
+        window = await self.model.context_tokens()
+        return min(self.evidence_chars, int(window * CHARS_PER_TOKEN / 4))
 
     async def _finish(self, result: TurnResult, status: str, error: str | None) -> None:
         await self.store.turns.finish(

@@ -1,0 +1,114 @@
+"""What a chat turn starts from: before the model's first call, biomd searches the owner's
+sources for the message itself and puts the best passages (with the messages around them)
+and the reader's notes in the turn's request, with source ids, dates and speakers, within a
+budget. A model that never calls a tool still answers from the sources; a stronger one can
+research further. A message that needs no sources ("hello", "thanks") gets no search.
+Pure functions: the search itself is the toolbox's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from core.biographer import data
+from core.biographer.briefing import line as note_line
+from core.retrieval.fts_query import content_tokens
+from core.retrieval.relative import resolve_lines
+from core.storage.extracts import Extract
+
+SOCIAL = frozenset(
+    """hi hello hey hiya yo morning evening night good thanks thank you thx ty cheers ok okay
+    k cool great nice bye goodbye see later ciao hola gracias adios buenas hallo danke tschüss
+    moin salut merci bonjour bonsoir olá ola obrigado obrigada tchau grazie buongiorno привет
+    спасибо пока lol ha haha hah hehe yes no yeah nope sure perfect awesome wow much very so
+    a the you""".split()
+)
+"""Words of a message that is only social: greetings, thanks, assent (a few languages)."""
+
+HEAD = (
+    "biomd searched the owner's sources for this message before you answered. What it "
+    "found is below: passages (with the messages around them) and the reader's notes, each "
+    "with its source id. Relative times in them are followed by the date they name."
+)
+TAIL = (
+    "Answer from these and bio.md when they answer the message, and cite the ids you use "
+    "as [#id]. If they don't, search further with your tools, or say plainly that the "
+    "sources don't say; never answer from what you imagine. If the message assumes "
+    "something the sources contradict, say so. Your first sentence answers the question."
+)
+NOTHING = (
+    "biomd searched the owner's sources for this message before you answered and found "
+    "nothing for it. If bio.md or the conversation so far answers it, answer from them; "
+    "search further with your tools if there may be something to find; otherwise say "
+    "plainly that the sources don't say, and offer to add an open question."
+)
+FOLLOW_UP_WORDS = 3  # a message with fewer content words is searched with the one before
+
+
+def wants_sources(message: str) -> bool:
+    """Whether a message could be answered from the sources: it has words that are not all
+    social ones ("thanks!", "hello") and not all common ones."""
+    words = re.findall(r"\w+", message.casefold())
+    if not words or all(w in SOCIAL for w in words):
+        return False
+    return bool(content_tokens(message))
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """A search hit as the turn shows it."""
+
+    document_id: int
+    name: str
+    dates: str  # "2023-05-01 to 2023-06-30", "2023-05-07", or ""
+    day: date | None  # the source's one day, for resolving relative times outside a chat
+    text: str  # the passage with its neighbours
+
+
+def render(
+    passages: Sequence[Passage], notes: Sequence[Extract], budget: int
+) -> tuple[str, set[int]]:
+    """The evidence block, best first, within `budget` characters (NOTHING if there is
+    none), and the sources it shows."""
+    if not passages and not notes:
+        return NOTHING, set()
+    shown: set[int] = set()
+    blocks: list[str] = []
+    used = len(HEAD) + len(TAIL) + 64
+    for p in passages:
+        when = f", {p.dates}" if p.dates else ""
+        block = f"[#{p.document_id} {p.name!r}{when}]\n{resolve_lines(p.text.strip(), p.day)}"
+        if used + len(block) > budget:
+            if blocks:
+                continue  # a shorter one may still fit
+            block = block[: max(200, budget - used)] + " …"
+        blocks.append(block)
+        shown.add(p.document_id)
+        used += len(block) + 2
+    lines = []
+    for n in notes:
+        text = note_line(n)
+        if used + len(text) > budget:
+            break
+        lines.append(text)
+        shown.add(n.document_id)
+        used += len(text) + 1
+    if lines:
+        blocks.append("Notes the reader took:\n" + "\n".join(lines))
+    body = "\n\n".join(blocks)
+    return f"{HEAD}\n{data.wrap(body)}\n{TAIL}", shown
+
+
+def query(message: str, before: str = "") -> str:
+    """What to search for: the message, with the owner's message before it when it is a
+    short follow-up ("where was that again?")."""
+    if before and len(content_tokens(message)) < FOLLOW_UP_WORDS:
+        return f"{before} {message}"
+    return message
+
+
+def with_evidence(message: str, evidence: str) -> str:
+    """The turn's request: the owner's message, then what biomd found for it."""
+    return f"{message}\n\n---\n{evidence}" if evidence else message

@@ -1,0 +1,99 @@
+"""A chat turn starts from evidence: before the model's first call biomd searches the sources
+for the message and puts what it found in the request (the fake server records it), with
+dates, and relative times resolved; a social message gets no search; what was shown may be
+cited without the model calling a tool."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from core.app.engine import Engine
+from core.biographer.evidence import wants_sources
+from core.retrieval.relative import resolve, resolve_lines
+from tests.fake_llm import FakeLLM
+from tests.samples import add_sources
+
+CHAT = (
+    "[2023-05-07 10:02] Maya: did you get the keys for the boat?\n"
+    "[2023-05-07 10:05] Grace (owner): yes, I picked them up yesterday at the marina in Cork\n"
+)
+
+
+async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    (diary, _chat) = await add_sources(
+        bio_engine,
+        ["Grace adopted a grey lurcher called Biscuit from the shelter in Sligo.", CHAT],
+    )
+    await bio_engine.sources.embed_pending()
+    llm.reply_with("Your dog is called Biscuit [#1].", "You're welcome!")
+    answer = await bio_engine.biography.ask("What is my dog called?")
+    first = llm.bodies[0]["messages"][-1]["content"]
+    assert first.startswith("What is my dog called?\n\n---\nbiomd searched")
+    assert f"[#{diary} 'note-0.txt'" in first and "grey lurcher called Biscuit" in first
+    assert "<source_data>" in first and first.index("<source_data>") < first.index("Biscuit")
+    # the model called no tool, yet its citation is of a passage the turn saw: not flagged
+    assert answer.report == "Your dog is called Biscuit [#1]."
+    assert len(llm.bodies) == 1
+    # the chat tail keeps the owner's words, not the evidence
+    tail = await bio_engine.biography.chat_tail()
+    assert tail[0] == {"role": "user", "content": "What is my dog called?"}
+
+    await bio_engine.biography.ask("thanks!")
+    assert llm.bodies[1]["messages"][-1]["content"] == "thanks!"  # nothing to look up
+
+
+async def test_relative_times_in_the_evidence_are_resolved_against_their_messages_dates(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await add_sources(bio_engine, [CHAT])
+    llm.reply_with("On 6 May 2023 [#1].")
+    await bio_engine.biography.ask("When did I pick up the keys for the boat?")
+    first = llm.bodies[0]["messages"][-1]["content"]
+    assert "picked them up yesterday (2023-05-06) at the marina" in first
+
+
+async def test_a_question_nothing_answers_is_told_so_before_the_model_answers(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    await add_sources(bio_engine, ["Grace swam at Lahinch in June."])
+    llm.reply_with("Your sources don't say what your first car was.")
+    await bio_engine.biography.ask("What was my first car?")
+    first = llm.bodies[0]["messages"][-1]["content"]
+    assert "found nothing" in first and "the sources don't say" in first
+
+
+async def test_an_invented_citation_is_still_flagged(bio_engine: Engine, llm: FakeLLM) -> None:
+    await add_sources(bio_engine, ["Grace adopted a lurcher called Biscuit."])
+    llm.reply_with("Your dog is Biscuit [#1], born in Cork [#7].")
+    answer = await bio_engine.biography.ask("What is my dog called?")
+    assert "#7" in answer.report and "not among your sources" in answer.report
+
+
+def test_social_messages_need_no_sources_and_questions_do() -> None:
+    for social in ("hello", "Thanks!", "ok thanks", "merci", "ha ha", "good night", ""):
+        assert not wants_sources(social), social
+    for question in ("What is my dog called?", "wo habe ich 2019 gewohnt?", "Maya?"):
+        assert wants_sources(question), question
+
+
+def test_relative_times_name_their_dates() -> None:
+    sunday = date(2023, 5, 7)
+    cases = {
+        "I saw her yesterday.": "I saw her yesterday (2023-05-06).",
+        "We met last Saturday at noon": "We met last Saturday (2023-05-06) at noon",
+        "next month we move": "next month (2023-06) we move",
+        "two weeks ago": "two weeks ago (week of 2023-04-17)",
+        "see you on Friday": "see you on Friday (2023-05-12)",
+        "3 years ago": "3 years ago (2020)",
+        "gestern war schön": "gestern (2023-05-06) war schön",
+        "today's plan": "today's plan",  # a possessive is left alone
+        "yesterday (2023-05-06)": "yesterday (2023-05-06)",  # resolved once
+    }
+    for said, shown in cases.items():
+        assert resolve(said, sunday) == shown
+    lines = resolve_lines(
+        "[2023-05-07 10:00] Ana (owner): see you tomorrow\n[2023-05-09 11:00] Maya: yesterday!"
+    )
+    assert lines.endswith("tomorrow (2023-05-08)\n[2023-05-09 11:00] Maya: yesterday (2023-05-08)!")
