@@ -170,8 +170,9 @@ class Settings(BaseSettings):
     reader_price_prompt_per_mtok: float | None = Field(default=None, ge=0)
     reader_price_completion_per_mtok: float | None = Field(default=None, ge=0)
     reading_placement: Literal["model", "rules"] = Field(
-        default="model",
-        description="rules: notes go into bio.md by kind first, then the biographer tidies.",
+        default="rules",
+        description="rules: notes go into bio.md by kind first, then the biographer tidies; "
+        "model: the biographer places them (its notes go in by rules if it places none).",
     )
     read_confirm_usd: float = Field(
         default=0.5, ge=0, description="Ask before reading a source estimated above this."

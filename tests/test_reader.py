@@ -541,3 +541,32 @@ async def test_rules_place_the_notes_first_and_the_biographer_tidies(
     assert re.search(rf"- \[Q\d+\] Who is Mario\? \[#{doc}\]", bio)
     assert history[0].reason == "notes placed by rules"
     assert "Do not add them again" in llm.bodies[0]["messages"][-1]["content"]
+
+
+async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rules(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm, reading_placement="model")
+    llm.notes.append(
+        notes_reply(
+            {
+                "kind": "event",
+                "statement": "Ran the Westport half marathon in 2:04:51",
+                "date": "2019-04-07",
+                "quote": "Finished the Westport half marathon in 2:04:51!",
+            }
+        )
+    )
+    llm.reply_with("I read the notes.")  # the weak model's whole turn: no edit
+    async with await Engine.open(settings) as engine:
+        doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
+        (result,) = await engine.biography.read_pending()
+        bio = await engine.profile.load()
+        history = await engine.profile.history()
+    assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
+    assert history[0].reason == "the model placed none of its notes"
+    assert "the model placed none of its 1 notes; 1 went in by rules" in result.reading
+
+
+def test_the_default_places_notes_by_rules_first_as_setup_does_for_a_local_server() -> None:
+    assert Settings(_env_file=None).reading_placement == "rules"  # type: ignore[call-arg]

@@ -34,6 +34,7 @@ from core.models.pricing import prices
 from core.retrieval.search import Searcher
 from core.settings import Settings
 from core.storage.chat import ChatMessage
+from core.storage.extracts import Extract
 from core.storage.reading import Reading, SetAside
 from core.storage.store import Store
 
@@ -292,7 +293,8 @@ class Biography:
             await self.store.rounds.finish(round_id)
         said = {r.document_id: await self._settle(r, skipped[r.document_id]) for r in readings}
         for result in reversed(results):  # each source's state, on its last turn
-            result.reading = "; ".join(said.pop(d) for d in result.sources if d in said)
+            states = [said.pop(d) for d in result.sources if d in said]
+            result.reading = "; ".join(x for x in (*states, result.reading) if x)
         if results:
             results[-1].reading = "; ".join(
                 x for x in (results[-1].reading, *said.values(), describe(report)) if x
@@ -431,12 +433,9 @@ class Biography:
             batch = briefing.batches(waiting, await self._notes_room())[0]
             docs = list(dict.fromkeys(x.document_id for x in batch))
             request = briefing.request([by_doc[d] for d in docs], batch)
-            if self.settings.reading_placement == "rules":
-                placed, n = place(await self.profile.load(), batch)
-                if n:
-                    await self.profile.replace(
-                        placed, turn_id=None, mode="reading", reason="notes placed by rules"
-                    )
+            by_rules = self.settings.reading_placement == "rules"
+            if by_rules:
+                await self._place_by_rules(batch, "notes placed by rules")
                 request += "\n\n" + briefing.PLACED
             result = await self.biographer(given=frozenset(docs)).run(
                 "reading",
@@ -445,10 +444,23 @@ class Biography:
                 document_id=docs[0] if len(docs) == 1 else None,
                 on_step=on_step,
             )
+            if not by_rules and result.edits == 0:  # a turn that placed nothing has not read
+                n = await self._place_by_rules(batch, "the model placed none of its notes")
+                result.reading = (
+                    f"the model placed none of its {len(batch)} notes; {n} went in by rules"
+                )
             await self.store.extracts.integrated([x.id for x in batch], result.turn_id)
             result.sources = docs
             results.append(result)
             await self.keep_within_budget()  # between batches, not only at the end
+
+    async def _place_by_rules(self, batch: Sequence[Extract], reason: str) -> int:
+        """The notes into their sections of bio.md by kind (placement.py), as one revision;
+        how many lines went in."""
+        placed, n = place(await self.profile.load(), batch)
+        if n:
+            await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
+        return n
 
     async def _notes_room(self) -> int:
         """Characters of notes a reading turn can take: what the model's window leaves
