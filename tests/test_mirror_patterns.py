@@ -76,6 +76,18 @@ async def test_each_candidate_is_judged_in_one_small_structured_call_and_the_pla
     assert usage == [(plan.calls,)]  # every call metered
 
 
+async def test_a_candidate_the_judge_turns_down_at_first_costs_one_call_and_makes_nothing(
+    read_life: Engine, llm: FakeLLM
+) -> None:
+    no = json.dumps({"why": "They are about different things.", "answer": "no", "statement": ""})
+    llm.responder = lambda body: no if is_mirror(body) else "OK"
+    plan = await read_life.mirror.plan()
+    report = await read_life.mirror.refresh()
+    assert report.judged == len(plan.todo) > 0 and report.yes == 0
+    assert len(judged_bodies(llm)) == len(plan.todo)  # the second order is never asked
+    assert not (await read_life.mirror.view()).patterns
+
+
 async def test_a_second_pass_judges_nothing_again_and_a_new_source_only_its_own_candidates(
     read_life: Engine, llm: FakeLLM, tmp_path: Path
 ) -> None:

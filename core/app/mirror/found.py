@@ -35,7 +35,8 @@ from core.storage.store import Store
 log = logging.getLogger(__name__)
 
 DESIGNS = ("judge", "whole")
-FLIPS = (False, True)  # each candidate asked twice, its answers in both orders
+FLIPS = (False, True)  # a candidate is asked twice, its answers in both orders, unless the
+# first (with the answer that it holds listed first, where a small model's bias lies) says no
 SEEN = "mirror_notes_seen"  # the newest note a finished pass looked at: later ones are new
 JUDGE_TOKENS_OUT = 120  # a judgement's JSON
 WHOLE_TOKENS_OUT = 1500
@@ -208,7 +209,9 @@ class FoundSide:
                 if on_progress:
                     await on_progress(i, len(plan.todo))
                 try:
-                    asked = [await self._ask(model, system, c, view, flip) for flip in FLIPS]
+                    asked = [await self._ask(model, system, c, view, False)]
+                    if asked[0][0] is None or asked[0][0].answer != "no":
+                        asked.append(await self._ask(model, system, c, view, True))
                 except (SpendLimitReached, LLMError) as exc:
                     report.stopped = exc.user_message
                     break
@@ -219,7 +222,7 @@ class FoundSide:
                 )
                 report.prompt_tokens += usage.prompt_tokens
                 report.completion_tokens += usage.completion_tokens
-                found = judge.agree(*(j for j, _ in asked))
+                found = judge.agree(asked[0][0], asked[-1][0])
                 if found is None:
                     report.failed += 1
                     report.errors.append(f"{c.kind}: the replies were not judgements")
