@@ -3,8 +3,9 @@ for the model to judge one at a time (a weak model can say yes or no to one cand
 can't find patterns across three years of notes at once). Each kind of pattern has its rule:
 
 - self-contradiction: two of the owner's own notes on the same subject (their statements'
-  vectors close) about the same people, at least 90 days apart, one saying no (never, not,
-  stop…) where the other doesn't;
+  vectors close, and their quotes sharing a word of substance: "London", not "year") about
+  the same people, at least 90 days apart, one saying no (never, not, stop…) where the
+  other doesn't;
 - stated reason vs circumstances: a decision that follows a hurt or a conflict within 14
   days, more than once (two such pairs or more make one candidate);
 - avoidance: a hurt or worry about someone, raised in a journal or with someone else on two
@@ -20,6 +21,7 @@ Pure functions over `Note`s and their vectors."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -28,6 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.biographer.mirror.cues import DECISION, HURT, INTENTION, NEGATION
+from core.retrieval.language import STOPWORDS, fold_text
 
 KINDS = ("self_contradiction", "stated_reason", "avoidance", "said_vs_did", "cycle")
 OWN_KINDS = frozenset({"fact", "event", "feeling", "habit", "contradiction", "person"})
@@ -133,6 +136,27 @@ def close_pairs(
     return out
 
 
+TIME_WORDS = frozenset(
+    """year years month months week weeks weekend day days today tonight tomorrow yesterday
+    morning mornings evening night nights time times again new last next ever always never
+    jahr monat woche heute morgen abend nacht wieder immer nie año mes semana hoy mañana
+    noche siempre nunca otra vez ano semana hoje amanhã noite sempre nunca outra année mois
+    semaine aujourd'hui demain soir nuit encore toujours jamais""".split()
+)
+"""Words of time and frequency: two notes that share only these share no subject."""
+_COMMON = frozenset().union(*STOPWORDS.values())
+
+
+def subjects(text: str) -> set[str]:
+    """What a text is about, roughly: its words of substance (not common, not of time, four
+    letters or more), folded, by their first five letters (work, working)."""
+    return {
+        w[:5]
+        for w in re.findall(r"\w+", fold_text(text))
+        if len(w) >= 4 and w not in _COMMON and w not in TIME_WORDS
+    }
+
+
 def _same_people(a: Note, b: Note) -> bool:
     return set(a.people) == set(b.people) or bool(set(a.people) & set(b.people))
 
@@ -146,6 +170,8 @@ def contradictions(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
             continue
         if NEGATION(a.quote) == NEGATION(b.quote):
             continue  # both say no, or both yes: more likely the same thing twice
+        if not subjects(a.quote) & subjects(b.quote):
+            continue  # close in meaning, but nothing they are both about
         first, second = sorted((a, b), key=lambda n: n.day or 0)
         found.append(
             Candidate(
