@@ -23,6 +23,7 @@ from typing import Any
 
 from bench.mirror_notes_life import CRISIS, PLANTED, found, write_notes_life
 from core.app.engine import Engine
+from core.app.mirror.found import SEEN
 from core.settings import Settings
 
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
@@ -85,6 +86,8 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
         update={"mirror_design": design}
     )
     async with await Engine.open(settings) as engine:
+        await engine.store.mirror.forget_judged(design)  # every run judges the whole pass
+        await engine.store.meta.set({SEEN: "0"})
         before = tokens(settings.db_path, True)
         plan = await engine.mirror.plan(design)
         t = time.perf_counter()
@@ -128,7 +131,8 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
 async def run(args: argparse.Namespace) -> None:
     root = args.dir or Path(tempfile.mkdtemp(prefix="bench-mirror-patterns-"))
     t = time.perf_counter()
-    data = await read(root, args)
+    kept = root / "data" / "biomd.sqlite3"
+    data = kept.parent if args.reuse and kept.exists() else await read(root, args)
     reading = tokens(data / "biomd.sqlite3", False)
     print(
         f"reading ({args.reader}): {reading[0]} calls, {reading[1]:,} prompt + {reading[2]:,} "
@@ -151,6 +155,9 @@ def main() -> None:
     parser.add_argument("--reader", choices=("model", "scripted"), default="model")
     parser.add_argument("--design", choices=("judge", "whole", "both"), default="both")
     parser.add_argument("--dir", type=Path, default=None)
+    parser.add_argument(
+        "--reuse", action="store_true", help="judge again over --dir's data, already read"
+    )
     asyncio.run(run(parser.parse_args()))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import date
 
 from core.app.engine import Engine
+from core.app.replies import first_sentence_first
 from core.biographer.evidence import wants_sources
 from core.retrieval.relative import resolve, resolve_lines
 from tests.fake_llm import FakeLLM
@@ -97,3 +98,15 @@ def test_relative_times_name_their_dates() -> None:
         "[2023-05-07 10:00] Ana (owner): see you tomorrow\n[2023-05-09 11:00] Maya: yesterday!"
     )
     assert lines.endswith("tomorrow (2023-05-08)\n[2023-05-09 11:00] Maya: yesterday (2023-05-08)!")
+
+
+def test_a_long_answer_is_sent_as_its_first_sentence_then_the_rest() -> None:
+    detail = "You adopted him from the shelter in Sligo in 2019, after the move. " * 5
+    assert first_sentence_first("Your dog is called Biscuit [#3]. " + detail) == [
+        "Your dog is called Biscuit [#3].",
+        detail.strip(),
+    ]
+    said = "You saw Dr. Kelly about it in March 2019 [#3]. " + detail
+    assert first_sentence_first(said)[0] == "You saw Dr. Kelly about it in March 2019 [#3]."
+    assert first_sentence_first("Biscuit [#3].") == ["Biscuit [#3]."]  # short: whole
+    assert first_sentence_first("x" * 400) == ["x" * 400]  # no sentence to split at

@@ -18,7 +18,13 @@ from core.app.mirror import text as mirror_text
 from core.app.pictures import mirror as mirror_picture
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
-from core.app.replies import search_reply, snippet, status_text, with_source_hint
+from core.app.replies import (
+    first_sentence_first,
+    search_reply,
+    snippet,
+    status_text,
+    with_source_hint,
+)
 from core.app.shares import args as share_args
 from core.app.shares.service import Draft, card_path
 from core.app.shares.service import render as render_share
@@ -78,7 +84,8 @@ class Assistant:
         reply = with_source_hint(result.report)
         if result.sections_changed:
             reply += f"\n\n(bio.md: {', '.join(result.sections_changed)} changed)"
-        await self._say(channel, chat, reply)
+        for part in first_sentence_first(reply):
+            await self._say(channel, chat, part)
 
     async def answer(self, channel: Channel, chat: str, qid: str, text: str) -> None:
         """The owner's answer to open question `qid`: kept as a source and read."""

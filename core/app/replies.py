@@ -51,6 +51,27 @@ def split_message(text: str, limit: int) -> list[str]:
     return pieces
 
 
+SHORT_ANSWER = 300  # a reply longer than this is sent as its first sentence, then the rest
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"”»)\]]*\s+(?=\S)")
+
+
+def first_sentence_first(reply: str) -> list[str]:
+    """A long reply as two messages: its first sentence (the answer, what a phone shows in
+    the notification), then the detail and sources; a short one, or one whose first
+    sentence is long, stays whole."""
+    if len(reply) <= SHORT_ANSWER:
+        return [reply]
+    for end in _SENTENCE_END.finditer(reply):
+        if end.start() > SHORT_ANSWER:
+            break
+        word = reply[: end.start()].rstrip('"”»)]').rsplit(None, 1)[-1]
+        if end.start() < 20 or (len(word) <= 4 and word[:1].isupper()):  # "Dr.", "St."
+            continue
+        if reply[end.end() :].strip():
+            return [reply[: end.start()].strip(), reply[end.end() :].strip()]
+    return [reply]
+
+
 def cited_sources(text: str) -> list[int]:
     """Source ids cited in a reply, in order, each once; invented ones (flagged) left out."""
     return in_order(text)
