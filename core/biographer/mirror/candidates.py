@@ -11,8 +11,8 @@ can't find patterns across three years of notes at once). Each kind of pattern h
 - avoidance: a hurt or worry about someone, raised in a journal or with someone else on two
   dates or more, with what the owner told that person around those dates; the owner raising
   a hurt with them then, on that subject, is counter-evidence;
-- said vs did: an intention and the related notes of the year after it (an intention with
-  none is kept apart: it can become a question);
+- said vs did: an intention and the related notes of the year after it, on its subject (an
+  intention with none is kept apart: it can become a question);
 - recurring cycle: the same thing (close statements) coming back at three dates or more,
   over two years or more.
 
@@ -144,16 +144,23 @@ TIME_WORDS = frozenset(
     semaine aujourd'hui demain soir nuit encore toujours jamais""".split()
 )
 """Words of time and frequency: two notes that share only these share no subject."""
+GENERIC = frozenset(
+    """good bad fine great nice okay sure really sorry worry thanks love like want wanted
+    need think know feel felt make made take going thing things something everything much
+    many little well right just still tired happy glad gut schön bien bueno bom boa bien""".split()
+)
+"""Words that judge or soften rather than name a subject ("all good", "so tired")."""
 _COMMON = frozenset().union(*STOPWORDS.values())
 
 
 def subjects(text: str) -> set[str]:
-    """What a text is about, roughly: its words of substance (not common, not of time, four
-    letters or more), folded, by their first five letters (work, working)."""
+    """What a text is about, roughly: its words of substance (not common, not of time, not
+    a judgement; three letters or more: "run", "London"), folded, by their first five
+    letters (work, working)."""
     return {
         w[:5]
         for w in re.findall(r"\w+", fold_text(text))
-        if len(w) >= 4 and w not in _COMMON and w not in TIME_WORDS
+        if len(w) >= 3 and w not in _COMMON and w not in TIME_WORDS and w not in GENERIC
     }
 
 
@@ -301,6 +308,7 @@ def intentions(notes: Sequence[Note], vectors: Vectors) -> tuple[list[Candidate]
             and _cos(vectors, s.id, n.id) >= RELATED
             and (not s.people or _same_people(s, n))
             and not INTENTION(n.text)  # another promise is not what followed
+            and subjects(s.quote) & subjects(n.quote)  # and it is about the same thing
         ]
         if later:
             best = sorted(later, key=lambda n: -_cos(vectors, s.id, n.id))[:3]
