@@ -83,6 +83,10 @@ class LLMRequestRefused(LLMError):
     """The endpoint answered 400: it will not take this request as it is."""
 
 
+class ContextExceeded(LLMRequestRefused):
+    """The request is longer than the model's context window (the endpoint said so)."""
+
+
 class SpendLimitReached(LLMError):
     pass
 

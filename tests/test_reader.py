@@ -25,7 +25,7 @@ from core.errors import SpendLimitReached
 from core.settings import Settings
 from tests.conftest import llm_settings
 from tests.db import one, rows
-from tests.fake_llm import FakeLLM, Slow, notes_reply, tool_reply
+from tests.fake_llm import FakeLLM, Slow, Status, notes_reply, tool_reply
 from tests.models import MINILM_NAME
 
 TEXT = (
@@ -570,3 +570,26 @@ async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rul
 
 def test_the_default_places_notes_by_rules_first_as_setup_does_for_a_local_server() -> None:
     assert Settings(_env_file=None).reading_placement == "rules"  # type: ignore[call-arg]
+
+
+async def test_a_part_too_long_for_the_window_is_halved_and_read_not_left_waiting(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm, reading_part_chars=8_000)
+    too_long = Status(
+        400, message="the request exceeds the available context size, try increasing it"
+    )
+    llm.notes.append(too_long)  # what llama.cpp answers at -c 16384 to 17,691 tokens
+    llm.reply_with("Placed.")
+    text = "".join(f"[2019-04-{d:02d} 10:00] Ana (owner): ran {d} km by the river today\n"
+                   for d in range(1, 29)) * 3  # fmt: skip
+    assert 2 * 1_500 < len(text) < 8_000  # one part, long enough to halve
+    async with await Engine.open(settings) as engine:
+        doc = await ingest(engine, tmp_path, "chat.txt", text)
+        await engine.biography.read_pending()
+        (pending,) = [r for r in await engine.biography.pending(True) if r.document_id == doc] or [
+            None
+        ]
+    whole, *halves = [b["messages"][1]["content"] for b in llm.reader_bodies]
+    assert len(halves) == 2 and all(len(h) < len(whole) * 0.7 for h in halves)
+    assert pending is None  # every part was noted after the split: read, not waiting

@@ -15,7 +15,7 @@ from core.biographer import reader
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.reader import Part, Unreadable
 from core.biographer.scope import complement
-from core.errors import LLMError, SpendLimitReached
+from core.errors import ContextExceeded, LLMError, SpendLimitReached
 from core.models.llm import JsonModel
 from core.storage.reading import Reading
 from core.storage.store import Store
@@ -152,7 +152,12 @@ class NotesPass:
             {"role": "user", "content": reader.part_message(batch)},
         ]
         report.calls += 1
-        reply = await self.model.complete_json(messages, reader.SCHEMA, "notes", max_tokens)
+        try:
+            reply = await self.model.complete_json(messages, reader.SCHEMA, "notes", max_tokens)
+        except ContextExceeded:  # the window is smaller than it was taken to be: halve it
+            why = "the part was longer than the reader model's context window"
+            await self._retry(batch, why, report, queue)
+            return
         try:
             notes = reader.parse(reply.text)
         except Unreadable as exc:
@@ -184,8 +189,9 @@ class NotesPass:
     async def _retry(
         self, batch: list[Part], why: str, report: NotesReport, queue: asyncio.Queue[list[Part]]
     ) -> None:
-        """A reply that could not be read: a shared call is tried again part by part, a long
-        part in halves; a short one counts a failed attempt (and waits for the next round)."""
+        """A reply that could not be read, or a request too long for the window: a shared
+        call is tried again part by part, a long part in halves; a short one counts a failed
+        attempt, with why (and waits for the next round)."""
         if len(batch) > 1:
             for part in batch:
                 queue.put_nowait([part])

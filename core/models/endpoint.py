@@ -5,11 +5,12 @@ plain messages. Retries are the `openai` client's own: exponential backoff on
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from core.errors import LLMError, LLMNotConfigured, LLMRequestRefused
+from core.errors import ContextExceeded, LLMError, LLMNotConfigured, LLMRequestRefused
 from core.models.ledger import Usage
 from core.settings import Settings, is_local_url
 
@@ -97,6 +98,14 @@ def estimated(messages: Any, text: str, settings: Settings) -> Usage:
     return Usage(prompt, completion, price, "estimate")
 
 
+_TOO_LONG = re.compile(
+    r"context[ _-]?(?:size|length|window)|exceed_context|maximum (?:context )?length|"
+    r"too many tokens|prompt is too long|n_ctx",
+    re.I,
+)
+"""How llama.cpp, OpenAI, vLLM and others say a request is longer than the window."""
+
+
 @asynccontextmanager
 async def plain_errors(
     settings: Settings, model: str, setting: str = "BIOMD_LLM_MODEL"
@@ -112,6 +121,10 @@ async def plain_errors(
             f"(BIOMD_LLM_API_KEY): {reason(exc)}"
         ) from exc
     except openai.BadRequestError as exc:
+        if _TOO_LONG.search(f"{reason(exc)} {getattr(exc, 'code', '') or ''}"):
+            raise ContextExceeded(
+                f"The request is longer than the model's context window: {reason(exc)}"
+            ) from exc
         raise LLMRequestRefused(
             f"The LLM endpoint refused the request (400): {reason(exc)}"
         ) from exc

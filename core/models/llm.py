@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from core.errors import LLMError, LLMRequestRefused
+from core.errors import ContextExceeded, LLMError, LLMRequestRefused
 from core.models import endpoint
 from core.models.context_window import context_tokens
 from core.models.ledger import Ledger, Usage
@@ -141,6 +141,8 @@ class OpenAIChat:
             }
             try:
                 reply = await self.complete(messages, None, mode, max_tokens, fmt)
+            except ContextExceeded:
+                raise  # too long with or without a schema: the caller makes it smaller
             except LLMRequestRefused:
                 if self._structured:
                     raise
