@@ -142,7 +142,11 @@ class FoundSide:
                 mine=mine,
                 chat_with=chat_with,
             )
-            where[x.id] = f"chat with {who}" if who else doc.name
+            where[x.id] = (
+                (f"the owner writing to {who}" if mine else f"{who} writing to the owner")
+                if who
+                else doc.name
+            )
         if embed:
             await self.note_search.embed_new()
         vectors = {

@@ -58,11 +58,14 @@ QUESTIONS: dict[str, Question] = {
         hint="Twice you decided … within days of a conflict, and called it ….",
     ),
     "avoidance": Question(
-        "Look at whom the owner tells about a hurt or a worry about {person}.",
+        "Compare what the owner says about {person} to others or in a journal with what "
+        "the owner writes to {person} directly (the chat notes, if any).",
         {
-            "others_only": "the owner tells others or a journal, and not {person}",
-            "told_them": "the owner tells {person} about it too",
-            "no_hurt": "there is no hurt or worry about {person} here",
+            "others_only": "the owner speaks of being hurt or worried about {person} to "
+            "others or in a journal, while to {person} they say nothing of it, or that all "
+            "is fine",
+            "told_them": "the owner tells {person} directly that they are hurt or worried",
+            "no_hurt": "nothing here says the owner is hurt or worried about {person}",
         },
         holds="others_only",
         hint="You told others that {person} hurt you, and told {person} it was all good.",
@@ -151,7 +154,7 @@ def judge_message(
     for i, nid in enumerate(numbered, 1):
         lines.append(note_line(i, notes[nid], where.get(nid, "a source")))
     if c.against:
-        lines.append(f"Notes from the owner's chat with {person} around those dates:")
+        lines.append(f"What the owner wrote to {person} directly, around those dates:")
         for i, nid in enumerate(c.against, len(numbered) + 1):
             lines.append(note_line(i, notes[nid], where.get(nid, "a source")))
     if c.pairs:
