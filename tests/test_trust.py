@@ -119,7 +119,11 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
 ) -> None:
     with fake_llm() as llm:
         settings = make_settings(
-            tmp_path / "data", minilm_path, llm_base_url=llm.base_url, llm_api_key="sk-x"
+            tmp_path / "data",
+            minilm_path,
+            llm_base_url=llm.base_url,
+            llm_api_key="sk-x",
+            reading_placement="model",  # bio.md as the model last saw it, to the character
         )
         evil = tmp_path / "evil.txt"
         evil.write_text(
@@ -160,7 +164,14 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             last = [m["content"] for m in llm.bodies[3]["messages"] if m["role"] == "tool"][-1]
             assert last.startswith("Error: refused: an edit that would have removed")
             assert "biomd refused" in turn.report
-            assert await engine.profile.load() == filled, "the reading turn could not wipe bio.md"
+            after = await engine.profile.load()
+            # nothing was wiped; the source's note went in by rules, as data (the turn placed
+            # nothing itself), and says what the source says rather than doing it
+            assert all(line in after for line in filled.splitlines()), "bio.md was not wiped"
+            added = [line for line in after.splitlines() if line not in filled.splitlines()]
+            assert len(added) == 1 and added[0].startswith("- The source says:")
+            assert added[0].endswith("[#1]")
+            placed = after
             assert "<source_data>" in llm.bodies[1]["messages"][-1]["content"]
 
             # In chat mode the owner may delete, a few lines at a time; it is still in the
@@ -188,7 +199,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             history = await engine.profile.history()
             assert history[0].mode == "chat" and "a fact" in history[0].old_text
             await engine.profile.undo()
-            assert await engine.profile.load() == filled
+            assert await engine.profile.load() == placed
 
 
 async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(

@@ -182,9 +182,9 @@ class MirrorState:
     async def keep_judged(self, judged: Judged) -> bool:
         """A candidate and its judgement, all at once; False (nothing kept) if it was judged
         already, or a note it rests on is gone meanwhile."""
-        notes = [(n, "for") for n in judged.notes_for] + [
-            (n, "against") for n in judged.notes_against if n not in judged.notes_for
-        ]
+        notes = [(n, "for") for n in dict.fromkeys(judged.notes_for)] + [
+            (n, "against") for n in dict.fromkeys(judged.notes_against) if n not in judged.notes_for
+        ]  # a note named twice (a model's [3, 3]) is one
         async with self._db.transaction() as db:
             if await scalar_in(db, "SELECT 1 FROM mirror_candidates WHERE key = ?", (judged.key,)):
                 return False

@@ -297,7 +297,9 @@ def intentions(notes: Sequence[Note], vectors: Vectors) -> tuple[list[Candidate]
     """Said vs did: each intention with what followed it; and the intentions nothing
     followed in the sources (each can become a question)."""
     dated = sorted((n for n in notes if n.day is not None), key=lambda n: n.day or 0)
-    said = [n for n in dated if n.mine and INTENTION(n.text) and n.kind != "gap"]
+    # the intention must be in the owner's own words (the quote), not only in the reader's
+    # summary: a small reader summarised a chat's heading "WhatsApp chat: Leo" as a plan
+    said = [n for n in dated if n.mine and INTENTION(n.quote) and n.kind != "gap"]
     found, open_ = [], []
     for s in said:
         later = [
