@@ -59,6 +59,7 @@ async def test_each_candidate_is_judged_in_one_small_structured_call_and_the_pla
             "why", "answer", "statement"
         ]  # fmt: skip
         assert len(json.dumps(body["messages"])) < 6000  # small, whatever the corpus
+        assert body["temperature"] == 0  # a local model's likeliest answer, the same each time
         assert CRISIS not in content(body["messages"][-1])  # type: ignore[index]
     view = await read_life.mirror.view()
     shown = view.as_json()

@@ -351,9 +351,10 @@ class CodexChat:
         schema: dict[str, Any],
         mode: str,
         max_tokens: int | None = None,
+        steady: bool = False,
     ) -> Reply:
         """A reply in JSON: the schema is given in the instructions, and the caller parses
-        the reply tolerantly."""
+        the reply tolerantly (`steady` is the model's own business on Codex)."""
         rule = "Reply with JSON only, under this JSON schema: " + json.dumps(schema)
         first, *rest = list(messages) or [{"role": "system", "content": ""}]
         if first.get("role") == "system":

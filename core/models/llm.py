@@ -54,6 +54,7 @@ class JsonModel(Protocol):
         schema: dict[str, Any],
         mode: str,
         max_tokens: int | None = None,
+        steady: bool = False,
     ) -> Reply: ...
 
     async def context_tokens(self) -> int: ...
@@ -100,6 +101,7 @@ class OpenAIChat:
         mode: str,
         max_tokens: int | None = None,
         response_format: dict[str, Any] | None = None,
+        temperature: float | None = None,
     ) -> Reply:
         sent = list(messages)
         if endpoint.takes_cache_markers(self.model):
@@ -113,6 +115,8 @@ class OpenAIChat:
             kwargs["tools"] = list(tools)
         if response_format:
             kwargs["response_format"] = response_format
+        if temperature is not None:
+            kwargs["temperature"] = temperature
         if extra := endpoint.extra_body(self.settings):
             kwargs["extra_body"] = extra
         if self.settings.stream:
@@ -130,17 +134,21 @@ class OpenAIChat:
         schema: dict[str, Any],
         mode: str,
         max_tokens: int | None = None,
+        steady: bool = False,
     ) -> Reply:
         """A reply under `schema`: OpenAI's json_schema response format, which llama.cpp,
         Ollama and vLLM take too; a server that refuses it is asked again without, and
-        remembered, and the reply is parsed tolerantly by the caller."""
+        remembered, and the reply is parsed tolerantly by the caller. `steady` asks a local
+        server for its likeliest answer (temperature 0: the same question, the same answer);
+        a cloud model keeps its own setting (some refuse any other)."""
+        temperature = 0.0 if steady and self.settings.llm_is_local else None
         if self._structured is not False:
             fmt = {
                 "type": "json_schema",
                 "json_schema": {"name": "reply", "schema": schema, "strict": True},
             }
             try:
-                reply = await self.complete(messages, None, mode, max_tokens, fmt)
+                reply = await self.complete(messages, None, mode, max_tokens, fmt, temperature)
             except ContextExceeded:
                 raise  # too long with or without a schema: the caller makes it smaller
             except LLMRequestRefused:
@@ -149,7 +157,7 @@ class OpenAIChat:
             else:
                 self._structured = True
                 return reply
-        reply = await self.complete(messages, None, mode, max_tokens)
+        reply = await self.complete(messages, None, mode, max_tokens, None, temperature)
         self._structured = False
         return reply
 

@@ -256,6 +256,7 @@ class FoundSide:
             judge.schema(c.kind),
             "mirror",
             400,
+            steady=True,
         )
         return judge.read_judgement(reply.text, c.kind), reply.usage
 
@@ -281,6 +282,7 @@ class FoundSide:
                     judge.WHOLE_SCHEMA,
                     "mirror",
                     WHOLE_TOKENS_OUT,
+                    steady=True,
                 )
             except (SpendLimitReached, LLMError) as exc:
                 report.stopped = exc.user_message
