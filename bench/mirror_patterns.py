@@ -81,6 +81,14 @@ async def read(root: Path, args: argparse.Namespace) -> Path:
     return data
 
 
+def _holds_planted(pattern: dict[str, Any]) -> bool:
+    """A pattern of another kind than the planted one whose quotes still hold two lines of
+    a planted pattern: true of the life, filed under the wrong kind ("misfiled"); the rest
+    match nothing planted ("invented")."""
+    quotes = " ".join(str(e.get("quote", "")).lower() for e in pattern.get("evidence", []))
+    return any(sum(line.lower() in quotes for line in p.lines) >= 2 for p in PLANTED)
+
+
 async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, Any]:
     settings = settings_for(data, args.base_url, args.model, None).model_copy(
         update={"mirror_design": design}
@@ -102,6 +110,8 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
         notes = await engine.store.extracts.tally()
     patterns: list[dict[str, Any]] = view["patterns"]  # type: ignore[assignment]
     hits, invented = found(patterns)
+    misfiled = [p for p in invented if _holds_planted(p)]
+    invented = [p for p in invented if not _holds_planted(p)]
     crisis = any(CRISIS in str(e.get("quote")) for p in patterns for e in p["evidence"])
     return {
         "design": design,
@@ -114,6 +124,8 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
         "found": hits,
         "found_n": len(hits),
         "planted": len(PLANTED),
+        "misfiled": len(misfiled),
+        "misfiled_statements": [f"{p['kind']}: {p['statement']}" for p in misfiled],
         "invented": len(invented),
         "invented_statements": [p["statement"] for p in invented],
         "crisis_in_a_pattern": crisis,
