@@ -34,7 +34,7 @@ from tests.models import MINILM_NAME, minilm_dir, whisper_dir
 
 KEY = Path(__file__).with_name("sample_answer_key.json")
 RESULTS = Path(__file__).with_name("RESULTS.md")
-HEADING = "## Biographer quality on the sample life (bench/biographer_eval.py)"
+HEADING = "## Biographer quality on the sample life (`bench/biographer_eval.py`)"
 COLUMNS = (
     "date",
     "run",
