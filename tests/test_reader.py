@@ -509,18 +509,21 @@ async def test_a_source_passed_over_in_a_shared_call_gets_a_call_of_its_own(
     assert rows(settings.db_path, "SELECT document_id FROM extracts ORDER BY 1") == [(1,), (2,)]
 
 
+MARATHON = {
+    "kind": "event",
+    "statement": "Ran the Westport half marathon in 2:04:51",
+    "date": "2019-04-07",
+    "quote": "Finished the Westport half marathon in 2:04:51!",
+}
+
+
 async def test_rules_place_the_notes_first_and_the_biographer_tidies(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
     settings = settings_for(tmp_path, minilm_path, llm, reading_placement="rules")
     llm.notes.append(
         notes_reply(
-            {
-                "kind": "event",
-                "statement": "Ran the Westport half marathon in 2:04:51",
-                "date": "2019-04-07",
-                "quote": "Finished the Westport half marathon in 2:04:51!",
-            },
+            MARATHON,
             {
                 "kind": "person",
                 "statement": "Proud of her, asks her to dinner",
@@ -547,16 +550,7 @@ async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rul
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
     settings = settings_for(tmp_path, minilm_path, llm, reading_placement="model")
-    llm.notes.append(
-        notes_reply(
-            {
-                "kind": "event",
-                "statement": "Ran the Westport half marathon in 2:04:51",
-                "date": "2019-04-07",
-                "quote": "Finished the Westport half marathon in 2:04:51!",
-            }
-        )
-    )
+    llm.notes.append(notes_reply(MARATHON))
     llm.reply_with("I read the notes.")  # the weak model's whole turn: no edit
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
