@@ -129,14 +129,19 @@ def _day(w: When) -> date | None:
         return None
 
 
+_ECHOED = re.compile(r"\[(?:chat )?\d{4}-\d{2}-\d{2}[^\]]*\][^\n]*")
+"""A transcript line or a chat citation echoed in an answer: its time stamp is not a date
+the answer names."""
+
+
 def date_right(answer: str, gold: str) -> bool | None:
-    """Whether the answer names the gold date (a day within a week; a month or a year as
-    given); None when the gold answer is not a date."""
+    """Whether the answer names the gold date in its own words (a day within a week; a
+    month or a year as given); None when the gold answer is not a date."""
     wanted = dates(gold)
     if not wanted or len(content(gold)) > 6:
         return None
     best = wanted[0]
-    said = dates(answer)
+    said = dates(_ECHOED.sub(" ", answer))
     if best.day and (g := _day(best)):
         return any((d := _day(w)) is not None and abs((d - g).days) <= 7 for w in said)
     if best.month:
