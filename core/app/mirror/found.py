@@ -299,11 +299,7 @@ class FoundSide:
                 if p.kind not in KINDS or len(dates) < 2:
                     report.dropped += 1
                     continue
-                against = tuple(
-                    dict.fromkeys(
-                        numbers[n] for n in p.counter if n in numbers and n not in p.notes
-                    )
-                )
+                against = tuple(numbers[n] for n in p.counter if n in numbers and n not in p.notes)
                 people = tuple(dict.fromkeys(nm for i in ids for nm in view.notes[i].names))
                 c = Candidate(p.kind, ids, people, against)
                 sure = p.confidence if p.confidence in CONFIDENCES else "low"

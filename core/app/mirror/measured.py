@@ -116,9 +116,10 @@ class MeasuredSide:
         said: set[str] = set()
         for q in offered:
             read = await self.quote(q)
-            if read is None or " ".join(read.quote.casefold().split()) in said:
+            words = " ".join(read.quote.casefold().split()) if read is not None else ""
+            if read is None or words in said:
                 continue
-            said.add(" ".join(read.quote.casefold().split()))
+            said.add(words)
             to = await self.quote(q.to) if q.to is not None else None
             out.append(replace(read, to=to))
             if len(out) == PER_SIDE:

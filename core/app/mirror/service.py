@@ -265,9 +265,10 @@ class Mirror:
     async def confirm(self, item_id: str) -> str:
         """ "That's me": its line added to bio.md's Patterns, and kept as confirmed."""
         item = await self._item(item_id)
-        if item.status == "confirmed" and await self._placed(item.id):
+        placed = bool(await self._placed(item.id))
+        if item.status == "confirmed" and placed:
             return f"{item.id} was confirmed already; it is in bio.md's Patterns."
-        if not await self._placed(item.id):
+        if not placed:
             cites = ", ".join(f"#{s}" for s in item.sources)
             line = f"- {item.statement} [{cites}] {MIRROR_MARK}{item.id}, confirmed by you)"
             await self._edit_patterns("", line, f"confirmed {item.id}")
@@ -292,10 +293,13 @@ class Mirror:
             line for line in (await self.profile.load()).splitlines() if mark in line.casefold()
         ]
 
-    async def _unplace(self, item_id: str) -> None:
-        """Take the item's confirmed line out of bio.md, as a revision /undo reverts."""
-        for line in await self._placed(item_id):
+    async def _unplace(self, item_id: str) -> int:
+        """Take the item's confirmed line out of bio.md, as a revision /undo reverts; how many
+        lines went."""
+        lines = await self._placed(item_id)
+        for line in lines:
             await self._edit_patterns(line, "", f"took back {item_id}")
+        return len(lines)
 
     async def _edit_patterns(self, old: str, new: str, reason: str) -> None:
         """One edit of bio.md's Patterns on the owner's word, as a turn of its own."""
@@ -353,9 +357,8 @@ class Mirror:
         """Forget the owner's word on an item: it is new again, and a line its confirmation
         put in bio.md is taken out."""
         item_id = item_id.strip()
-        placed = await self._placed(item_id)
-        await self._unplace(item_id)
-        if not await self.store.mirror.take_back(item_id) and not placed:
+        unplaced = await self._unplace(item_id)
+        if not await self.store.mirror.take_back(item_id) and not unplaced:
             raise NotFound(
                 f"You have said nothing of {item_id} in the mirror: nothing to take back."
             )

@@ -27,10 +27,10 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from core.biographer.mirror.messages import ParsedChats
+from core.biographer.mirror.messages import Ints, ParsedChats
 from core.retrieval.language import fold_text
 
-IntArray = npt.NDArray[np.signedinteger[Any]]
+IntArray = Ints
 FloatArray = npt.NDArray[np.floating[Any]]
 BoolArray = npt.NDArray[np.bool_]
 

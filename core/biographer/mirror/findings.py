@@ -16,6 +16,7 @@ from core.biographer.mirror.dynamics import (
     Dynamics,
     Events,
     FloatArray,
+    IntArray,
     month_name,
 )
 from core.biographer.mirror.shifts import Rule, Shift, shifts
@@ -181,15 +182,17 @@ def _of_series(metric: Metric, events: Events, name: str | None, key: str | None
     mask, values = metric.pick(events)
     chosen = events.take(mask)
     series = values[mask]
-    answered = _answered(events, mask) if metric.unit == "seconds" else None
+    # for a reply, where in `events` the message it answers is: the one before it in time (a
+    # delay is measured within one conversation); only the few quoted are ever looked up
+    answered = np.flatnonzero(mask) - 1 if metric.unit == "seconds" else None
     out = []
     last = month_name(int(events.month.max())) if events.size else ""
     for shift in shifts(chosen.month, chosen.minute // 1440, series, metric.rule):
         before = _period(shift, "before")
         after = _period(shift, "after")
         evidence = tuple(
-            _evidence(metric, chosen, series, shift, "before", name, answered)
-            + _evidence(metric, chosen, series, shift, "after", name, answered)
+            _evidence(metric, chosen, series, shift, "before", name, events, answered)
+            + _evidence(metric, chosen, series, shift, "after", name, events, answered)
         )
         finding = Finding(
             id=finding_id(metric.kind, key, shift.up, after.first),
@@ -219,13 +222,6 @@ def _period(shift: Shift, side: str) -> Period:
     return Period(month_name(s.first), month_name(s.last), s.value, s.events)
 
 
-def _answered(events: Events, mask: BoolArray) -> Events:
-    """For each reply picked by `mask`, the message it answers: the one before it in time
-    (a reply's delay is measured within one conversation, so that is the one answered)."""
-    before = np.flatnonzero(mask) - 1
-    return events.take(np.maximum(before, 0))
-
-
 def _evidence(
     metric: Metric,
     e: Events,
@@ -233,7 +229,8 @@ def _evidence(
     shift: Shift,
     side: str,
     name: str | None,
-    answered: Events | None = None,
+    events: Events | None = None,
+    answered: IntArray | None = None,
 ) -> list[Quote]:
     """Real messages of one side that show its typical value, best first: one next to the
     change and one far from it, from different months where it can; more than PER_SIDE, so
@@ -256,7 +253,7 @@ def _evidence(
         replace(
             _quote(e, i, side),
             note=_note(metric, e, values, i, name),
-            to=_to(answered, e, i),
+            to=_to(events, answered, e, i),
         )
         for i in picked
     ]
@@ -276,11 +273,15 @@ def _quote(e: Events, i: int, side: str) -> Quote:
     )
 
 
-def _to(answered: Events | None, e: Events, i: int) -> Quote | None:
-    """The message reply `i` answers, if it has text and is in the same source."""
-    if answered is None or answered.length[i] <= 0 or answered.doc[i] != e.doc[i]:
+def _to(events: Events | None, answered: IntArray | None, e: Events, i: int) -> Quote | None:
+    """The message reply `i` of `e` answers (at `answered[i]` of `events`), if it has text
+    and is in the same source."""
+    if events is None or answered is None or answered[i] < 0:
         return None
-    return _quote(answered, i, "")
+    j = int(answered[i])
+    if events.length[j] <= 0 or events.doc[j] != e.doc[i]:
+        return None
+    return _quote(events, j, "")
 
 
 TYPICAL = 30  # the messages closest to a side's value that the evidence is chosen from
