@@ -130,6 +130,12 @@ class Settings(BaseSettings):
         description="Characters of passages and notes a chat turn starts from (0: none); "
         "at most a quarter of the model's window.",
     )
+    chat_tools: Literal["auto", "always", "never"] = Field(
+        default="auto",
+        description="Tools in a chat turn that starts from passages biomd found: 'auto' "
+        "offers them to a cloud model and not to a local one (a 1.5B model answered 6/10 of the "
+        "sample life's questions without them, 4/10 with them); 'always', 'never'.",
+    )
     steps_analysis: int = Field(default=40, ge=1)
     steps_reading: int = Field(
         default=60,
@@ -235,6 +241,13 @@ class Settings(BaseSettings):
             return get_localzone()
         except Exception:  # no zone configured on this machine at all
             return UTC
+
+    @property
+    def chat_tools_with_evidence(self) -> bool:
+        """Whether a chat turn that starts from passages is offered the tools too."""
+        if self.chat_tools == "auto":
+            return not self.llm_is_local
+        return self.chat_tools == "always"
 
     @property
     def llm_is_local(self) -> bool:

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from core.app.engine import Engine
-from core.biographer.prompts import BASE, BUDGET_SPENT
+from core.biographer.prompts import BUDGET_SPENT, CHAT
 from core.errors import LLMNotConfigured, SpendLimitReached
 from tests.conftest import llm_settings
 from tests.db import rows
@@ -44,11 +44,11 @@ async def test_a_turn_sees_the_prompt_bio_md_the_chat_tail_and_the_message_only(
     one, two, three = llm.bodies
     assert one["model"] == "test/model"
     system = one["messages"][0]
-    assert system["role"] == "system" and system["content"].startswith(BASE[:200])
+    assert system["role"] == "system" and system["content"].startswith(CHAT[:200])
     assert "<bio_md>\n# bio.md\n\n## Summary" in system["content"]
     assert [m["role"] for m in one["messages"]] == ["system", "user"]
-    asked = one["messages"][1]["content"]  # the question, then what biomd found for it
-    assert asked.startswith("When did I start pottery?\n\n---\nbiomd searched")
+    asked = one["messages"][1]["content"]  # what biomd found for the question, then it
+    assert asked.startswith("biomd searched") and asked.endswith("\nWhen did I start pottery?")
     assert [m["role"] for m in two["messages"]] == ["system", "user", "assistant", "tool"]
     assert f"[#{doc} 'note-0.txt' chars 0-" in two["messages"][3]["content"]
     assert "<source_data>\nGrace threw her first pot" in two["messages"][3]["content"]
@@ -58,7 +58,7 @@ async def test_a_turn_sees_the_prompt_bio_md_the_chat_tail_and_the_message_only(
         ("user", "When did I start pottery?"),
         ("assistant", "You made your first pot in 2009 in Galway [#1]."),
     ]
-    assert three["messages"][3]["content"].startswith("Where was that again?\n\n---\n")
+    assert three["messages"][3]["content"].endswith("\nWhere was that again?")
     assert not tool_messages(three) and "tool_calls" not in json.dumps(three["messages"])
 
 

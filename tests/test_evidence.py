@@ -6,11 +6,14 @@ cited without the model calling a tool."""
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 from core.app.engine import Engine
 from core.app.replies import first_sentence_first
-from core.biographer.evidence import wants_sources
+from core.biographer.evidence import Passage, render, wants_sources
 from core.retrieval.relative import resolve, resolve_lines
+from core.settings import Settings
+from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM
 from tests.samples import add_sources
 
@@ -31,9 +34,14 @@ async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
     llm.reply_with("Your dog is called Biscuit [#1].", "You're welcome!")
     answer = await bio_engine.biography.ask("What is my dog called?")
     first = llm.bodies[0]["messages"][-1]["content"]
-    assert first.startswith("What is my dog called?\n\n---\nbiomd searched")
+    assert first.startswith("Passages biomd found in the owner's sources")
+    assert first.endswith("\n\nThe owner's message:\nWhat is my dog called?")  # last: heeded
     assert f"[#{diary} 'note-0.txt'" in first and "grey lurcher called Biscuit" in first
     assert "<source_data>" in first and first.index("<source_data>") < first.index("Biscuit")
+    # a chat turn is told how to answer, not how to write bio.md
+    system = llm.bodies[0]["messages"][0]["content"]
+    assert "Your first sentence answers the question" in system
+    assert "detective method" not in system and "grey lurcher" not in system
     # the model called no tool, yet its citation is of a passage the turn saw: not flagged
     assert answer.report == "Your dog is called Biscuit [#1]."
     assert len(llm.bodies) == 1
@@ -43,6 +51,33 @@ async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
 
     await bio_engine.biography.ask("thanks!")
     assert llm.bodies[1]["messages"][-1]["content"] == "thanks!"  # nothing to look up
+    # a local model answers from what was found without the tools (it answered better so);
+    # with nothing found, or "thanks", they are offered
+    assert "tools" not in llm.bodies[0] and "tools" in llm.bodies[1]
+
+
+def test_auto_offers_the_tools_beside_the_evidence_to_a_cloud_model_only() -> None:
+    def offered(base: str, setting: str = "auto") -> bool:
+        settings = Settings(_env_file=None, llm_base_url=base, chat_tools=setting)  # type: ignore[call-arg]
+        return settings.chat_tools_with_evidence
+
+    assert offered("https://openrouter.ai/api/v1")
+    assert not offered("http://127.0.0.1:8080/v1")
+    assert offered("http://127.0.0.1:8080/v1", "always")
+    assert not offered("https://openrouter.ai/api/v1", "never")
+
+
+async def test_always_keeps_the_tools_beside_the_evidence_for_a_local_model(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = llm_settings(tmp_path / "on", minilm_path, llm, chat_tools="always")
+    async with await Engine.open(settings) as engine:
+        await add_sources(engine, ["Grace adopted a grey lurcher called Biscuit."])
+        await engine.sources.embed_pending()
+        llm.reply_with("Biscuit [#1].")
+        await engine.biography.ask("What is my dog called?")
+    assert "Passages biomd found" in llm.bodies[-1]["messages"][-1]["content"]
+    assert "tools" in llm.bodies[-1]
 
 
 async def test_relative_times_in_the_evidence_are_resolved_against_their_messages_dates(
@@ -62,7 +97,9 @@ async def test_a_question_nothing_answers_is_told_so_before_the_model_answers(
     llm.reply_with("Your sources don't say what your first car was.")
     await bio_engine.biography.ask("What was my first car?")
     first = llm.bodies[0]["messages"][-1]["content"]
-    assert "found nothing" in first and "the sources don't say" in first
+    assert "found nothing" in first and first.endswith("What was my first car?")
+    system = llm.bodies[0]["messages"][0]["content"]
+    assert "say plainly that their sources don't say" in system
 
 
 async def test_an_invented_citation_is_still_flagged(bio_engine: Engine, llm: FakeLLM) -> None:
@@ -91,6 +128,8 @@ def test_relative_times_name_their_dates() -> None:
         "gestern war schön": "gestern (2023-05-06) war schön",
         "today's plan": "today's plan",  # a possessive is left alone
         "yesterday (2023-05-06)": "yesterday (2023-05-06)",  # resolved once
+        "on Friday 31 May at 14:00": "on Friday 31 May at 14:00",  # a date already
+        "on Friday, 12 May": "on Friday, 12 May",
     }
     for said, shown in cases.items():
         assert resolve(said, sunday) == shown
@@ -98,6 +137,16 @@ def test_relative_times_name_their_dates() -> None:
         "[2023-05-07 10:00] Ana (owner): see you tomorrow\n[2023-05-09 11:00] Maya: yesterday!"
     )
     assert lines.endswith("tomorrow (2023-05-08)\n[2023-05-09 11:00] Maya: yesterday (2023-05-08)!")
+
+
+def test_passages_that_share_their_neighbours_show_each_line_once() -> None:
+    chat = "\n".join(f"[2023-05-0{d} 10:00] Maya: line {d}" for d in range(1, 7))
+    one = Passage(3, "chat.txt", "2023-05-01 to 2023-05-06", None, chat)
+    overlapping = Passage(3, "chat.txt", "", None, "\n".join(chat.splitlines()[3:]))
+    other = Passage(4, "diary.md", "2023-05-02", date(2023, 5, 2), "line 4")  # another source
+    text, shown = render([one, overlapping, other], [], 6000)
+    assert text.count("Maya: line 4") == 1 and text.count("[#3 ") == 1
+    assert "[#4 'diary.md', 2023-05-02]\nline 4" in text and shown == {3, 4}
 
 
 def test_a_long_answer_is_sent_as_its_first_sentence_then_the_rest() -> None:

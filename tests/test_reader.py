@@ -542,7 +542,10 @@ async def test_rules_place_the_notes_first_and_the_biographer_tidies(
     assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
     assert f"- Tom: Proud of her, asks her to dinner [#{doc}]" in bio
     assert re.search(rf"- \[Q\d+\] Who is Mario\? \[#{doc}\]", bio)
-    assert history[0].reason == "notes placed by rules"
+    assert [h.reason for h in history[:2]] == [
+        "questions and contradictions by rules",  # "Where did you grow up, … before 2019?"
+        "notes placed by rules",
+    ]
     assert "Do not add them again" in llm.bodies[0]["messages"][-1]["content"]
 
 
@@ -558,7 +561,7 @@ async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rul
         bio = await engine.profile.load()
         history = await engine.profile.history()
     assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
-    assert history[0].reason == "the model placed none of its notes"
+    assert history[1].reason == "the model placed none of its notes"
     assert "the model placed none of its 1 notes; 1 went in by rules" in result.reading
 
 

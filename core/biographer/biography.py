@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from core.biographer import briefing, estimate
+from core.biographer import briefing, estimate, leads
 from core.biographer import scope as scope_of
 from core.biographer.citations import flag_invented, source_ids
 from core.biographer.codex_turn import CodexTurn
 from core.biographer.consolidate import rewrite
 from core.biographer.context import CHARS_PER_TOKEN
+from core.biographer.edits import apply_edit
 from core.biographer.estimate import Estimate, Prices, Sizes
 from core.biographer.loop import AgentLoop
 from core.biographer.notes_pass import NotesPass, NotesReport, ReaderPlan, describe
@@ -27,7 +28,7 @@ from core.biographer.reader import SCHEMA, Part
 from core.biographer.reader import system_prompt as reader_prompt
 from core.biographer.tools import TOOLS, Toolbox
 from core.biographer.turn import Biographer, Runner, StepFn, TurnResult
-from core.errors import BiomdError, NotFound
+from core.errors import BiomdError, NotFound, ProfileEditError
 from core.models.backend import Backend
 from core.models.llm import TurnModel
 from core.models.pricing import prices
@@ -127,6 +128,7 @@ class Biography:
             given=given,
             language=s.language,
             evidence_chars=s.chat_evidence_chars,
+            tools_with_evidence=s.chat_tools_with_evidence,
         )
 
     async def chat_dates(self, today: bool = False) -> frozenset[str]:
@@ -292,12 +294,13 @@ class Biography:
         finally:
             await self.store.rounds.finish(round_id)
         said = {r.document_id: await self._settle(r, skipped[r.document_id]) for r in readings}
+        raised = await self.raise_leads()
         for result in reversed(results):  # each source's state, on its last turn
             states = [said.pop(d) for d in result.sources if d in said]
             result.reading = "; ".join(x for x in (*states, result.reading) if x)
         if results:
             results[-1].reading = "; ".join(
-                x for x in (results[-1].reading, *said.values(), describe(report)) if x
+                x for x in (results[-1].reading, *said.values(), describe(report), raised) if x
             )
             await self.keep_within_budget()
         try:
@@ -461,6 +464,39 @@ class Biography:
         if n:
             await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
         return n
+
+    async def raise_leads(self) -> str:
+        """Open questions and contradictions found by rules in every note (leads.py), each
+        raised once, into bio.md as one revision; what was added, in a few words, or ''."""
+        bio = await self.profile.load()
+        dated = [d for d in await self.store.documents.all("ready") if d.content_start]
+        first = min(dated, key=lambda d: d.content_start or "", default=None)
+        found = leads.leads(
+            await self.store.extracts.of_ready(),
+            bio,
+            self.settings.owner_list,
+            first.content_start if first else None,
+            first.id if first else None,
+            await self.store.leads.raised(),
+        )
+        added = []
+        for lead in found:
+            try:
+                bio = apply_edit(bio, "", lead.line, lead.section)
+                added.append(lead)
+            except ProfileEditError:  # a bio.md without the section
+                continue
+        if not added:
+            return ""
+        await self.profile.replace(
+            bio, turn_id=None, mode="reading", reason="questions and contradictions by rules"
+        )
+        await self.store.leads.add([x.key for x in added])
+        asks = sum(x.section == "Open questions" for x in added)
+        return (
+            f"{asks} open question{'' if asks == 1 else 's'} and {len(added) - asks} possible "
+            "contradiction(s) found by rules"
+        )
 
     async def _notes_room(self) -> int:
         """Characters of notes a reading turn can take: what the model's window leaves

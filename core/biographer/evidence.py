@@ -28,22 +28,12 @@ SOCIAL = frozenset(
 """Words of a message that is only social: greetings, thanks, assent (a few languages)."""
 
 HEAD = (
-    "biomd searched the owner's sources for this message before you answered. What it "
-    "found is below: passages (with the messages around them) and the reader's notes, each "
-    "with its source id. Relative times in them are followed by the date they name."
+    "Passages biomd found in the owner's sources for the message below, best first, with "
+    "the messages around them and the reader's notes, each with its source id. Relative "
+    "times in them are followed by the date they name."
 )
-TAIL = (
-    "Answer from these and bio.md when they answer the message, and cite the ids you use "
-    "as [#id]. If they don't, search further with your tools, or say plainly that the "
-    "sources don't say; never answer from what you imagine. If the message assumes "
-    "something the sources contradict, say so. Your first sentence answers the question."
-)
-NOTHING = (
-    "biomd searched the owner's sources for this message before you answered and found "
-    "nothing for it. If bio.md or the conversation so far answers it, answer from them; "
-    "search further with your tools if there may be something to find; otherwise say "
-    "plainly that the sources don't say, and offer to add an open question."
-)
+NOTHING = "biomd searched the owner's sources for the message below and found nothing for it."
+MESSAGE = "The owner's message:"
 FOLLOW_UP_WORDS = 3  # a message with fewer content words is searched with the one before
 
 
@@ -76,15 +66,20 @@ def render(
         return NOTHING, set()
     shown: set[int] = set()
     blocks: list[str] = []
-    used = len(HEAD) + len(TAIL) + 64
+    lines_shown: set[tuple[int, str]] = set()
+    used = len(HEAD) + 64
     for p in passages:
+        text = _new_lines(p, lines_shown)
+        if not text:
+            continue  # all of it is in a passage shown already
         when = f", {p.dates}" if p.dates else ""
-        block = f"[#{p.document_id} {p.name!r}{when}]\n{resolve_lines(p.text.strip(), p.day)}"
+        block = f"[#{p.document_id} {p.name!r}{when}]\n{resolve_lines(text, p.day)}"
         if used + len(block) > budget:
             if blocks:
                 continue  # a shorter one may still fit
             block = block[: max(200, budget - used)] + " …"
         blocks.append(block)
+        lines_shown.update((p.document_id, x.strip()) for x in text.splitlines() if x.strip())
         shown.add(p.document_id)
         used += len(block) + 2
     lines = []
@@ -98,7 +93,15 @@ def render(
     if lines:
         blocks.append("Notes the reader took:\n" + "\n".join(lines))
     body = "\n\n".join(blocks)
-    return f"{HEAD}\n{data.wrap(body)}\n{TAIL}", shown
+    return f"{HEAD}\n{data.wrap(body)}", shown
+
+
+def _new_lines(p: Passage, shown: set[tuple[int, str]]) -> str:
+    """The passage without the lines of its source already shown (two hits in one chat
+    often share their neighbours); '' when nothing new is left."""
+    lines = p.text.strip().splitlines()
+    kept = [x for x in lines if not x.strip() or (p.document_id, x.strip()) not in shown]
+    return "\n".join(kept).strip() if any(x.strip() for x in kept) else ""
 
 
 def query(message: str, before: str = "") -> str:
@@ -110,5 +113,7 @@ def query(message: str, before: str = "") -> str:
 
 
 def with_evidence(message: str, evidence: str) -> str:
-    """The turn's request: the owner's message, then what biomd found for it."""
-    return f"{message}\n\n---\n{evidence}" if evidence else message
+    """The turn's request: what biomd found for the message, then the message itself, last,
+    where a small model attends most (asked before the passages, a 1.5B model answered
+    from bio.md's first lines whatever the question)."""
+    return f"{evidence}\n\n{MESSAGE}\n{message}" if evidence else message

@@ -157,7 +157,8 @@ class AgentLoop:
             if failed_in_row >= STUCK:
                 messages.append({"role": "user", "content": STUCK_NOTE})
                 break
-            reply = await self._complete(fit(messages, budget, opening), TOOLS, turn.mode, result)
+            offered = TOOLS if turn.tools else None
+            reply = await self._complete(fit(messages, budget, opening), offered, turn.mode, result)
             step = decide(reply, result.steps, parts)
             match step:
                 case Broken(problems):

@@ -98,6 +98,7 @@ class Turn:
     document_id: int | None = None  # the source a reading turn reads
     chat_dates: frozenset[str] = frozenset()  # the days [chat YYYY-MM-DD] may cite
     given: frozenset[int] = frozenset()  # sources whose notes the message holds
+    tools: bool = True  # offered to the model (a chat turn on evidence may answer without)
 
 
 @dataclass(frozen=True)
@@ -184,7 +185,9 @@ class Biographer:
         given: frozenset[int] = frozenset(),
         language: str = "",
         evidence_chars: int = 0,
+        tools_with_evidence: bool = True,
     ) -> None:
+        self.tools_with_evidence = tools_with_evidence
         self.language = language
         self.evidence_chars = evidence_chars
         self.runner = runner
@@ -215,11 +218,13 @@ class Biographer:
                 mode, await self._load_bio(), self.bio_budget, self.owner_names, self.language
             )
             toolbox = self._toolbox(turn_id, mode, document_id)
+            tools = True
             if mode == "chat" and self.evidence_chars:
                 asked = [m["content"] for m in chat_tail if m["role"] == "user"]
                 room = await self._evidence_room()
                 found = await toolbox.evidence(message, room, asked[-1] if asked else "")
                 message = with_evidence(message, found)
+                tools = self.tools_with_evidence or not toolbox.state.seen
             turn = Turn(
                 turn_id,
                 mode,
@@ -230,6 +235,7 @@ class Biographer:
                 document_id,
                 self.chat_dates,
                 self.given,
+                tools,
             )
             outcome = await self.runner(turn, toolbox, result, on_step)
         except BaseException as exc:

@@ -20,10 +20,12 @@ _DAY_WORDS: dict[str, int] = {
     "ieri": -1, "oggi": 0, "domani": 1,
 }  # fmt: skip
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_MONTHS = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"  # "Friday 31 May" is a date
 _DAY = "|".join(sorted((re.escape(w) for w in _DAY_WORDS), key=len, reverse=True))
 _PATTERN = re.compile(
     rf"(?<![\w-])(?:(?P<day>{_DAY})"
     rf"|(?P<which>last|next|this|on) (?P<weekday>{'|'.join(WEEKDAYS)})"
+    rf"(?!,? (?:the )?\d|,? {_MONTHS})"
     r"|(?P<which2>last|next|this) (?P<unit>week|month|year)"
     r"|(?P<n>\d+|a|an|one|two|three|four|five|six) (?P<unit2>days?|weeks?|months?|years?) ago)"
     r"(?![\w'’-])(?! \()",

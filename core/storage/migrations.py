@@ -516,6 +516,17 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX mirror_candidate_notes_extract ON mirror_candidate_notes(extract_id);
         """,
     ),
+    Migration(
+        "leads",
+        """
+        -- Open questions and contradictions raised by rules from the notes
+        -- (core.biographer.leads), each once: one answered or removed is not raised again.
+        CREATE TABLE leads (
+            key       TEXT PRIMARY KEY,
+            raised_at TEXT NOT NULL
+        );
+        """,
+    ),
 )
 
 REINDEX_BATCH = 20_000  # chunks per step of a re-index, each step logged

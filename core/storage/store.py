@@ -13,6 +13,7 @@
     store.extracts   extracts, extracts_fts, extract_vectors, extract_parts (the reader's)
     store.rounds     reading_rounds (estimate against actual)
     store.shares     shares, share_audiences (portraits the owner saved)
+    store.leads      leads (questions and contradictions raised by rules, by key)
     store.mirror     mirror_messages, mirror_verdicts, mirror_answers, mirror_candidates,
                      mirror_candidate_notes (the mirror's cache, the owner's word, the notes pass)
 """
@@ -30,6 +31,7 @@ from core.storage.documents import Documents
 from core.storage.extracts import Extracts
 from core.storage.jobs import Jobs
 from core.storage.keywords import Keywords
+from core.storage.leads import Leads
 from core.storage.meta import Meta
 from core.storage.mirror import MirrorState
 from core.storage.outbox import OutboxQueue
@@ -67,6 +69,7 @@ class Store:
         self.extracts = Extracts(db)
         self.shares = Shares(db)
         self.rounds = Rounds(db)
+        self.leads = Leads(db)
         self.mirror = MirrorState(db)
 
     @classmethod
