@@ -248,13 +248,15 @@ def fake_llm() -> Iterator[FakeLLM]:
         def log_message(self, *args: Any) -> None:
             pass
 
-        def _route(self) -> None:
-            """A path other than chat completions: what the test put in `routes`, or 404."""
+        def _route(self, body: dict[str, Any] | None = None) -> None:
+            """A path other than chat completions: what the test put in `routes` (a value,
+            or a function of the request's body), or 404."""
             state.other.append(f"{self.command} {self.path}")
             if self.path not in state.routes:
                 self.send_error(404)
                 return
-            payload = json.dumps(state.routes[self.path]).encode()
+            route = state.routes[self.path]
+            payload = json.dumps(route(body or {}) if callable(route) else route).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
@@ -289,7 +291,7 @@ def fake_llm() -> Iterator[FakeLLM]:
             body = json.loads(self.rfile.read(length) or b"{}")
             headers = {k.lower(): v for k, v in self.headers.items()}
             if not self.path.endswith("/chat/completions"):
-                self._route()
+                self._route(body)
                 return
             if is_reader(body):
                 state.reader_requests.append({"path": self.path, "body": body, "headers": headers})

@@ -296,6 +296,39 @@ async def test_at_an_8k_window_every_part_reaches_the_reader_whole_before_it_cou
         assert len(json.dumps(body["messages"])) / 3.2 < 8192, doc
 
 
+async def test_parts_are_sized_by_the_servers_own_token_count(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    """At -c 8192 a part may hold 4,944 tokens; llama.cpp's /tokenize says this text runs at
+    2 characters a token (dates and numbers), so parts sized at 3.2 would not fit."""
+    llm.routes["/tokenize"] = lambda body: {"tokens": [0] * (len(body["content"]) // 2)}
+    lines = [f"[2020-01-{1 + i % 28:02d} 10:{i % 60:02d}] Grace (owner): {i} {i * 7} {i * 13}"
+             for i in range(700)]  # fmt: skip
+    text = "\n".join(lines) + "\n"
+    settings = settings_for(tmp_path, minilm_path, llm, llm_context_tokens=8192)
+    async with await Engine.open(settings) as engine:
+        await ingest(engine, tmp_path, "numbers.txt", text)
+        await engine.biography.read_pending()
+        assert await engine.biography.pending() == []
+    assert "POST /tokenize" in llm.other
+    sent = [b["messages"][1]["content"] for b in llm.reader_bodies]
+    assert len(sent) >= 3 and all(len(s) // 2 <= 4_944 + 400 for s in sent)  # + the framing
+    parts = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts ORDER BY 1")
+    assert parts[0][0] == 0 and parts[-1][1] == len(text)
+    assert all(a[1] == b[0] and (b[1] - b[0]) // 2 <= 4_944 for a, b in itertools.pairwise(parts))
+
+
+async def test_a_server_that_cannot_count_is_sized_from_what_its_calls_were_counted_at(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = settings_for(tmp_path, minilm_path, llm)
+    async with await Engine.open(settings) as engine:
+        model = engine.biography.backend.reader()
+        assert await model.count_tokens("x" * 3_000) is None  # no /tokenize, no call yet
+        await model.complete_json([{"role": "user", "content": "y" * 30}], {}, "notes")
+        assert await model.count_tokens("x" * 3_000) == 1_000  # 30 characters, 10 tokens
+
+
 async def test_forgetting_a_source_forgets_its_notes(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:

@@ -44,15 +44,16 @@ class ReaderPlan:
 
     part_chars: int
     max_tokens: int
+    part_tokens: int = 0  # the most a part may count in the model's tokens (0: no limit)
 
     @classmethod
     def for_window(cls, window_tokens: int, part_chars: int, max_tokens: int) -> ReaderPlan:
         """Parts that fit the window beside the instructions and the reply, and whose notes
         fit the reply (a dense part gives a note per ~600 characters, ~75 tokens each)."""
         reply = min(max_tokens, max(512, window_tokens // 4))
-        room = int((window_tokens - reply - OVERHEAD_TOKENS) * CHARS_PER_TOKEN)
-        room = min(room, reply * CHARS_PER_NOTE_TOKEN)
-        return cls(max(min(SMALLEST_PART, part_chars), min(part_chars, room)), reply)
+        tokens = window_tokens - reply - OVERHEAD_TOKENS
+        room = min(int(tokens * CHARS_PER_TOKEN), reply * CHARS_PER_NOTE_TOKEN)
+        return cls(max(min(SMALLEST_PART, part_chars), min(part_chars, room)), reply, tokens)
 
 
 class NotesPass:
@@ -74,16 +75,23 @@ class NotesPass:
         self.concurrency = max(1, concurrency)
         self.attempts = attempts
         self.system = reader.system_prompt(owner_names)
+        self.chars_per_token = CHARS_PER_TOKEN  # the fewest a part was counted at
 
     async def plan(self) -> ReaderPlan:
         window = await self.model.context_tokens()
         return ReaderPlan.for_window(window, self.part_chars, self.max_tokens)
 
     async def parts(
-        self, reading: Reading, size: int, skip: Sequence[tuple[int, int]] = ()
+        self,
+        reading: Reading,
+        size: int,
+        skip: Sequence[tuple[int, int]] = (),
+        most_tokens: int = 0,
     ) -> list[Part]:
         """The parts of a source not noted yet (nor given up on, nor outside the owner's
-        choice, `skip`), cut at line breaks."""
+        choice, `skip`), cut at line breaks; with `most_tokens`, each part counted in the
+        model's tokens where the model can count them, and cut shorter when it is over (chat
+        text with dates and numbers runs near 3 characters a token, not 4)."""
         doc, total = reading.document_id, reading.text_length
         tried = await self.store.extracts.parts(doc)
         done = [(p.start, p.end) for p in tried if p.noted or p.attempts >= self.attempts]
@@ -95,10 +103,24 @@ class NotesPass:
                 text = await self.store.chunks.text(doc, at, min(hi, at + size))
                 if not text:
                     break
+                if most_tokens:
+                    text = await self._within(text, most_tokens)
                 end = reader.cut(text, at, at + len(text), hi)
                 out.append(Part(doc, reading.name, reading.kind, at, end, total, text[: end - at]))
                 at = end
         return out
+
+    async def _within(self, text: str, most: int) -> str:
+        """The start of `text` that counts at most `most` tokens (by the model's count); the
+        characters per token it was counted at are kept, for packing parts into calls."""
+        for _ in range(4):
+            n = await self.model.count_tokens(text)
+            if n:
+                self.chars_per_token = min(self.chars_per_token, len(text) / n)
+            if n is None or n <= most or len(text) <= SMALLEST_PART:
+                return text
+            text = text[: max(SMALLEST_PART, int(len(text) * most / n * 0.95))]
+        return text
 
     async def run(
         self,
@@ -113,12 +135,15 @@ class NotesPass:
         parts: list[Part] = []
         for reading in readings:
             left_out = (skip or {}).get(reading.document_id, ())
-            parts += await self.parts(reading, size.part_chars, left_out)
+            parts += await self.parts(reading, size.part_chars, left_out, size.part_tokens)
         report = NotesReport()
         if not parts:
             return report
         queue: asyncio.Queue[list[Part]] = asyncio.Queue()
-        for batch in reader.batches(parts, size.part_chars):
+        packed = size.part_chars
+        if size.part_tokens and self.chars_per_token < CHARS_PER_TOKEN:  # denser than guessed
+            packed = min(packed, int(size.part_tokens * self.chars_per_token))
+        for batch in reader.batches(parts, packed):
             queue.put_nowait(batch)
         stop: list[BaseException] = []
 

@@ -326,6 +326,9 @@ class CodexChat:
     async def context_tokens(self) -> int:
         return self.codex.settings.llm_context_tokens or 200_000
 
+    async def count_tokens(self, text: str) -> int | None:
+        return None  # the CLI says no count before a call
+
     async def complete(
         self,
         messages: Sequence[dict[str, Any]],

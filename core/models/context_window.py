@@ -62,6 +62,18 @@ async def _ask(settings: Settings) -> int | None:
     return None
 
 
+async def server_tokens(settings: Settings, text: str) -> int | None:
+    """How many tokens `text` is for the server's model, by its own tokenizer (llama.cpp's
+    /tokenize); None where the server has no such endpoint."""
+    import httpx
+
+    root = server_root(settings.llm_base_url)
+    async with httpx.AsyncClient(timeout=30.0) as http:
+        found = await fetch_json(http, f"{root}/tokenize", {"content": text})
+    tokens = found.get("tokens") if isinstance(found, dict) else None
+    return len(tokens) if isinstance(tokens, list) else None
+
+
 async def _ollama(http: Any, root: str, model: str) -> int:
     running = await fetch_json(http, f"{root}/api/ps")
     for m in (running or {}).get("models", []) if isinstance(running, dict) else []:

@@ -3,13 +3,14 @@ local server such as Ollama). Every call is metered in the ledger and held to it
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from core.errors import ContextExceeded, LLMError, LLMRequestRefused
 from core.models import endpoint
-from core.models.context_window import context_tokens
+from core.models.context_window import context_tokens, server_tokens
 from core.models.ledger import Ledger, Usage
 from core.models.streaming import assemble, tool_params
 from core.settings import Settings
@@ -59,6 +60,10 @@ class JsonModel(Protocol):
 
     async def context_tokens(self) -> int: ...
 
+    async def count_tokens(self, text: str) -> int | None:
+        """Tokens in `text` for this model, or None where that can't be known."""
+        ...
+
     async def check_budget(self) -> None: ...
 
 
@@ -83,6 +88,29 @@ class OpenAIChat:
         self._client = endpoint.client(settings)
         self._context: int | None = None
         self._structured: bool | None = None  # whether the endpoint takes response_format
+        self._tokenizes: bool | None = None  # whether the server counts tokens (/tokenize)
+        self._chars_per_token: float | None = None  # the fewest its calls have shown
+
+    async def count_tokens(self, text: str) -> int | None:
+        """Tokens in `text`: by the server's own tokenizer where it has one (llama.cpp), else
+        from the fewest characters per token its calls have been counted at, else None."""
+        if self._tokenizes is not False and self.settings.llm_is_local:
+            n = await server_tokens(self.settings, text)
+            self._tokenizes = n is not None
+            if n is not None:
+                return n
+        if self._chars_per_token:
+            return math.ceil(len(text) / self._chars_per_token)
+        return None
+
+    def _learn(self, sent: Sequence[dict[str, Any]], usage: Usage) -> None:
+        """Characters per token, from a call the endpoint counted."""
+        if usage.cost_source == "estimate" or usage.prompt_tokens <= 0:
+            return
+        chars = sum(len(str(m.get("content") or "")) for m in sent)
+        ratio = chars / usage.prompt_tokens
+        if ratio > 0.5 and (self._chars_per_token is None or ratio < self._chars_per_token):
+            self._chars_per_token = ratio
 
     async def context_tokens(self) -> int:
         """The model's context window, asked of the endpoint once."""
@@ -125,6 +153,8 @@ class OpenAIChat:
             async with endpoint.plain_errors(self.settings, self.model):
                 response = await self._client.chat.completions.create(**kwargs)
             reply = self._reply(response)
+        if not tools:  # a schema sent beside the messages would skew the count
+            self._learn(sent, reply.usage)
         await self.ledger.record(self.model, mode, reply.usage, self.turn_id)
         return reply
 
