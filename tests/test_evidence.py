@@ -10,7 +10,7 @@ from pathlib import Path
 
 from core.app.engine import Engine
 from core.app.replies import first_sentence_first
-from core.biographer.evidence import Passage, render, wants_sources
+from core.biographer.evidence import Passage, is_question, render, wants_sources
 from core.retrieval.relative import resolve, resolve_lines
 from core.settings import Settings
 from tests.conftest import llm_settings
@@ -54,6 +54,16 @@ async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
     # a local model answers from what was found without the tools (it answered better so);
     # with nothing found, or "thanks", they are offered
     assert "tools" not in llm.bodies[0] and "tools" in llm.bodies[1]
+    llm.reply_with("Noted.")  # news, not a question: the tools, to put it in bio.md
+    await bio_engine.biography.ask("Biscuit died last week, he was fourteen")
+    assert "tools" in llm.bodies[2] and "Passages biomd found" in str(llm.bodies[2]["messages"])
+
+
+def test_a_question_is_told_from_news() -> None:
+    for asked in ("What is my dog called?", "when did I move", "¿Dónde vivía?", "wo war das"):
+        assert is_question(asked), asked
+    for told in ("I moved to Porto in July", "Add that to my open questions.", "Biscuit died"):
+        assert not is_question(told), told
 
 
 def test_auto_offers_the_tools_beside_the_evidence_to_a_cloud_model_only() -> None:

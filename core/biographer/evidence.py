@@ -46,6 +46,24 @@ def wants_sources(message: str) -> bool:
     return bool(content_tokens(message))
 
 
+QUESTION_WORDS = frozenset(
+    """who whom whose what when where why how which do does did is are was were can could
+    have has had will would should am wer was wann wo warum wie welche qui que quoi quand où
+    pourquoi comment quel quelle quién qué cuándo dónde por cómo cuál quem quando onde como
+    qual chi cosa quando dove perché come quale""".split()
+)
+
+
+def is_question(message: str) -> bool:
+    """Whether a message asks (a question mark, or a question word first) rather than tells
+    ("I moved to Porto in July", "add that to my open questions")."""
+    text = message.strip()
+    if "?" in text[-3:] or text.startswith("¿"):
+        return True
+    first = re.findall(r"\w+", text.casefold())[:1]
+    return bool(first) and first[0] in QUESTION_WORDS
+
+
 @dataclass(frozen=True, slots=True)
 class Passage:
     """A search hit as the turn shows it."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from core.biographer.context import CHARS_PER_TOKEN
-from core.biographer.evidence import with_evidence
+from core.biographer.evidence import is_question, with_evidence
 from core.biographer.prompts import system_prompt
 from core.biographer.tools import Toolbox, ToolState
 from core.models.llm import ToolCall, TurnModel
@@ -223,8 +223,10 @@ class Biographer:
                 asked = [m["content"] for m in chat_tail if m["role"] == "user"]
                 room = await self._evidence_room()
                 found = await toolbox.evidence(message, room, asked[-1] if asked else "")
+                # a question is answered from what was found; news may change bio.md
+                asks = is_question(message)
+                tools = self.tools_with_evidence or not toolbox.state.seen or not asks
                 message = with_evidence(message, found)
-                tools = self.tools_with_evidence or not toolbox.state.seen
             turn = Turn(
                 turn_id,
                 mode,
