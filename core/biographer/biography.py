@@ -32,6 +32,7 @@ from core.errors import BiomdError, NotFound, ProfileEditError
 from core.models.backend import Backend
 from core.models.llm import TurnModel
 from core.models.pricing import prices
+from core.models.turn_context import in_turn
 from core.retrieval.search import Searcher
 from core.settings import Settings
 from core.storage.chat import ChatMessage
@@ -573,16 +574,14 @@ class Biography:
         await model.check_budget()
         before = await self.profile.load()
         turn_id = await self.store.turns.start("consolidate", "consolidate bio.md")
-        model.turn_id = turn_id
         try:
             budget = target or self.settings.bio_max_chars
             longest = max(self.settings.llm_max_tokens, int(len(before) / 2.5))
-            after = await rewrite(model, before, budget, max_tokens=longest)
+            with in_turn(turn_id):
+                after = await rewrite(model, before, budget, max_tokens=longest)
         except BaseException as exc:
             await self._end_turn(turn_id, "failed", str(exc)[:500])
             raise
-        finally:
-            model.turn_id = None
         await self.profile.replace(after, turn_id=turn_id, mode="consolidate", reason="consolidate")
         await self._end_turn(turn_id, "done", None)
         return changed_sections(before, after)

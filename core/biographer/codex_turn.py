@@ -56,7 +56,6 @@ class CodexTurn:
             run = await self.codex.run(
                 prompt(turn.chat_tail, turn.message),
                 turn.mode,
-                turn.id,
                 instructions=turn.system,
                 mcp={"biomd": tool_server(folder)},
                 on_event=on_event,

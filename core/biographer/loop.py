@@ -127,7 +127,6 @@ class AgentLoop:
             *({"role": m["role"], "content": m["content"]} for m in turn.chat_tail),
             {"role": "user", "content": turn.message},
         ]
-        self.model.turn_id = turn.id
         try:
             async with asyncio.timeout(self.turn_timeout):
                 report = await self._loop(messages, toolbox, turn, result, on_step)
@@ -137,8 +136,6 @@ class AgentLoop:
                 f"The turn was stopped after {self.turn_timeout:.0f} s "
                 "(BIOMD_LLM_TURN_TIMEOUT) before a report was written."
             )
-        finally:
-            self.model.turn_id = None
         return Outcome(report, toolbox.state)
 
     async def _loop(

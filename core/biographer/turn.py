@@ -21,6 +21,7 @@ from core.biographer.evidence import is_question, with_evidence
 from core.biographer.prompts import system_prompt
 from core.biographer.tools import Toolbox, ToolState
 from core.models.llm import ToolCall, TurnModel
+from core.models.turn_context import in_turn
 from core.storage.store import Store
 
 Mode = Literal["chat", "analysis", "reading"]
@@ -239,7 +240,8 @@ class Biographer:
                 self.given,
                 tools,
             )
-            outcome = await self.runner(turn, toolbox, result, on_step)
+            with in_turn(turn_id):  # every model call from here on is this turn's
+                outcome = await self.runner(turn, toolbox, result, on_step)
         except BaseException as exc:
             await self._finish(result, "failed", str(exc)[:500])
             raise

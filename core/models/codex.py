@@ -158,7 +158,6 @@ class CodexCLI:
         self,
         prompt: str,
         mode: str,
-        turn_id: int | None,
         *,
         instructions: str | None = None,
         mcp: dict[str, Any] | None = None,
@@ -179,7 +178,7 @@ class CodexCLI:
             args = self.command(prompt, workdir, rules, mcp, images)
             result = await self._run(args, on_event, limit_s or self.settings.turn_timeout)
         await self.ledger.record(
-            self.settings.codex_model or "codex", mode, result.usage, turn_id, backend="codex"
+            self.settings.codex_model or "codex", mode, result.usage, backend="codex"
         )
         return result
 
@@ -317,7 +316,6 @@ class CodexChat:
 
     def __init__(self, codex: CodexCLI) -> None:
         self.codex = codex
-        self.turn_id: int | None = None
 
     async def check_budget(self) -> None:
         if self.codex.ledger is not None:
@@ -341,7 +339,6 @@ class CodexChat:
         run = await self.codex.run(
             prompt(rest[:-1], str(rest[-1].get("content") or "") if rest else ""),
             mode,
-            self.turn_id,
             instructions=system or None,
         )
         if run.failure and not run.messages:

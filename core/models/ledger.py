@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, tzinfo
 
 from core.errors import SpendLimitReached
+from core.models.turn_context import current_turn
 from core.storage.store import Store
 from core.storage.usage import Call, Totals
 
@@ -46,9 +47,8 @@ class Ledger:
                 "or raise the limit."
             )
 
-    async def record(
-        self, model: str, mode: str, usage: Usage, turn_id: int | None, backend: str = "openai"
-    ) -> None:
+    async def record(self, model: str, mode: str, usage: Usage, backend: str = "openai") -> None:
+        """One call, counted against the turn it was made in (turn_context.py), if any."""
         await self.store.usage.record(
             Call(
                 model,
@@ -57,7 +57,7 @@ class Ledger:
                 usage.completion_tokens,
                 usage.cost_usd,
                 usage.cost_source,
-                turn_id,
+                current_turn(),
                 backend,
             )
         )

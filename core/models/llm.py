@@ -68,10 +68,8 @@ class JsonModel(Protocol):
 
 
 class TurnModel(ChatModel, Protocol):
-    """A model a turn can run on: one that also knows its turn (for metering) and the spend
-    limit."""
-
-    turn_id: int | None
+    """A model a turn can run on: one held to the spend limit (its calls are counted against
+    the turn they are made in: turn_context.py)."""
 
     async def check_budget(self) -> None: ...
 
@@ -84,7 +82,6 @@ class OpenAIChat:
         self.settings = settings
         self.model = settings.llm_model
         self.ledger = ledger
-        self.turn_id: int | None = None
         self._client = endpoint.client(settings)
         self._context: int | None = None
         self._structured: bool | None = None  # whether the endpoint takes response_format
@@ -155,7 +152,7 @@ class OpenAIChat:
             reply = self._reply(response)
         if not tools:  # a schema sent beside the messages would skew the count
             self._learn(sent, reply.usage)
-        await self.ledger.record(self.model, mode, reply.usage, self.turn_id)
+        await self.ledger.record(self.model, mode, reply.usage)
         return reply
 
     async def complete_json(

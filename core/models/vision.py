@@ -79,7 +79,7 @@ class VisionDescriber:
                 f"the vision model could not describe it ({exc.user_message})"
             ) from exc
         await self.ledger.record(
-            self.model, "vision", endpoint.usage_of(reply.usage, self.settings), None
+            self.model, "vision", endpoint.usage_of(reply.usage, self.settings)
         )
         content = reply.choices[0].message.content if reply.choices else None
         if not content:
@@ -109,7 +109,7 @@ class CodexDescriber:
             path = Path(tmp) / f"photo{suffix}"
             await asyncio.to_thread(path.write_bytes, image)
             try:
-                run = await self.codex.run(text, "vision", None, images=[path])
+                run = await self.codex.run(text, "vision", images=[path])
             except SpendLimitReached as exc:
                 raise ConversionError(exc.user_message) from exc
         if run.failure or not run.text.strip():

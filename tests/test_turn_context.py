@@ -1,0 +1,37 @@
+"""A turn's identity is a value of the turn, not of the shared model object: a chat turn that
+runs while a reading turn waits on its model call leaves each with its own calls and cost."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from core.app.engine import Engine
+from tests.db import rows
+from tests.fake_llm import FakeLLM, Slow
+
+
+async def test_a_chat_turn_during_a_reading_turn_leaves_each_its_own_calls(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    reading_asked = asyncio.Event()
+
+    def respond(body: dict[str, Any]) -> Slow | str:
+        if "# This turn: reading" in body["messages"][0]["content"]:
+            reading_asked.set()  # the chat turn starts now, while this call is in flight
+            return Slow(1.5, "Read the notes.")
+        return "Your dog is Biscuit."
+
+    llm.responder = respond
+    await bio_engine.sources.keep_text("Grace adopted a lurcher called Biscuit.", "note.txt")
+    reading = asyncio.create_task(bio_engine.biography.read_pending())
+    while not reading_asked.is_set():
+        await asyncio.sleep(0.02)
+    chat = await bio_engine.biography.ask("thanks")  # no search: one quick call
+    (read,) = await reading
+    assert chat.turn_id != read.turn_id
+    db = bio_engine.settings.db_path
+    calls = rows(db, "SELECT mode, turn_id FROM llm_usage WHERE mode != 'notes'")
+    assert sorted(calls) == [("chat", chat.turn_id), ("reading", read.turn_id)]
+    tokens = {t.id: t.tokens for t in await bio_engine.store.turns.recent(10)}
+    assert tokens[chat.turn_id] == tokens[read.turn_id] == 15  # one call each, not two and none
