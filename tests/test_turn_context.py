@@ -4,6 +4,7 @@ runs while a reading turn waits on its model call leaves each with its own calls
 from __future__ import annotations
 
 import asyncio
+import threading
 from typing import Any
 
 from core.app.engine import Engine
@@ -14,7 +15,7 @@ from tests.fake_llm import FakeLLM, Slow
 async def test_a_chat_turn_during_a_reading_turn_leaves_each_its_own_calls(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
-    reading_asked = asyncio.Event()
+    reading_asked = threading.Event()  # set in the fake server's thread
 
     def respond(body: dict[str, Any]) -> Slow | str:
         if "# This turn: reading" in body["messages"][0]["content"]:
@@ -25,8 +26,7 @@ async def test_a_chat_turn_during_a_reading_turn_leaves_each_its_own_calls(
     llm.responder = respond
     await bio_engine.sources.keep_text("Grace adopted a lurcher called Biscuit.", "note.txt")
     reading = asyncio.create_task(bio_engine.biography.read_pending())
-    while not reading_asked.is_set():
-        await asyncio.sleep(0.02)
+    assert await asyncio.to_thread(reading_asked.wait, 30)
     chat = await bio_engine.biography.ask("thanks")  # no search: one quick call
     (read,) = await reading
     assert chat.turn_id != read.turn_id
