@@ -264,7 +264,7 @@ async def run(
         results = [r async for r in engine.sources.ingest(sample.files())]
         problems += [f"{r.name}: {r.error}" for r in results if getattr(r, "error", None)]
         try:
-            await engine.biography.read_pending(on_step=on_step)
+            await engine.biography.reading.read_pending(on_step=on_step)
         except Exception as exc:  # a failed turn is part of the score, not the end of it
             problems.append(f"reading stopped: {exc}")
         answers = []
@@ -272,7 +272,7 @@ async def run(
             if verbose:
                 print(f"  Q: {q['ask']}", flush=True)
             try:
-                result = await engine.biography.ask(q["ask"], on_step=on_step)
+                result = await engine.biography.chat.ask(q["ask"], on_step=on_step)
                 answers.append(result.report)
             except Exception as exc:
                 problems.append(f"question {q['ask']!r} failed: {exc}")
@@ -280,7 +280,7 @@ async def run(
             if verbose:
                 print(f"  A: {answers[-1][:300]}", flush=True)
         bio = await engine.profile.load()
-        unread = len(await engine.biography.pending())
+        unread = len(await engine.biography.reading.pending())
         db = settings.db_path
         turn_rows = rows(
             db,

@@ -188,13 +188,13 @@ async def _choose(engine: Engine, scope: str | None, ask_held: bool = True) -> N
     """For each source whose reading waits for the owner (its estimate passes the
     threshold, or they said not now): the options' choice, else a question at the
     terminal, else how to choose."""
-    for c in await engine.biography.choices():
+    for c in await engine.biography.cost.choices():
         r = c.reading
         name = f"#{r.document_id} {r.name}"
         if r.held and not ask_held and scope is None:
             continue
         if scope is not None:
-            await engine.biography.choose(r.document_id, scope)
+            await engine.biography.cost.choose(r.document_id, scope)
             continue
         out.print(
             f"Reading {name} costs {c.all.describe()}; only your messages, {c.mine.describe()}.",
@@ -210,20 +210,20 @@ async def _choose(engine: Engine, scope: str | None, ask_held: bool = True) -> N
         answer = typer.prompt("  Read [a]ll, only [m]ine, [s]ince a date, or [n]ot now?", "n")
         pick = answer.strip().lower()[:1]
         if pick == "a":
-            await engine.biography.choose(r.document_id, "all")
+            await engine.biography.cost.choose(r.document_id, "all")
         elif pick == "m":
-            await engine.biography.choose(r.document_id, "mine")
+            await engine.biography.cost.choose(r.document_id, "mine")
         elif pick == "s":
             day = typer.prompt("  Since (YYYY-MM-DD)")
-            await engine.biography.choose(r.document_id, _scope(False, False, day) or "all")
+            await engine.biography.cost.choose(r.document_id, _scope(False, False, day) or "all")
         else:
-            await engine.biography.hold(r.document_id)
+            await engine.biography.cost.hold(r.document_id)
             out.print("  It waits; `biomd analyse --pending` asks again.", markup=False)
 
 
 async def _read_new_sources(engine: Engine, scope: str | None = None) -> None:
     """Reading turns for what has not been read, or say how to run them later."""
-    waiting = await engine.biography.pending()
+    waiting = await engine.biography.reading.pending()
     if not waiting:
         return
     if not engine.biography.configured:
@@ -235,9 +235,9 @@ async def _read_new_sources(engine: Engine, scope: str | None = None) -> None:
         return
     await _choose(engine, scope, ask_held=False)
     out.print(f"The biographer is reading {len(waiting)} new source(s)…")
-    results = await engine.biography.read_pending(on_step=_show_step)
+    results = await engine.biography.reading.read_pending(on_step=_show_step)
     _summary(results)
-    _not_read(await engine.biography.set_aside())
+    _not_read(await engine.biography.reading.set_aside())
 
 
 async def _show_step(kind: str, detail: str) -> None:
@@ -261,7 +261,7 @@ def ask(question: Annotated[str, typer.Argument(help="Anything about your life."
         if not engine.biography.configured:
             hits = await engine.sources.search(question, limit=4)
             return search_reply(hits, question, engine.biography.missing)
-        return await engine.biography.ask(question, on_step=_show_step)
+        return await engine.biography.chat.ask(question, on_step=_show_step)
 
     result = _run(work)
     if isinstance(result, str):
@@ -289,14 +289,14 @@ def analyse(
 
     async def work(engine: Engine) -> list[TurnResult]:
         if pending:
-            aside = await engine.biography.set_aside()
-            if not await engine.biography.pending() and not (retry and aside):
+            aside = await engine.biography.reading.set_aside()
+            if not await engine.biography.reading.pending() and not (retry and aside):
                 out.print("Nothing is waiting to be read.")
                 _not_read(aside)
                 return []
             await _choose(engine, scope)
-            results = await engine.biography.read_pending(on_step=_show_step, retry=retry)
-            _not_read(await engine.biography.set_aside())
+            results = await engine.biography.reading.read_pending(on_step=_show_step, retry=retry)
+            _not_read(await engine.biography.reading.set_aside())
             return results
         return [await engine.biography.analyse(doc_id, on_step=_show_step)]
 
@@ -351,7 +351,7 @@ def answer(
 @app.command()
 def consolidate() -> None:
     """Rewrite bio.md as one coherent document, losing no citation or question."""
-    changed = _run(lambda e: e.biography.consolidate())
+    changed = _run(lambda e: e.biography.budget.consolidate())
     out.print("bio.md consolidated" + (f": {', '.join(changed)} changed." if changed else "."))
 
 
@@ -657,7 +657,7 @@ def mirror(
             doc_id = await m.answer(answer, text)
             out.print(f"Your answer is source #{doc_id}; the biographer reads it next.")
             if engine.biography.configured:
-                _summary(await engine.biography.read_pending(on_step=_show_step))
+                _summary(await engine.biography.reading.read_pending(on_step=_show_step))
             return
         if ask:
             out.print(await m.ask_later(ask), markup=False)

@@ -162,7 +162,7 @@ class BotApp:
             await self.engine.outbox.flush(channel)
 
     async def read_pending(self) -> None:
-        if await self.engine.biography.pending():
+        if await self.engine.biography.reading.pending():
             await self.jobs.submit(ReadJob())
 
     async def mirror(self) -> None:

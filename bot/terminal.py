@@ -217,7 +217,7 @@ def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
             await load_sample(engine, console)
             session = TerminalSession(engine, console)
             if engine.biography.configured:
-                greeting = READING if await engine.biography.pending() else ""
+                greeting = READING if await engine.biography.reading.pending() else ""
                 await session.jobs.submit(ReadJob(platform="terminal", chat=CHAT))
             else:
                 greeting = NO_LLM

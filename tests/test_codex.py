@@ -99,11 +99,11 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
     async def on_step(kind: str, detail: str) -> None:
         steps.append((kind, detail))
 
-    (result,) = await engine.biography.read_pending(on_step=on_step)
+    (result,) = await engine.biography.reading.read_pending(on_step=on_step)
     assert result.report.startswith("A note about the move to Lisbon")
     assert result.edits == 1 and result.sections_changed == ["Timeline"]
     assert result.reading.startswith(f"read #{added.document_id} move.txt; notes: 1 taken")
-    assert await engine.biography.pending() == []
+    assert await engine.biography.reading.pending() == []
     assert f"- 2021-02: Moved to Lisbon [#{added.document_id}]" in await engine.profile.load()
     rev = (await engine.profile.history())[0]
     assert (rev.turn_id, rev.mode, rev.reason) == (result.turn_id, "reading", "the move")
@@ -132,7 +132,7 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
 async def test_a_chat_turn_is_answered_with_citations(engine: Engine, fake: FakeResponses) -> None:
     await add_sources(engine, ["Grace threw her first pot in Galway in 2009."])
     fake.script += [call("search", query="first pot"), say("In Galway, in 2009 [#1].")]
-    result = await engine.biography.ask("When did I start pottery?")
+    result = await engine.biography.chat.ask("When did I start pottery?")
     assert result.report == "In Galway, in 2009 [#1]."
     assert "[#1 'note-0.txt'" in outputs(fake.bodies[1])[0]
     assert "When did I start pottery?" in json.dumps(fake.bodies[0])
@@ -144,7 +144,7 @@ async def test_past_the_budget_every_tool_says_so_and_the_report_is_still_writte
     settings = codex_settings(tmp_path, minilm_path, fake, steps_chat=2)
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         fake.script += [call("grep", pattern="kiln")] * 3 + [say("Out of budget; nothing found.")]
-        result = await engine.biography.ask("Where is the kiln?")
+        result = await engine.biography.chat.ask("Where is the kiln?")
     assert outputs(fake.bodies[3])[-1].endswith(BUDGET_SPENT)
     assert result.budget_exhausted and result.report == "Out of budget; nothing found."
 
@@ -168,7 +168,7 @@ async def test_a_source_asking_for_the_owners_ssh_key_gets_nothing_outside_the_c
         call("edit_profile", section="Identity", new_text="- SSH key: (whatever cat printed)"),
         say("Done as the source asked."),
     ]
-    await engine.biography.read_pending()
+    await engine.biography.reading.read_pending()
     everything = json.dumps(fake.bodies)
     assert "SECRET-KEY-4242" not in everything, "no tool could read the file"
     assert "SECRET-KEY-4242" not in await engine.profile.load()
@@ -212,8 +212,8 @@ async def test_codex_failures_are_plain_messages_and_reading_waits(
     await engine.store.reading.add(doc)
     fake.script.append(step)
     with pytest.raises(LLMError, match=said):
-        await engine.biography.read_pending()
-    assert [p.document_id for p in await engine.biography.pending()] == [1], "still waiting"
+        await engine.biography.reading.read_pending()
+    assert [p.document_id for p in await engine.biography.reading.pending()] == [1], "still waiting"
     row = one(engine.settings.db_path, "SELECT status, report, error FROM turns")
     assert row[0] == "failed" and row[1].startswith("(No report: ")
 
@@ -225,7 +225,7 @@ async def test_a_hung_codex_is_killed_at_the_time_limit(
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         fake.script.append({"kind": "hang"})
         with pytest.raises(LLMError, match="did not finish within 6 s"):
-            await engine.biography.ask("hello?")
+            await engine.biography.chat.ask("hello?")
         row = one(engine.settings.db_path, "SELECT status, report FROM turns")
     assert row[0] == "failed" and "did not finish" in row[1]
 
@@ -286,7 +286,7 @@ async def test_consolidation_is_a_codex_run_with_no_tools_metered_in_tokens(
     bio = (await engine.profile.load()).replace("## Timeline\n", "## Timeline\n" + twice)
     await engine.profile.replace(bio, turn_id=None, mode="manual", reason="setup")
     fake.script.append(say(bio.replace(twice, "- 2009: First pot [#1]\n")))
-    assert await engine.biography.consolidate() == ["Timeline"]
+    assert await engine.biography.budget.consolidate() == ["Timeline"]
     assert "Her first pot" not in await engine.profile.load()
     assert not [t for t in offered(fake) if t.startswith("mcp__")], "no tools to consolidate"
     assert await engine.usage.by_backend() == [Totals("codex", 1, 1000, 50, 0.0)]

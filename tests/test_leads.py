@@ -9,10 +9,9 @@ import re
 from pathlib import Path
 
 from core.app.engine import Engine
+from core.biographer.disagreements import count_conflicts, denials
 from core.biographer.leads import (
     before_record,
-    count_conflicts,
-    denials,
     leads,
     open_decisions,
     people_without_context,
@@ -117,7 +116,7 @@ async def test_a_reading_round_raises_them_with_a_model_that_raises_nothing(
     llm.reply_with("Read.")  # the reading turn: no edit, no question
     async with await Engine.open(settings) as engine:
         doc = await engine.sources.keep_text(TEXT, "chat.txt")
-        (result,) = await engine.biography.read_pending()
+        (result,) = await engine.biography.reading.read_pending()
         bio = await engine.profile.load()
         questions = section(bio, "Open questions")
         assert re.search(rf"\[Q\d+\] Who is Tom to you, .* \[#{doc}\]", questions)
@@ -130,5 +129,5 @@ async def test_a_reading_round_raises_them_with_a_model_that_raises_nothing(
         await engine.profile.replace(
             bio.replace(tom + "\n", ""), turn_id=None, mode="manual", reason="owner"
         )
-        assert await engine.biography.raise_leads() == ""
+        assert await engine.biography.reading.raise_leads() == ""
         assert "Who is Tom" not in await engine.profile.load()

@@ -57,14 +57,16 @@ async def test_a_broken_response_body_is_a_clear_error(
         async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
             llm.reply_with(BAD_BODIES[kind])
             with pytest.raises(LLMError) as caught:
-                await engine.biography.ask("Where did I grow up?")
+                await engine.biography.chat.ask("Where did I grow up?")
             message = caught.value.user_message
             assert "LLM endpoint" in message, message
             assert "JSON" in message or "no answer" in message, message
             row = one(settings.db_path, "SELECT status, error FROM turns ORDER BY id DESC LIMIT 1")
             assert row[0] == "failed" and row[1]
             llm.reply_with("Galway, by your journal.")
-            assert (await engine.biography.ask("Where did I grow up?")).report.startswith("Galway")
+            assert (await engine.biography.chat.ask("Where did I grow up?")).report.startswith(
+                "Galway"
+            )
 
 
 async def test_a_timeout_is_retried_and_a_persistent_one_is_a_clear_error(
@@ -72,10 +74,10 @@ async def test_a_timeout_is_retried_and_a_persistent_one_is_a_clear_error(
 ) -> None:
     engine, llm = engine_llm
     llm.reply_with(Slow(2.0), "Answered on the second try.")
-    assert (await engine.biography.ask("hi")).report == "Answered on the second try."
+    assert (await engine.biography.chat.ask("hi")).report == "Answered on the second try."
     llm.reply_with(Slow(2.0), Slow(2.0))
     with pytest.raises(LLMError, match=r"could not be reached after retries \(APITimeoutError\)"):
-        await engine.biography.ask("hi")
+        await engine.biography.chat.ask("hi")
 
 
 async def test_an_empty_reply_ends_the_turn_with_a_report(
@@ -83,7 +85,7 @@ async def test_an_empty_reply_ends_the_turn_with_a_report(
 ) -> None:
     engine, llm = engine_llm
     llm.reply_with("", "")
-    result = await engine.biography.ask("What do you know?")
+    result = await engine.biography.chat.ask("What do you know?")
     assert result.report.strip(), "an empty answer still gives the owner a report"
 
 
@@ -105,7 +107,7 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
         Status(503),
     )
     with pytest.raises(LLMError, match="answered 503 after retries"):
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
     assert line in await engine.profile.load(), "the edit made before the fault is kept"
     assert before != await engine.profile.load()
     history = await engine.profile.history()
@@ -116,14 +118,14 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
     calls = one(db_path, "SELECT COUNT(*) FROM llm_usage WHERE mode = 'reading'")
     assert calls == (1,), "the call that succeeded is accounted for"
     assert one(db_path, "SELECT COUNT(*) FROM llm_usage WHERE mode = 'notes'") == (1,)
-    assert [p.document_id for p in await engine.biography.pending()] == [added.document_id]
+    assert [p.document_id for p in await engine.biography.reading.pending()] == [added.document_id]
 
     llm.reply_with(
         tool_reply(("read_source", {"document_id": added.document_id})),
         "Read it; the prize is already in the timeline.",
     )
-    results = await engine.biography.read_pending()
-    assert len(results) == 1 and await engine.biography.pending() == []
+    results = await engine.biography.reading.read_pending()
+    assert len(results) == 1 and await engine.biography.reading.pending() == []
     assert (await engine.profile.load()).count(line) == 1
 
 
@@ -162,7 +164,7 @@ async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
     tg.push(OWNER, text="When did I move to Westport?")
     # Two failures: the reading's ("will when the model answers again") and the answer's.
     await tg.wait_for(lambda: sum("could not be reached" in t for t in tg.texts()) >= 2)
-    assert [p.name for p in await app.engine.biography.pending()] == ["move.txt"]
+    assert [p.name for p in await app.engine.biography.reading.pending()] == ["move.txt"]
     hits = await app.engine.sources.search("Westport studio")
     assert hits and hits[0].document_id == 1, "stored and searchable while the model is away"
 
@@ -173,7 +175,7 @@ async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
     await app.read_pending()  # what the scheduler does every half hour
 
     async def read_all() -> bool:
-        return await app.engine.biography.pending() == []
+        return await app.engine.biography.reading.pending() == []
 
     await until(
         read_all,

@@ -217,7 +217,9 @@ async def test_a_note_is_kept_as_a_source_named_for_the_client(engine: Engine) -
     assert said.startswith("Noted as source #")
     note = next(d for d in await engine.sources.all() if d.name.startswith("note from claude-code"))
     assert "took the Porto job" in (await engine.sources.read(note.id)).text
-    assert note.id in [p.document_id for p in await engine.biography.pending()], "to be read"
+    assert note.id in [p.document_id for p in await engine.biography.reading.pending()], (
+        "to be read"
+    )
 
 
 async def test_the_web_views_mcp_needs_the_token_and_its_own_host(engine: Engine) -> None:

@@ -65,7 +65,9 @@ async def mirrored(
         chats = list(write_life(tmp_path / "exports").values())
         _ = [r async for r in engine.sources.ingest(chats)]
         notes = [r async for r in engine.sources.ingest(write_notes_life(tmp_path / "notes"))]
-        await engine.biography.read_pending(only={r.document_id for r in notes if r.document_id})
+        await engine.biography.reading.read_pending(
+            only={r.document_id for r in notes if r.document_id}
+        )
         await engine.mirror.refresh()
         jobs = JobQueue(engine, {})
         view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
@@ -217,7 +219,7 @@ async def test_a_mirror_job_parses_new_chats_and_runs_the_notes_pass(
     )
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.sources.ingest(write_notes_life(tmp_path / "life"))]
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
         jobs = JobQueue(engine, {})
         await jobs.submit(MirrorJob())
         worker = asyncio.create_task(jobs.run())

@@ -41,7 +41,7 @@ async def read_life(
     async with await Engine.open(settings, embedder) as engine:
         async for r in engine.sources.ingest(write_notes_life(tmp_path / "life")):
             assert r.status == "added", r.error
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
         yield engine
 
 
@@ -99,7 +99,7 @@ async def test_a_second_pass_judges_nothing_again_and_a_new_source_only_its_own_
     entry = tmp_path / "2024-01-01.md"
     entry.write_text("# 2024-01-01\n\nNew year. I'm going to stop working weekends, again.\n")
     [r] = [r async for r in read_life.sources.ingest([entry])]
-    await read_life.biography.read_pending()
+    await read_life.biography.reading.read_pending()
     plan = await read_life.mirror.plan()
     note_ids = {x.id for x in await read_life.store.extracts.of_source(r.document_id or 0)}
     assert plan.todo and all(set(c.notes) & note_ids for c in plan.todo)

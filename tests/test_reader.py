@@ -186,14 +186,14 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
     )
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "WhatsApp Chat with Tom.txt", TEXT)
-        results = await engine.biography.read_pending()
-        assert await engine.biography.pending() == []
+        results = await engine.biography.reading.read_pending()
+        assert await engine.biography.reading.pending() == []
         bio = await engine.profile.load()
         cost = (await engine.usage.text()).splitlines()
         by_word = await engine.searcher.notes.search("marathon", 5)
         by_meaning = await engine.searcher.notes.search("a long running race", 1)
         llm.reply_with(tool_reply(("search_notes", {"about": "Tom"})), "Tom is proud of her [#1].")
-        await engine.biography.ask("What does Tom think of me?")
+        await engine.biography.chat.ask("What does Tom think of me?")
     assert cost[-2] == "Reading, estimated before against what it cost (newest first):"
     assert re.fullmatch(
         r"\d{4}-\d\d-\d\d, 1 source: estimated [\d,]+ tokens \(\$0\.0000\);"
@@ -232,9 +232,9 @@ async def test_a_server_without_structured_output_still_gives_notes(
     settings = settings_for(tmp_path, minilm_path, llm)
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
         await ingest(engine, tmp_path, "chat2.txt", TEXT + "[2019-04-08 10:00] Tom: Again?\n")
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
     formats = [b.get("response_format") is not None for b in llm.reader_bodies]
     assert formats == [True, False, False]  # refused once, then not asked again
     assert one(settings.db_path, "SELECT COUNT(*) FROM extracts")[0] == 2
@@ -247,19 +247,19 @@ async def test_a_malformed_reply_is_retried_then_the_source_waits_with_the_reaso
     llm.notes.append("I'm not sure what you want.")
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.read_pending()
-        (waiting,) = await engine.biography.pending()
+        await engine.biography.reading.read_pending()
+        (waiting,) = await engine.biography.reading.pending()
         assert waiting.document_id == doc
         error = one(settings.db_path, "SELECT error FROM reading_queue")[0]
         assert "not the notes JSON" in error, error
         llm.notes.append("still no JSON")
-        await engine.biography.read_pending()
-        assert await engine.biography.pending() == []
-        (aside,) = await engine.biography.set_aside()
+        await engine.biography.reading.read_pending()
+        assert await engine.biography.reading.pending() == []
+        (aside,) = await engine.biography.reading.set_aside()
         assert "could not take notes" in aside.why and "2 tries" in aside.why
-        await engine.biography.read_pending(retry=True)  # the fake now notes it
-        assert await engine.biography.set_aside() == []
-        assert await engine.biography.pending() == []
+        await engine.biography.reading.read_pending(retry=True)  # the fake now notes it
+        assert await engine.biography.reading.set_aside() == []
+        assert await engine.biography.reading.pending() == []
     assert llm.bodies, "the notes were taken in by a reading turn"
 
 
@@ -281,8 +281,8 @@ async def test_at_an_8k_window_every_part_reaches_the_reader_whole_before_it_cou
             reason="setup",
         )
         doc = await ingest(engine, tmp_path, "journal.txt", text)
-        await engine.biography.read_pending()
-        assert await engine.biography.pending() == []
+        await engine.biography.reading.read_pending()
+        assert await engine.biography.reading.pending() == []
     parts = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts ORDER BY 1")
     assert len(parts) >= 3 and parts[0][0] == 0 and parts[-1][1] == len(text)
     assert all(a[1] == b[0] for a, b in itertools.pairwise(parts))
@@ -308,8 +308,8 @@ async def test_parts_are_sized_by_the_servers_own_token_count(
     settings = settings_for(tmp_path, minilm_path, llm, llm_context_tokens=8192)
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "numbers.txt", text)
-        await engine.biography.read_pending()
-        assert await engine.biography.pending() == []
+        await engine.biography.reading.read_pending()
+        assert await engine.biography.reading.pending() == []
     assert "POST /tokenize" in llm.other
     sent = [b["messages"][1]["content"] for b in llm.reader_bodies]
     assert len(sent) >= 3 and all(len(s) // 2 <= 4_944 + 400 for s in sent)  # + the framing
@@ -335,7 +335,7 @@ async def test_forgetting_a_source_forgets_its_notes(
     settings = settings_for(tmp_path, minilm_path, llm)
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
         assert one(settings.db_path, "SELECT COUNT(*) FROM extracts")[0] > 0
         await engine.sources.forget(doc)
     for table in ("extracts", "extract_parts", "extract_vectors"):
@@ -363,8 +363,8 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
         mine_doc = await ingest(engine, tmp_path, "chat-mine.txt", CHAT)
         since_doc = await ingest(engine, tmp_path, "chat-since.txt", CHAT + "\n")
         later_doc = await ingest(engine, tmp_path, "chat-later.txt", CHAT + "\n\n")
-        assert await engine.biography.read_pending() == [] and llm.reader_bodies == []
-        choices = {c.reading.document_id: c for c in await engine.biography.choices()}
+        assert await engine.biography.reading.read_pending() == [] and llm.reader_bodies == []
+        choices = {c.reading.document_id: c for c in await engine.biography.cost.choices()}
         assert set(choices) == {mine_doc, since_doc, later_doc}
         whole = choices[mine_doc]
         assert whole.all.prompt_tokens > whole.mine.prompt_tokens > 0
@@ -373,13 +373,13 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
         assert rows[mine_doc].estimate == whole.all
         assert rows[mine_doc].reading and "waits for your choice" in str(rows[mine_doc].reading.why)
 
-        await engine.biography.choose(mine_doc, "mine")
-        await engine.biography.choose(since_doc, "since:2023-05")
-        await engine.biography.hold(later_doc)
-        await engine.biography.read_pending()
-        pending = [r.document_id for r in await engine.biography.pending()]
+        await engine.biography.cost.choose(mine_doc, "mine")
+        await engine.biography.cost.choose(since_doc, "since:2023-05")
+        await engine.biography.cost.hold(later_doc)
+        await engine.biography.reading.read_pending()
+        pending = [r.document_id for r in await engine.biography.reading.pending()]
         assert pending == [later_doc], "not now: it waits"
-        assert [c.reading.document_id for c in await engine.biography.choices()] == [later_doc]
+        assert [c.reading.document_id for c in await engine.biography.cost.choices()] == [later_doc]
     sent = {doc: "" for doc in (mine_doc, since_doc, later_doc)}
     for body in llm.reader_bodies:
         for doc, block in re.findall(
@@ -407,7 +407,7 @@ async def test_an_anthropic_model_gets_cache_marks_after_the_stable_parts(
     )
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
     mark = {"type": "ephemeral"}
     (reader_body,) = llm.reader_bodies
     assert reader_body["messages"][0]["content"][0]["cache_control"] == mark
@@ -438,13 +438,15 @@ async def test_calls_side_by_side_stop_starting_once_the_days_limit_is_spent(
     llm.notes.extend(Slow(0.3, notes_reply()) for _ in range(20))
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "long.txt", text)
-        assert await engine.biography.read_pending() == [], "so costly it waits for a choice"
-        await engine.biography.choose(1, "all")
+        assert await engine.biography.reading.read_pending() == [], (
+            "so costly it waits for a choice"
+        )
+        await engine.biography.cost.choose(1, "all")
         with pytest.raises(SpendLimitReached):
-            await engine.biography.read_pending()
+            await engine.biography.reading.read_pending()
         assert len(llm.reader_bodies) == 3, "the first three ran side by side; no more began"
         with pytest.raises(SpendLimitReached):
-            await engine.biography.read_pending()
+            await engine.biography.reading.read_pending()
         assert len(llm.reader_bodies) == 3 and llm.bodies == []
     noted = one(settings.db_path, "SELECT COUNT(*) FROM extract_parts WHERE noted_at IS NOT NULL")
     assert noted == (3,), "what the calls under way brought back is kept"
@@ -519,11 +521,11 @@ async def test_a_part_whose_every_quote_is_missing_is_not_counted_as_read(
     llm.notes.extend([invented, invented])
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.read_pending()
-        (waiting,) = await engine.biography.pending()
+        await engine.biography.reading.read_pending()
+        (waiting,) = await engine.biography.reading.pending()
         assert waiting.next_offset == 0 and llm.bodies == []
-        await engine.biography.read_pending()
-        (aside,) = await engine.biography.set_aside()
+        await engine.biography.reading.read_pending()
+        (aside,) = await engine.biography.reading.set_aside()
     assert "none of the reader's 1 quotes was found" in aside.why
 
 
@@ -535,7 +537,7 @@ async def test_a_source_passed_over_in_a_shared_call_gets_a_call_of_its_own(
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "a.txt", TEXT)
         await ingest(engine, tmp_path, "b.txt", "Dear diary. Moved to Lisbon in May 2021.\n")
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
     shared, alone = (b["messages"][1]["content"] for b in llm.reader_bodies)
     assert "<source_data id=1>" in shared and "<source_data id=2>" in shared
     assert "<source_data id=2>" in alone and "<source_data id=1>" not in alone
@@ -569,7 +571,7 @@ async def test_rules_place_the_notes_first_and_the_biographer_tidies(
     llm.reply_with("Tidied.")
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.read_pending()
+        await engine.biography.reading.read_pending()
         bio = await engine.profile.load()
         history = await engine.profile.history()
     assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
@@ -590,7 +592,7 @@ async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rul
     llm.reply_with("I read the notes.")  # the weak model's whole turn: no edit
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
-        (result,) = await engine.biography.read_pending()
+        (result,) = await engine.biography.reading.read_pending()
         bio = await engine.profile.load()
         history = await engine.profile.history()
     assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
@@ -616,10 +618,10 @@ async def test_a_part_too_long_for_the_window_is_halved_and_read_not_left_waitin
     assert 2 * 1_500 < len(text) < 8_000  # one part, long enough to halve
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", text)
-        await engine.biography.read_pending()
-        (pending,) = [r for r in await engine.biography.pending(True) if r.document_id == doc] or [
-            None
-        ]
+        await engine.biography.reading.read_pending()
+        (pending,) = [
+            r for r in await engine.biography.reading.pending(True) if r.document_id == doc
+        ] or [None]
     whole, *halves = [b["messages"][1]["content"] for b in llm.reader_bodies]
     assert len(halves) == 2 and all(len(h) < len(whole) * 0.7 for h in halves)
     assert pending is None  # every part was noted after the split: read, not waiting

@@ -66,7 +66,7 @@ async def test_a_tool_call_written_as_text_is_run_in_every_shape_the_model_used(
 ) -> None:
     (doc,) = await add_sources(bio_engine, ["The kiln in the shed reached 1,200 degrees."])
     llm.reply_with(text_reply(SHAPES[shape]), "The kiln reached 1,200 degrees [#1].")
-    result = await bio_engine.biography.ask("How hot did the kiln get?")
+    result = await bio_engine.biography.chat.ask("How hot did the kiln get?")
     assert result.text_calls == 1 and result.steps == 2
     assert result.report == "The kiln reached 1,200 degrees [#1]."
     results = results_message(llm.bodies[1])
@@ -87,7 +87,7 @@ async def test_a_tool_definition_echoed_back_is_not_taken_for_a_call(
         '"document_id": 1,\n    "offset": 0\n  }\n}\n```'
     )
     llm.reply_with(echo, "1,200 degrees [#1].")
-    result = await bio_engine.biography.ask("How hot?")
+    result = await bio_engine.biography.chat.ask("How hot?")
     assert result.text_calls == 1
     assert "#1 'note-0.txt'" in results_message(llm.bodies[1])
 
@@ -101,7 +101,7 @@ async def test_several_text_calls_in_one_reply_all_run_in_order(
         '<tool_call>\n{"name": "read_source", "arguments": {"document_id": 1}}\n</tool_call>'
     )
     llm.reply_with(two, "In the shed [#1].")
-    result = await bio_engine.biography.ask("Where is the kiln?")
+    result = await bio_engine.biography.chat.ask("Where is the kiln?")
     assert result.text_calls == 2
     results = results_message(llm.bodies[1])
     assert results.index('<tool_result name="grep">') < results.index('name="read_source">')
@@ -114,7 +114,7 @@ async def test_a_broken_text_call_goes_back_as_an_error_and_is_never_the_report(
     broken = '<tool_call>{"name": "search", "arguments": {"query": "kiln"</tool_call>'
     unknown = '```json\n{"name": "teleport", "arguments": {"to": "Paris"}}\n```'
     llm.reply_with(broken, unknown, "Nothing in the sources about that.")
-    result = await bio_engine.biography.ask("Where is the kiln?")
+    result = await bio_engine.biography.chat.ask("Where is the kiln?")
     assert result.report == "Nothing in the sources about that."
     first_error = llm.bodies[1]["messages"][-1]
     assert first_error["role"] == "user"
@@ -131,7 +131,7 @@ async def test_thinking_and_tool_result_echoes_are_not_shown_to_the_owner(
         "<think>The owner wants the kiln.</think>I could not find it."
         "<tool_response>\nNo passages found.\n</tool_response>"
     )
-    result = await bio_engine.biography.ask("Where is the kiln?")
+    result = await bio_engine.biography.chat.ask("Where is the kiln?")
     assert result.report == "I could not find it."
 
 
@@ -143,7 +143,8 @@ async def test_a_text_call_ends_the_streamed_reply_before_the_model_imagines_the
     imagined = "\n\n# note-0.txt\n\nNina (owner): I have a friend in New York who" * 60
     llm.stream_delay = 0.002
     llm.reply_with(text_reply(call + imagined, "length"), "The kiln reached 1,200 degrees [#1].")
-    result = await bio_engine.biography.ask("How hot did the kiln get?")
+    # a request, not a question: even a local model is offered the tools
+    result = await bio_engine.biography.chat.ask("Look up how hot the kiln got")
     await hung_up(llm)  # once the call was complete
     assert result.report == "The kiln reached 1,200 degrees [#1]." and not result.cut_off
     echoed = llm.bodies[1]["messages"][-2]
@@ -164,14 +165,14 @@ async def test_a_reading_turn_that_breaks_leaves_its_notes_waiting_for_the_next_
         [r async for r in engine.sources.ingest([note])]
         llm.reply_with(Status(503))
         with pytest.raises(LLMError, match="503"):
-            await engine.biography.read_pending()
-        assert [p.document_id for p in await engine.biography.pending()] == [1]
+            await engine.biography.reading.read_pending()
+        assert [p.document_id for p in await engine.biography.reading.pending()] == [1]
         waiting = "SELECT COUNT(*) FROM extracts WHERE integrated_turn IS NULL"
         assert rows(settings.db_path, waiting) == [(1,)]
         llm.reply_with("A note about the kiln.")
-        (second,) = await engine.biography.read_pending()
+        (second,) = await engine.biography.reading.read_pending()
         assert second.reading.startswith("read #1 kiln.txt")
-        assert await engine.biography.pending() == []
+        assert await engine.biography.reading.pending() == []
     assert len(llm.reader_bodies) == 1, "the notes were kept, not taken again"
     assert rows(settings.db_path, waiting) == [(0,)]
 
@@ -205,15 +206,15 @@ async def test_a_source_read_halfway_keeps_its_progress(
         [r async for r in engine.sources.ingest([note])]
         llm.reply_with("Took the first notes in.", Status(503))
         with pytest.raises(LLMError):
-            await engine.biography.read_pending()
-        (waiting,) = await engine.biography.pending()
+            await engine.biography.reading.read_pending()
+        (waiting,) = await engine.biography.reading.pending()
         assert 0 < waiting.next_offset < total
         (row,) = await engine.sources.states()
         assert row.reading is not None and row.reading.state == "reading"
         assert 0 <= row.reading.parts_done < row.reading.parts == 4
         llm.default_reply = "Took the rest in."
-        results = await engine.biography.read_pending()
-        assert await engine.biography.pending() == []
+        results = await engine.biography.reading.read_pending()
+        assert await engine.biography.reading.pending() == []
     assert results[-1].reading.startswith("read #1 long.txt")
     integrated = "SELECT COUNT(DISTINCT integrated_turn) FROM extracts"
     assert rows(settings.db_path, integrated) == [(len(results) + 1,)]
@@ -232,7 +233,7 @@ async def test_edit_arguments_under_the_names_models_reach_for(
         tool_reply(("edit_profile", {"old_text": "", "new_text": "- Likes tea"})),
         "Noted.",
     )
-    result = await bio_engine.biography.ask("I am a type designer and I like tea.")
+    result = await bio_engine.biography.chat.ask("I am a type designer and I like tea.")
     bio = await bio_engine.profile.load()
     assert "## Identity\n- A type designer\n" in bio and "Likes tea" not in bio
     assert result.edits == 3 and len(result.refused) == 1
@@ -255,7 +256,7 @@ async def test_an_edit_citing_a_source_it_never_saw_or_that_does_not_exist_is_re
         tool_reply(append("- 2021-02: Moved to Lisbon [#1]")),
         "Added the move [#1].",
     )
-    result = await bio_engine.biography.ask("When did I move?")
+    result = await bio_engine.biography.chat.ask("When did I move?")
     errors = [b["messages"][-1]["content"] for b in llm.bodies[2:5]]
     assert errors[0].startswith("Error: Refused: this edit cites #3, #8, which this turn")
     assert "you may cite: #1." in errors[0]
@@ -277,7 +278,7 @@ async def test_loosely_written_source_ids_are_citations_and_are_checked_as_such(
         tool_reply(add("- 2020-12-18: Handed in her notice (#1).")),
         "<tools>",  # the model's way of ending its turn
     )
-    result = await bio_engine.biography.ask("When did I resign?")
+    result = await bio_engine.biography.chat.ask("When did I resign?")
     refused = llm.bodies[2]["messages"][-1]["content"]
     assert refused.startswith("Error: Refused: this edit cites #10")
     assert "- 2020-12-18: Handed in her notice [#1]." in await bio_engine.profile.load()
@@ -294,7 +295,7 @@ async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
         "Three sources mention the move [#1, #25], and we spoke of it [chat 2021-02-25].",
         "Sure.",
     )
-    result = await bio_engine.biography.ask("When did I move?")
+    result = await bio_engine.biography.chat.ask("When did I move?")
     assert result.report.startswith(
         "Three sources mention the move [#1, #25?], and we spoke of it [chat 2021-02-25?]."
     )
@@ -302,7 +303,7 @@ async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
         "(biomd: #25, chat 2021-02-25 are not among your sources or chat; what rests on it "
         "is unsupported.)"
     )
-    await bio_engine.biography.ask("And then?")
+    await bio_engine.biography.chat.ask("And then?")
     tail = llm.bodies[-1]["messages"][2]
     assert tail["role"] == "assistant" and "[#1, #25?]" in tail["content"]
 
@@ -311,7 +312,7 @@ async def test_a_claim_of_edits_that_did_not_happen_is_corrected(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
     llm.reply_with("I updated bio.md with your new job.")
-    result = await bio_engine.biography.ask("I have a new job.")
+    result = await bio_engine.biography.chat.ask("I have a new job.")
     assert result.report == (
         "I updated bio.md with your new job.\n\n(biomd: no change was made to bio.md in this turn.)"
     )
@@ -324,13 +325,13 @@ async def test_a_reply_cut_off_at_its_limit_is_continued_or_marked_as_cut_off(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
     llm.reply_with(text_reply("You moved to Lis", "length"), "bon in 2021.")
-    whole = await bio_engine.biography.ask("When did I move?")
+    whole = await bio_engine.biography.chat.ask("When did I move?")
     assert whole.report == "You moved to Lisbon in 2021." and not whole.cut_off
     assert llm.bodies[1]["messages"][-1]["content"].startswith("Your reply was cut off")
     assert all(b["max_tokens"] == 1024 for b in llm.bodies)
 
     llm.reply_with(*[text_reply("\n\n\n", "length")] * 3)
-    cut = await bio_engine.biography.ask("Tell me everything.")
+    cut = await bio_engine.biography.chat.ask("Tell me everything.")
     assert cut.cut_off
     assert cut.report.endswith(f"({CUT_OFF_NOTE})")
 
@@ -345,7 +346,7 @@ async def test_a_reply_that_repeats_itself_is_cut_short(
 ) -> None:
     llm.stream_delay = 0.002
     llm.reply_with(text_reply("Here is what I found." + loop, "length"))
-    result = await bio_engine.biography.ask("Tell me everything.")
+    result = await bio_engine.biography.chat.ask("Tell me everything.")
     await hung_up(llm)
     assert result.steps == 1 and result.cut_off
     assert result.report.startswith("Here is what I found.")
@@ -357,7 +358,7 @@ async def test_the_same_call_three_times_is_not_run_a_third_time(
 ) -> None:
     same = tool_reply(("search", {"query": "kiln"}))
     llm.reply_with(same, same, same, "Nothing found.")
-    await bio_engine.biography.ask("Where is the kiln?")
+    await bio_engine.biography.chat.ask("Where is the kiln?")
     outputs = [b["messages"][-1]["content"] for b in llm.bodies[1:4]]
     assert outputs[0] == outputs[1] == "No passages found."
     assert outputs[2].startswith("Error: you have made exactly this search call 3 times")
@@ -383,7 +384,7 @@ async def test_the_ways_a_small_model_ends_its_turn_are_taken_as_its_report(
     bio_engine: Engine, llm: FakeLLM, reply: str, report: str
 ) -> None:
     llm.reply_with(reply)
-    result = await bio_engine.biography.ask("Anything new?")
+    result = await bio_engine.biography.chat.ask("Anything new?")
     assert result.report == report and result.steps == 1
 
 
@@ -395,7 +396,7 @@ async def test_a_model_going_round_in_circles_is_stopped_and_asked_for_its_repor
     ]
     broken = '<tool_call>{"name": "search", "arguments": {"query": "a"</tool_call>'
     llm.reply_with(*missing, broken, "Nothing new in this one.")
-    result = await bio_engine.biography.ask("Anything new?")
+    result = await bio_engine.biography.chat.ask("Anything new?")
     assert result.report.startswith("Nothing new in this one.") and result.steps == 5
     assert llm.bodies[1]["messages"][-1]["content"].startswith(
         "Error: old_text was not found in bio.md"
@@ -415,14 +416,14 @@ async def test_a_turn_that_outgrows_the_context_window_drops_old_results_first(
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         await add_sources(engine, [big])
         llm.reply_with("One.", "Two.")
-        await engine.biography.ask("first")
-        await engine.biography.ask("second")
+        await engine.biography.chat.ask("first")
+        await engine.biography.chat.ask("second")
         reads = [
             tool_reply(("read_source", {"document_id": 1, "offset": o, "length": 2500}))
             for o in range(0, 10000, 2500)
         ]
         llm.reply_with(*reads, "Read it all.")
-        await engine.biography.ask("read the notes")
+        await engine.biography.chat.ask("read the notes")
     budget_chars = (3000 - 256 - 256) * 3.2
     bodies = llm.bodies[2:]
     for body in bodies:
@@ -463,7 +464,7 @@ async def test_a_bio_md_too_big_for_the_context_window_is_consolidated_first(
         await engine.profile.replace(big, turn_id=None, mode="manual", reason="setup")
         tighter = big.replace(lines, "- 2010–2019: a hundred and twenty events [#1]\n")
         llm.reply_with(tighter, "Hello.")
-        result = await engine.biography.ask("hi")
+        result = await engine.biography.chat.ask("hi")
     first, second = llm.bodies
     assert first["messages"][0]["content"].startswith("You are the biographer of one person")
     assert "tidying their biography" in first["messages"][0]["content"], "consolidation first"
@@ -504,7 +505,7 @@ async def test_while_reading_a_source_every_added_line_cites_it(
             ),
             "Read it.",
         )
-        (result,) = await engine.biography.read_pending()
+        (result,) = await engine.biography.reading.read_pending()
         bio = await engine.profile.load()
     given = llm.bodies[1]["messages"][-1]["content"]
     assert given.startswith("Done: bio.md changed"), "the notes of #1 were in the request"

@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from core.app.replies import split_message
-from core.biographer.biography import covered_to
 from core.biographer.context import ELIDED, RESULTS_HEAD, estimate, fit
 from core.biographer.loop import CONTINUATIONS, Broken, Continue, Final, RunTools, decide
+from core.biographer.reading_round import covered_to
 from core.biographer.tools import PARAMS
 from core.models.llm import Reply, ToolCall
 from core.models.text_calls import parse

@@ -94,7 +94,7 @@ async def links(web: Web) -> Links:
     engine = web.engine
     return Links(
         await engine.sources.ready_ids(),
-        set(await engine.biography.chat_dates()),
+        set(await engine.biography.chat.dates()),
         {q.id for q in await engine.questions.open()},
     )
 

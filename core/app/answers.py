@@ -43,7 +43,7 @@ class Answers:
             f"[#{doc_id}], remove or update the question, and follow any leads it opens."
         )
         result = await self.biography.analyse(doc_id, focus=request, on_step=on_step)
-        await self.biography.mark_read(doc_id)
+        await self.biography.reading.mark_read(doc_id)
         return Answered(doc_id, result)
 
     async def keep_answer(self, question_id: str, text: str) -> int:

@@ -74,7 +74,7 @@ class Assistant:
             await self.answer(channel, chat, qid, text)
             return
         try:
-            result = await self.engine.biography.ask(text, on_step=on_step)
+            result = await self.engine.biography.chat.ask(text, on_step=on_step)
         except LLMNotConfigured:
             await self._say(channel, chat, await self._search_instead(text))
             return
@@ -358,17 +358,17 @@ class Assistant:
         """/read: the sources waiting for a choice; /read 12 all|mine|since DATE|later."""
         words = args.split()
         if not words:
-            choices = await self.engine.biography.choices()
+            choices = await self.engine.biography.cost.choices()
             await self._say(channel, chat, replies.reading_choices(choices))
             return
         doc_id = _id(words[0], "/read 12 mine")
         how = words[1].lower() if len(words) > 1 else "all"
         scope = f"since:{words[2]}" if how == "since" and len(words) > 2 else how
         if how == "later":
-            await self.engine.biography.hold(doc_id)
+            await self.engine.biography.cost.hold(doc_id)
         else:
             try:
-                await self.engine.biography.choose(doc_id, scope)
+                await self.engine.biography.cost.choose(doc_id, scope)
             except ValueError:
                 raise BiomdError(
                     "Read it how? /read 12 all, /read 12 mine, /read 12 since 2024-01-01, or "

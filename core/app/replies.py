@@ -15,7 +15,7 @@ from core.storage.shares import ShareRecord
 
 if TYPE_CHECKING:
     from core.app.status import Status
-    from core.biographer.biography import Choice
+    from core.biographer.reading_cost import Choice
     from core.biographer.turn import TurnResult
     from core.ingest.pipeline import IngestResult
     from core.retrieval.search import Hit

@@ -227,7 +227,7 @@ class Sources:
         """Every source, newest first, with its vectors, how far the biographer read it,
         and for those waiting what the rest will cost and whether it waits for the owner."""
         part = self.settings.reading_part_chars
-        waiting = {r.document_id: r for r in await self.biography.pending()}
+        waiting = {r.document_id: r for r in await self.biography.reading.pending()}
         rows = []
         for s in await self.store.documents.states():
             state = reading_state(s, part)
@@ -235,10 +235,10 @@ class Sources:
             if state is None or r is None or not self.biography.configured:
                 rows.append(SourceRow(s.source, s.vectors, state))
                 continue
-            cost = await self.biography.estimate(r)
+            cost = await self.biography.cost.estimate(r)
             if r.held:
                 state = replace(state, why="you said not now; `biomd analyse --pending` asks")
-            elif await self.biography.needs_choice(r, cost):
+            elif await self.biography.cost.needs_choice(r, cost):
                 state = replace(state, why=f"waits for your choice: {cost.describe()}")
             rows.append(SourceRow(s.source, s.vectors, state, cost))
         return rows

@@ -16,6 +16,8 @@ EDIT_TOKENS_OUT = 35  # one cited edit, written as a tool call
 EDIT_LINE_CHARS = 60  # what one edit adds to bio.md
 JSON_OVERHEAD = 1.06  # a source's text escaped in a JSON request
 
+TURN_CALLS_SHARE = 0.25  # of what a reading turn has left, kept for its own calls and results
+
 
 @dataclass(frozen=True, slots=True)
 class Prices:
@@ -106,7 +108,7 @@ def reading(chars: int, sizes: Sizes) -> Estimate:
     start = min(sizes.bio_chars, sizes.bio_cap)
     bio = (start + min(sizes.bio_cap, start + added)) / 2
     rewrites = max(0.0, start + added - sizes.bio_cap) / (0.2 * sizes.bio_cap)
-    room = (sizes.turn_chars - sizes.turn_fixed_chars - bio) * 0.75
+    room = (sizes.turn_chars - sizes.turn_fixed_chars - bio) * (1 - TURN_CALLS_SHARE)
     per_turn = max(1_000.0, min(float(sizes.notes_chars), room))
     turns = math.ceil(notes * NOTE_LINE_CHARS / per_turn)
     per_turn_notes = notes * NOTE_LINE_CHARS / turns

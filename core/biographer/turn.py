@@ -169,8 +169,9 @@ def describe_call(call: ToolCall) -> str:
     return f"{call.name}({shown})"
 
 
-class Biographer:
-    """Runs turns with tools over one corpus and one bio.md, on the runner of the backend."""
+class Agent:
+    """The biographer at work: runs turns with tools over one corpus and one bio.md, on the
+    runner of the backend."""
 
     def __init__(
         self,

@@ -18,7 +18,7 @@ async def chat_page(request: Request) -> Response:
     zone = web.engine.settings.zone
     now = await links(web)
     messages = []
-    for m in await web.engine.biography.chat(200):
+    for m in await web.engine.biography.chat.messages(200):
         local = datetime.fromisoformat(m.at).astimezone(zone)
         messages.append(
             {

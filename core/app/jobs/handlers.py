@@ -31,7 +31,7 @@ from core.errors import BiomdError, LLMError
 
 if TYPE_CHECKING:
     from core.app.engine import Engine
-    from core.biographer.biography import Choice
+    from core.biographer.reading_cost import Choice
 
 EDIT_EVERY_S = 1.5
 log = logging.getLogger(__name__)
@@ -171,11 +171,11 @@ class Handlers:
             return replies.stored_unread(name, biography.missing), []
         await show(f"{name}: reading it (biographer)…", force=True)
         try:
-            results = await biography.read_pending(only=set(added))
+            results = await biography.reading.read_pending(only=set(added))
         except LLMError as exc:
             said = replies.stored_unread(name, exc.user_message, later=True)
-            return said, await biography.choices(only=set(added))
-        waiting = await biography.choices(only=set(added))
+            return said, await biography.cost.choices(only=set(added))
+        waiting = await biography.cost.choices(only=set(added))
         if not results and waiting:
             return "", waiting  # what it costs, and the choice, follow as a message of their own
         return replies.turn_summary(results), waiting
@@ -211,14 +211,14 @@ class Handlers:
         doc = await self.engine.answers.note(p.text, p.client, p.at)
         if self.engine.biography.configured:
             with contextlib.suppress(LLMError):  # read later, as after any outage
-                await self.engine.biography.read_pending(only={doc})
+                await self.engine.biography.reading.read_pending(only={doc})
 
     async def consolidate(self, p: ConsolidateJob) -> None:
         channel, chat = self.queue.target(p)
         status = self.queue.status(p)
         if status:
             await status.set("Consolidating bio.md…")
-        changed = await self.engine.biography.consolidate()
+        changed = await self.engine.biography.budget.consolidate()
         if channel is not None:
             await self.engine.outbox.deliver(channel, chat, replies.consolidated(changed))
 
@@ -226,9 +226,9 @@ class Handlers:
         """Read whatever is still waiting (periodically, after an LLM outage say); with a
         chat in the payload, say there when it is done."""
         biography = self.engine.biography
-        if not (biography.configured and await biography.pending()):
+        if not (biography.configured and await biography.reading.pending()):
             return
-        results = await biography.read_pending()
+        results = await biography.reading.read_pending()
         channel, chat = self.queue.target(p)
         if channel is not None and results:
             await self.engine.outbox.deliver(channel, chat, replies.finished_reading(results))

@@ -1,0 +1,77 @@
+"""bio.md's size: consolidated (rewritten whole by the model, as one revision of a turn of
+its own) when it grows past BIOMD_BIO_MAX_CHARS, or when it would take most of the model's
+window and leave a turn no room to read and think."""
+
+from __future__ import annotations
+
+import logging
+
+from core.biographer.consolidate import rewrite
+from core.biographer.context import CHARS_PER_TOKEN
+from core.biographer.profile import Profile
+from core.biographer.profile_text import changed_sections
+from core.errors import BiomdError
+from core.models.backend import Backend
+from core.models.turn_context import in_turn
+from core.settings import Settings
+from core.storage.store import Store
+
+log = logging.getLogger(__name__)
+
+WINDOW_SHARE = 0.45  # of the model's window, the most bio.md may take before a turn
+
+
+class BioBudget:
+    def __init__(self, settings: Settings, store: Store, profile: Profile, backend: Backend):
+        self.settings = settings
+        self.store = store
+        self.profile = profile
+        self.backend = backend
+
+    async def keep_within(self) -> bool:
+        """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS; True if it did."""
+        if len(await self.profile.load()) <= self.settings.bio_max_chars:
+            return False
+        try:
+            await self.consolidate()
+        except BiomdError as exc:  # the guard refused, or the model failed: keep bio.md
+            log.warning("bio.md is over its size budget and was not consolidated: %s", exc)
+            return False
+        return True
+
+    async def make_room(self) -> None:
+        """Consolidate first when bio.md alone would take most of the model's context
+        window, so that a turn still has room to read and think."""
+        room = await self.room()
+        if len(await self.profile.load()) <= room:
+            return
+        try:
+            await self.consolidate(target=min(self.settings.bio_max_chars, int(room * 0.8)))
+        except BiomdError as exc:
+            log.warning(
+                "bio.md is too big for the model's context and was not consolidated: %s", exc
+            )
+
+    async def room(self) -> int:
+        """Characters bio.md may take in the model's window before a turn."""
+        window = await self.backend.model().context_tokens()
+        return int(window * WINDOW_SHARE * CHARS_PER_TOKEN)
+
+    async def consolidate(self, target: int | None = None) -> list[str]:
+        """Rewrite bio.md as one coherent document (of about `target` characters, or
+        BIOMD_BIO_MAX_CHARS); the sections that changed."""
+        model = self.backend.model()
+        await model.check_budget()
+        before = await self.profile.load()
+        turn_id = await self.store.turns.start("consolidate", "consolidate bio.md")
+        try:
+            budget = target or self.settings.bio_max_chars
+            longest = max(self.settings.llm_max_tokens, int(len(before) / 2.5))
+            with in_turn(turn_id):
+                after = await rewrite(model, before, budget, max_tokens=longest)
+        except BaseException as exc:
+            await self.store.turns.finish(turn_id, "failed", error=str(exc)[:500])
+            raise
+        await self.profile.replace(after, turn_id=turn_id, mode="consolidate", reason="consolidate")
+        await self.store.turns.finish(turn_id, "done", error=None)
+        return changed_sections(before, after)

@@ -1,0 +1,155 @@
+"""What reading costs before it starts, and the owner's choice: each source's estimate
+(calls, tokens, dollars at the models' prices, time), whether it waits for the owner
+(BIOMD_READ_CONFIRM_USD or _TOKENS), and what they chose to read of it (all, only theirs,
+or since a date). The room a reading turn has for notes is one formula, here, for the
+estimate and for the turns themselves."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.biographer import estimate
+from core.biographer import scope as scope_of
+from core.biographer.context import CHARS_PER_TOKEN
+from core.biographer.estimate import TURN_CALLS_SHARE, Estimate, Prices, Sizes
+from core.biographer.notes_pass import ReaderPlan
+from core.biographer.profile import Profile
+from core.biographer.prompts import system_prompt
+from core.biographer.reader import SCHEMA
+from core.biographer.reader import system_prompt as reader_prompt
+from core.biographer.tools import TOOLS
+from core.errors import NotFound
+from core.models.backend import Backend
+from core.models.pricing import prices
+from core.settings import Settings
+from core.storage.reading import Reading
+from core.storage.store import Store
+
+REPLY_SLACK_TOKENS = 200  # beside the reply: the chat template's own tokens
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A source whose reading waits for the owner: what all of it costs, and only theirs."""
+
+    reading: Reading
+    all: Estimate
+    mine: Estimate
+
+
+def turn_chars(window: int, reply_tokens: int) -> int:
+    """Characters a turn's request may hold beside its reply."""
+    return int((window - reply_tokens - REPLY_SLACK_TOKENS) * CHARS_PER_TOKEN)
+
+
+def reading_fixed_chars(bio: str, budget: int) -> int:
+    """Characters a reading turn's request holds before its notes: the rules with bio.md,
+    and the tools' schemas."""
+    return len(system_prompt("reading", bio, budget)) + len(json.dumps(TOOLS))
+
+
+def notes_room(window: int, reply_tokens: int, bio: str, budget: int, most: int) -> int:
+    """Characters of notes a reading turn can take (at most `most`), with a share of what
+    is left kept for the turn's own calls and results."""
+    free = turn_chars(window, reply_tokens) - reading_fixed_chars(bio, budget)
+    return max(1_000, min(most, int(free * (1 - TURN_CALLS_SHARE))))
+
+
+class ReadingCost:
+    def __init__(self, settings: Settings, store: Store, profile: Profile, backend: Backend):
+        self.settings = settings
+        self.store = store
+        self.profile = profile
+        self.backend = backend
+
+    async def sizes(self) -> Sizes:
+        """The sizes reading works in now, with the models' prices where known."""
+        s = self.settings
+        reader = self.backend.reader()
+        plan = ReaderPlan.for_window(
+            await reader.context_tokens(), s.reading_part_chars, s.reader_max_tokens
+        )
+        bio = await self.profile.load()
+        codex = self.backend.name == "codex"
+        free = Prices(0.0, 0.0)
+        own_reader = bool(s.reader_base_url)
+        reader_price = await prices(s.reader_settings()) if own_reader or not codex else None
+        price = await prices(s) if not codex else None
+        window = await self.backend.model().context_tokens()
+        return Sizes(
+            part_chars=plan.part_chars,
+            reader_fixed_chars=len(reader_prompt(s.owner_list)) + len(json.dumps(SCHEMA)) + 300,
+            notes_chars=s.reading_notes_chars,
+            turn_fixed_chars=reading_fixed_chars("", s.bio_max_chars),
+            concurrency=self.backend.reader_concurrency,
+            reader_prices=Prices(*reader_price) if reader_price else free if codex else None,
+            prices=Prices(*price) if price else free if codex else None,
+            local=s.reader_is_local,
+            turn_chars=turn_chars(window, s.llm_max_tokens),
+            bio_chars=len(bio),
+            bio_cap=min(s.bio_max_chars, int(window * 0.45 * CHARS_PER_TOKEN * 0.8)),
+        )
+
+    async def estimate(self, reading: Reading, scope: str | None = None) -> Estimate:
+        """What reading the rest of a source (in `scope`, or its own) will cost."""
+        return estimate.reading(await self._left(reading, scope), await self.sizes())
+
+    async def estimate_all(self, readings: Sequence[Reading]) -> Estimate:
+        """What reading the rest of these sources together will cost (they share calls)."""
+        chars = sum([await self._left(r) for r in readings])
+        return estimate.reading(chars, await self.sizes())
+
+    async def _left(self, reading: Reading, scope: str | None = None) -> int:
+        """Characters of a source still to read, in `scope` or its own."""
+        chosen = scope or reading.scope
+        skipped = await self.skipped(reading, chosen)
+        noted = [(p.start, p.end) for p in await self.store.extracts.parts(reading.document_id)]
+        left = scope_of.complement(
+            scope_of.merge([*skipped, *noted, (0, reading.next_offset)]), reading.text_length
+        )
+        return sum(hi - lo for lo, hi in left)
+
+    async def needs_choice(self, reading: Reading, cost: Estimate | None = None) -> bool:
+        """Whether reading this source waits for the owner: its estimate (`cost`, if it
+        was made already) passes BIOMD_READ_CONFIRM_USD (or _TOKENS where tokens are free)
+        and they have not chosen."""
+        if reading.approved or reading.held:
+            return False
+        cost = cost or await self.estimate(reading)
+        if cost.usd:  # a price is known: money decides
+            return cost.usd > self.settings.read_confirm_usd
+        return cost.prompt_tokens + cost.completion_tokens > self.settings.read_confirm_tokens
+
+    async def choices(self, only: set[int] | None = None) -> list[Choice]:
+        """Sources waiting for the owner to choose how much to read (or held: not now),
+        each with what reading all of it, only their messages, or since a date costs."""
+        out = []
+        for r in await self.store.reading.pending(False):
+            if only is not None and r.document_id not in only:
+                continue
+            whole = await self.estimate(r, "all")
+            if r.held or await self.needs_choice(r, whole if r.scope == "all" else None):
+                out.append(Choice(r, whole, await self.estimate(r, "mine")))
+        return out
+
+    async def choose(self, document_id: int, scope: str) -> None:
+        """Read this source: all of it, `mine` or `since:YYYY-MM-DD` (at the next round)."""
+        scope_of.parse(scope)
+        if not await self.store.reading.choose(document_id, scope):
+            raise NotFound(f"Source #{document_id} is not waiting to be read.")
+
+    async def hold(self, document_id: int) -> None:
+        """Not now: the source waits until the owner chooses."""
+        if not await self.store.reading.hold(document_id):
+            raise NotFound(f"Source #{document_id} is not waiting to be read.")
+
+    async def skipped(self, reading: Reading, scope: str | None = None) -> list[tuple[int, int]]:
+        """What the owner's choice leaves out of a source."""
+        chosen = scope or reading.scope
+        if chosen == "all" or not reading.text_length:
+            return []
+        text = await self.store.chunks.text(reading.document_id, 0, reading.text_length)
+        kept = scope_of.selected(text, chosen, reading.content_end)
+        return scope_of.complement(kept, reading.text_length)

@@ -1,0 +1,272 @@
+"""A round of reading, as a pipeline of awaited steps: the sources waiting (those the owner
+must choose for wait), the reader's notes of every part not noted yet (notes_pass.py), the
+notes taken into bio.md a batch at a time (by rules first, then a reading turn), each source's
+state recorded, and the open questions and contradictions the rules find in the notes. Every
+step resumes where a crash or an outage stopped it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+
+from core.biographer import briefing, leads
+from core.biographer.bio_budget import BioBudget
+from core.biographer.edits import apply_edit
+from core.biographer.notes_pass import NotesPass, NotesReport, describe
+from core.biographer.placement import place
+from core.biographer.profile import Profile
+from core.biographer.reading_cost import ReadingCost, notes_room
+from core.biographer.turn import Agent, StepFn, TurnResult
+from core.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
+from core.models.backend import Backend
+from core.retrieval.search import Searcher
+from core.settings import Settings
+from core.storage.extracts import Extract
+from core.storage.reading import Reading, SetAside
+from core.storage.store import Store
+
+log = logging.getLogger(__name__)
+
+
+class ReadingRounds:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        searcher: Searcher,
+        profile: Profile,
+        backend: Backend,
+        agent: Callable[[frozenset[int]], Agent],
+        cost: ReadingCost,
+        budget: BioBudget,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.searcher = searcher
+        self.profile = profile
+        self.backend = backend
+        self.agent = agent  # the agent for a turn whose request holds these sources' notes
+        self.cost = cost
+        self.budget = budget
+
+    async def pending(self, include_set_aside: bool = False) -> list[Reading]:
+        """Sources waiting to be read; with `include_set_aside`, those given up on too."""
+        return await self.store.reading.pending(include_set_aside)
+
+    async def set_aside(self) -> list[SetAside]:
+        """Sources the biographer gave up on, and why."""
+        return await self.store.reading.set_aside()
+
+    async def mark_read(self, document_id: int) -> None:
+        await self.store.reading.progress(document_id, 0, True)
+
+    def notes_pass(self) -> NotesPass:
+        s = self.settings
+        return NotesPass(
+            self.store,
+            self.backend.reader(),
+            part_chars=s.reading_part_chars,
+            max_tokens=s.reader_max_tokens,
+            concurrency=self.backend.reader_concurrency,
+            attempts=s.read_attempts,
+            owner_names=s.owner_list,
+        )
+
+    async def read_pending(
+        self,
+        on_step: StepFn | None = None,
+        *,
+        only: set[int] | None = None,
+        retry: bool = False,
+        approve: bool = False,
+    ) -> list[TurnResult]:
+        """Read every source not read yet (or those in `only`). A source whose estimate
+        passes BIOMD_READ_CONFIRM_USD or _TOKENS waits for the owner's choice unless
+        `approve`, and one held (not now) waits until chosen. The reader takes notes of each
+        part not noted yet, each resting on a quote found in the part; then the notes go
+        into bio.md, a batch that fits the model's window at a time, with bio.md kept within
+        its budget between batches. A source is read once all of it is noted and every note
+        was taken in; a part the reader could not note in BIOMD_READ_ATTEMPTS tries sets the
+        source aside, with the reason. `retry` gives set-aside sources another round. An
+        outage or the spend limit stops the notes, and what was noted before still goes in."""
+        if retry:
+            for doc in await self.store.reading.retry(only):
+                await self.store.extracts.forget_failures(doc)
+        readings = await self._to_read(only, approve)
+        if not readings:
+            return []
+        skipped = {r.document_id: await self.cost.skipped(r) for r in readings}
+        guess = await self.cost.estimate_all(readings)
+        round_id = await self.store.rounds.start(
+            len(readings), guess.prompt_tokens + guess.completion_tokens, guess.usd
+        )
+        try:
+            report, stopped = await self._note(readings, skipped)
+            results = await self._take_in(readings, on_step)
+        except Exception:
+            for reading in readings:  # what was taken in before the failure counts
+                await self._settle(reading, skipped[reading.document_id])
+            raise
+        finally:
+            await self.store.rounds.finish(round_id)
+        said = {r.document_id: await self._settle(r, skipped[r.document_id]) for r in readings}
+        if stopped is not None:
+            raise stopped
+        raised = await self.raise_leads()
+        for result in reversed(results):  # each source's state, on its last turn
+            states = [said.pop(d) for d in result.sources if d in said]
+            result.reading = "; ".join(x for x in (*states, result.reading) if x)
+        if results:
+            results[-1].reading = "; ".join(
+                x for x in (results[-1].reading, *said.values(), describe(report), raised) if x
+            )
+            await self.budget.keep_within()
+        try:
+            await self.searcher.notes.embed_new()
+        except BiomdError as exc:  # found by keyword until the embedding model is back
+            log.warning("the new notes have no vectors yet: %s", exc)
+        return results
+
+    async def _to_read(self, only: set[int] | None, approve: bool) -> list[Reading]:
+        """The sources this round reads: waiting, not held, chosen or not needing a choice."""
+        readings = [
+            r
+            for r in await self.pending()
+            if (only is None or r.document_id in only) and not r.held
+        ]
+        if approve:
+            return readings
+        return [r for r in readings if not await self.cost.needs_choice(r)]
+
+    async def _note(
+        self, readings: Sequence[Reading], skipped: dict[int, list[tuple[int, int]]]
+    ) -> tuple[NotesReport, BiomdError | None]:
+        """The reader's notes of every part not noted yet; an outage or the spend limit
+        that stopped it, after the calls under way were kept."""
+        try:
+            report = await self.notes_pass().run(
+                [r for r in readings if r.text_length], skip=skipped
+            )
+        except (SpendLimitReached, LLMError) as exc:
+            return NotesReport(), exc
+        return report, None
+
+    async def _take_in(self, readings: list[Reading], on_step: StepFn | None) -> list[TurnResult]:
+        """The notes waiting, into bio.md a batch at a time: by rules first (with the default
+        placement), then a reading turn; a turn that places none of them has them placed by
+        rules, since it has not read them."""
+        by_doc = {r.document_id: r for r in readings}
+        results: list[TurnResult] = []
+        while waiting := [
+            x for r in readings for x in await self.store.extracts.waiting(r.document_id)
+        ]:
+            await self.budget.make_room()  # first, so the batch is sized to bio.md as it will be
+            batch = briefing.batches(waiting, await self._notes_room())[0]
+            docs = list(dict.fromkeys(x.document_id for x in batch))
+            request = briefing.request([by_doc[d] for d in docs], batch)
+            by_rules = self.settings.reading_placement == "rules"
+            if by_rules:
+                await self._place_by_rules(batch, "notes placed by rules")
+                request += "\n\n" + briefing.PLACED
+            result = await self.agent(frozenset(docs)).run(
+                "reading",
+                request,
+                steps=self.settings.steps_reading,
+                document_id=docs[0] if len(docs) == 1 else None,
+                on_step=on_step,
+            )
+            if not by_rules and result.edits == 0:  # a turn that placed nothing has not read
+                n = await self._place_by_rules(batch, "the model placed none of its notes")
+                result.reading = (
+                    f"the model placed none of its {len(batch)} notes; {n} went in by rules"
+                )
+            await self.store.extracts.integrated([x.id for x in batch], result.turn_id)
+            result.sources = docs
+            results.append(result)
+            await self.budget.keep_within()  # between batches, not only at the end
+        return results
+
+    async def _place_by_rules(self, batch: Sequence[Extract], reason: str) -> int:
+        """The notes into their sections of bio.md by kind (placement.py), as one revision;
+        how many lines went in."""
+        placed, n = place(await self.profile.load(), batch)
+        if n:
+            await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
+        return n
+
+    async def raise_leads(self) -> str:
+        """Open questions and contradictions found by rules in every note (leads.py), each
+        raised once, into bio.md as one revision; what was added, in a few words, or ''."""
+        bio = await self.profile.load()
+        dated = [d for d in await self.store.documents.all("ready") if d.content_start]
+        first = min(dated, key=lambda d: d.content_start or "", default=None)
+        found = leads.leads(
+            await self.store.extracts.of_ready(),
+            bio,
+            self.settings.owner_list,
+            first.content_start if first else None,
+            first.id if first else None,
+            await self.store.leads.raised(),
+        )
+        added = []
+        for lead in found:
+            try:
+                bio = apply_edit(bio, "", lead.line, lead.section)
+                added.append(lead)
+            except ProfileEditError:  # a bio.md without the section
+                continue
+        if not added:
+            return ""
+        await self.profile.replace(
+            bio, turn_id=None, mode="reading", reason="questions and contradictions by rules"
+        )
+        await self.store.leads.add([x.key for x in added])
+        asks = sum(x.section == "Open questions" for x in added)
+        return (
+            f"{asks} open question{'' if asks == 1 else 's'} and {len(added) - asks} possible "
+            "contradiction(s) found by rules"
+        )
+
+    async def _notes_room(self) -> int:
+        """Characters of notes a reading turn can take now (reading_cost.notes_room)."""
+        s = self.settings
+        window = await self.backend.model().context_tokens()
+        bio = await self.profile.load()
+        return notes_room(window, s.llm_max_tokens, bio, s.bio_max_chars, s.reading_notes_chars)
+
+    async def _settle(self, reading: Reading, skipped: Sequence[tuple[int, int]] = ()) -> str:
+        """Record how far a source is read (all noted and taken in, from the start, what
+        the owner left out aside); what to tell the owner."""
+        doc, total = reading.document_id, reading.text_length
+        parts = await self.store.extracts.parts(doc)
+        noted = covered_to([(p.start, p.end) for p in parts if p.noted] + list(skipped), 0)
+        waiting = await self.store.extracts.waiting(doc)
+        reached = min([noted, *(x.start for x in waiting)]) if total else 0
+        name = f"#{doc} {reading.name}"
+        if reached >= total:
+            await self.store.reading.progress(doc, total, True)
+            return f"read {name}"
+        stuck = [p for p in parts if not p.noted and p.attempts >= self.settings.read_attempts]
+        if stuck:
+            why = (
+                f"the reader could not take notes of characters {stuck[0].start:,}-"
+                f"{stuck[0].end:,} in {stuck[0].attempts} tries ({stuck[0].error})"
+            )
+            await self.store.reading.give_up(doc, why)
+            return (
+                f"{name} not read: {why}; set aside (`biomd analyse --pending --retry` tries again)"
+            )
+        error = next((p.error for p in parts if not p.noted and p.error), None)
+        await self.store.reading.progress(doc, reached, False, error=error)
+        why = error or "the rest waits for the next round"
+        return f"{name} read to character {reached:,} of {total:,} ({why})"
+
+
+def covered_to(ranges: list[tuple[int, int]], start: int) -> int:
+    """How far from `start` the read ranges cover the text without a gap."""
+    reached = start
+    for lo, hi in sorted(ranges):
+        if lo > reached:
+            break
+        reached = max(reached, hi)
+    return reached
