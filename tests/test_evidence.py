@@ -35,7 +35,7 @@ async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
     answer = await bio_engine.biography.chat.ask("What is my dog called?")
     first = llm.bodies[0]["messages"][-1]["content"]
     assert first.startswith("Passages biomd found in the owner's sources")
-    assert first.endswith("\n\nThe owner's message:\nWhat is my dog called?")  # last: heeded
+    assert first.endswith("\n\nThe owner's question:\nWhat is my dog called?")  # last: heeded
     assert f"[#{diary} 'note-0.txt'" in first and "grey lurcher called Biscuit" in first
     assert "<source_data>" in first and first.index("<source_data>") < first.index("Biscuit")
     # a chat turn is told how to answer, not how to write bio.md

@@ -39,7 +39,7 @@ def test_the_years_before_the_first_source_are_asked_about() -> None:
 
 def test_a_person_named_often_without_context_is_asked_about_and_no_one_else() -> None:
     notes = [
-        note(1, 2, "Tom sold Dad's tools", people=("Tom", "Dad")),
+        note(1, 2, "The thing with Tom: he sold Dad's tools", people=("Tom", "Dad")),
         note(2, 4, "Tom's new baby, Rosie", "2022-01-09", ("Tom", "Rosie")),
         note(3, 5, "Maya rang again", people=("Maya",)),  # in People already
         note(4, 6, "Maya came over", people=("Maya",)),
@@ -49,6 +49,8 @@ def test_a_person_named_often_without_context_is_asked_about_and_no_one_else() -
         note(8, 8, "Grace swam", people=("Grace",)),
         note(9, 8, "Dad again", people=("Dad",)),  # a role, not a name
         note(10, 9, "Ana called", people=("Ana",)),  # named once
+        note(11, 6, "In-house, a team of eight", people=("In-house",)),  # a capital at the start
+        note(12, 6, "In-house. Porto.", people=("In-house",)),
     ]
     (lead,) = people_without_context(notes, BIO, ["Grace"])
     assert lead.line.startswith("- Who is Tom to you, and where do things stand")
@@ -96,7 +98,7 @@ def test_a_lead_is_raised_once() -> None:
 
 TEXT = (
     "[2021-03-01 09:00] Grace (owner): Tom sold Dad's tools without asking\n"
-    "[2022-01-09 10:00] Grace (owner): Tom's new baby is called Rosie\n"
+    "[2022-01-09 10:00] Grace (owner): Mum says Tom's new baby is called Rosie\n"
     "[2023-10-15 18:26] Grace (owner): I'm fine for money, honestly\n"
 )
 
@@ -110,7 +112,7 @@ async def test_a_reading_round_raises_them_with_a_model_that_raises_nothing(
             {"date": "2021-03-01", "people": ["Tom"], "quote": "Tom sold Dad's tools",
              "statement": "Tom sold Dad's tools"},
             {"date": "2022-01-09", "people": ["Tom", "Rosie"], "statement": "Tom has a baby",
-             "quote": "Tom's new baby is called Rosie"},
+             "quote": "Mum says Tom's new baby is called Rosie"},
         )
     )  # fmt: skip
     llm.reply_with("Read.")  # the reading turn: no edit, no question

@@ -33,7 +33,8 @@ HEAD = (
     "times in them are followed by the date they name."
 )
 NOTHING = "biomd searched the owner's sources for the message below and found nothing for it."
-MESSAGE = "The owner's message:"
+QUESTION = "The owner's question:"  # "The owner's message:" was echoed back by a 1.5B model
+MESSAGE = "The owner says:"
 FOLLOW_UP_WORDS = 3  # a message with fewer content words is searched with the one before
 
 
@@ -130,8 +131,9 @@ def query(message: str, before: str = "") -> str:
     return message
 
 
-def with_evidence(message: str, evidence: str) -> str:
+def with_evidence(message: str, evidence: str, asks: bool = True) -> str:
     """The turn's request: what biomd found for the message, then the message itself, last,
     where a small model attends most (asked before the passages, a 1.5B model answered
     from bio.md's first lines whatever the question)."""
-    return f"{evidence}\n\n{MESSAGE}\n{message}" if evidence else message
+    head = QUESTION if asks else MESSAGE
+    return f"{evidence}\n\n{head}\n{message}" if evidence else message

@@ -61,6 +61,17 @@ def before_record(first: str | None, source: int | None) -> list[Lead]:
     ]
 
 
+def _named_inside(name: str, quotes: Iterable[str]) -> bool:
+    """Whether a name is in the sources' own words somewhere other than a sentence's start,
+    where any word has a capital ("In-house, a team of eight")."""
+    for quote in quotes:
+        for m in re.finditer(re.escape(name), quote):
+            before = quote[: m.start()].rstrip()
+            if before and before[-1] not in '.!?:;"“(':
+                return True
+    return False
+
+
 def _is_place(name: str, quotes: Iterable[str]) -> bool:
     """Whether a name reads as a place or an organisation in the notes' quotes ("in Lisbon",
     "from Lumen Health")."""
@@ -113,7 +124,7 @@ def people_without_context(
             or folded in RELATIONS
             or folded in known
             or _described(name, bio)
-            or not any(name in n.quote for n in found)  # a name in the source's own words
+            or not _named_inside(name, (n.quote for n in found))
             or _is_place(name, (n.quote for n in found))
         ):
             continue

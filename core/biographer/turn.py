@@ -228,7 +228,7 @@ class Agent:
                 # a question is answered from what was found; news may change bio.md
                 asks = is_question(message)
                 tools = self.tools_with_evidence or not toolbox.state.seen or not asks
-                message = with_evidence(message, found)
+                message = with_evidence(message, found, asks)
             turn = Turn(
                 turn_id,
                 mode,
