@@ -1,0 +1,81 @@
+"""The one text fold (core.fold), across scripts, its map back to the original text, and the
+places that compare text by it: grep, rules placement, hidden names, quotes."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.fold import fold, fold_mapped
+
+
+@pytest.mark.parametrize(
+    ("text", "folded"),
+    [
+        ("İstanbul", "istanbul"),  # Turkish dotted capital I
+        ("Işık", "isik"),  # Turkish dotless i
+        ("Straße", "strasse"),
+        ("STRASSE", "strasse"),
+        ("ﬁle ﬂow", "file flow"),  # ligatures
+        ("Æsop Œuvre", "aesop oeuvre"),
+        ("Łódź Søren Đorđe", "lodz soren dorde"),  # letters with a stroke
+        ("Йога", "йога"),  # й is a letter of its own
+        ("йога", "йога"),
+        ("Ёлка", "елка"),  # ё is е
+        ("ўсё", "ўсе"),
+        ("ΟΔΟΣ", "οδοσ"),  # Greek capital sigma
+        ("οδός", "οδοσ"),  # final sigma, accent
+        ("Sofía", "sofia"),
+        ("Sofi\u0301a", "sofia"),  # decomposed: e + combining acute
+        ("ＡＢＣ１２", "abc12"),  # full-width forms
+        ("東京に引っ越した", "東京に引っ越した"),  # CJK untouched
+        ("한국어 ﾊﾝｶｸ", "한국어 ﾊﾝｶｸ"),
+        ("がぎ", "がぎ"),  # a kana keeps its voicing mark
+        ("don’t — “yes” «non»…", 'don\'t - "yes" "non"...'),
+        ("a \n\t  b\u00a0c", "a b c"),
+        ("Plain ASCII, `ticks`", "plain ascii, 'ticks'"),
+    ],
+)
+def test_fold_across_scripts(text: str, folded: str) -> None:
+    assert fold(text) == folded
+    assert fold_mapped(text).text == folded
+
+
+def test_composed_and_decomposed_text_fold_alike() -> None:
+    assert fold("café São Paulo") == fold("cafe\u0301 Sa\u0303o Paulo") == "cafe sao paulo"
+    assert fold("Йога") == fold("И\u0306ога")  # й decomposed is still й
+    assert fold("が") == fold("か\u3099")
+
+
+def test_fold_is_idempotent() -> None:
+    text = "İstanbul Straße ﬁ ΟΔΟΣ Йога Sofi\u0301a “x” 東京"
+    assert fold(fold(text)) == fold(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "found", "original"),
+    [
+        ("Walked down the Straße at night", "strasse", "Straße"),
+        ("Walked down the Straße at night", "stras", "Straß"),  # half an ß takes all of it
+        ("a ﬁne day", "fine", "ﬁne"),
+        ("in İstanbul today", "istanbul", "İstanbul"),
+        ("and Sofi\u0301a cried", "sofia cried", "Sofi\u0301a cried"),  # the mark comes too
+        ("said “yes,   really”.", '"yes, really"', "“yes,   really”"),
+        ("Ёлка и Йога", "елка и йога", "Ёлка и Йога"),
+        ("東京に引っ越した", "引っ越", "引っ越"),
+    ],
+)
+def test_a_span_found_in_folded_text_is_the_exact_original(
+    text: str, found: str, original: str
+) -> None:
+    folded = fold_mapped(text)
+    at = folded.text.index(found)
+    start, end = folded.span(at, at + len(found))
+    assert text[start:end] == original
+
+
+def test_the_map_has_a_place_for_every_folded_character() -> None:
+    text = "Straße, ﬁsh, İ and e\u0301 — “ok”  東京"
+    folded = fold_mapped(text)
+    assert len(folded.starts) == len(folded.ends) == len(folded.text)
+    assert folded.starts == sorted(folded.starts)
+    assert all(0 <= s < e <= len(text) for s, e in zip(folded.starts, folded.ends, strict=True))
