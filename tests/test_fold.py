@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.biographer.quotes import locate
 from core.fold import fold, fold_mapped
 
 
@@ -79,3 +80,10 @@ def test_the_map_has_a_place_for_every_folded_character() -> None:
     assert len(folded.starts) == len(folded.ends) == len(folded.text)
     assert folded.starts == sorted(folded.starts)
     assert all(0 <= s < e <= len(text) for s, e in zip(folded.starts, folded.ends, strict=True))
+
+
+def test_a_quote_is_found_across_case_accents_and_ligatures() -> None:
+    text = "[2020-05-01] Ana: Mudámos para a Straße 5 em İstanbul, que ﬁcou longe."
+    span = locate("mudamos para a strasse 5 em istanbul", fold_mapped(text))
+    assert span is not None
+    assert text[span[0] : span[1]] == "Mudámos para a Straße 5 em İstanbul"
