@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from core.app.engine import Engine
 from core.biographer.quotes import locate
 from core.fold import fold, fold_mapped
 
@@ -87,3 +88,13 @@ def test_a_quote_is_found_across_case_accents_and_ligatures() -> None:
     span = locate("mudamos para a strasse 5 em istanbul", fold_mapped(text))
     assert span is not None
     assert text[span[0] : span[1]] == "Mudámos para a Straße 5 em İstanbul"
+
+
+async def test_grep_finds_istanbul_written_with_a_dotted_capital_i(engine: Engine) -> None:
+    text = "We flew to İstanbul in May. ISTANBUL again in June."
+    await engine.sources.keep_text(text, "trip.md")
+    page = await engine.sources.grep("istanbul")
+    doc = (await engine.sources.read(page.mentions[0].document_id)).text
+    assert [doc[m.position : m.position + 8] for m in page.mentions] == ["İstanbul", "ISTANBUL"]
+    assert "We flew to İstanbul" in page.mentions[0].line
+    assert (await engine.sources.grep("İSTANBUL")).total == 2
