@@ -6,8 +6,11 @@ from __future__ import annotations
 import pytest
 
 from core.app.engine import Engine
+from core.biographer.leads import people_without_context
+from core.biographer.placement import place
 from core.biographer.quotes import locate
 from core.fold import fold, fold_mapped
+from core.storage.extracts import Extract
 
 
 @pytest.mark.parametrize(
@@ -88,6 +91,27 @@ def test_a_quote_is_found_across_case_accents_and_ligatures() -> None:
     span = locate("mudamos para a strasse 5 em istanbul", fold_mapped(text))
     assert span is not None
     assert text[span[0] : span[1]] == "Mudámos para a Straße 5 em İstanbul"
+
+
+def _note(statement: str) -> Extract:
+    return Extract(1, 3, "fact", statement, None, (), statement, 0, len(statement), None)
+
+
+def test_rules_placement_takes_sofia_and_sofía_for_one_statement() -> None:
+    bio = "# Ana\n\n## Identity\n\n- Sofía is Ana's oldest friend [#2]\n"
+    kept, added = place(bio, [_note("Sofia is Ana’s oldest friend.")])
+    assert (kept, added) == (bio, 0)
+    _, added = place(bio, [_note("Sofia is Ana's neighbour.")])
+    assert added == 1
+
+
+def test_a_person_bio_md_names_with_an_accent_is_not_asked_about_without_it() -> None:
+    bio = "# bio.md\n\n## People & relationships\n- Sofía: lives in Porto [#2]\n"
+    notes = [
+        Extract(i, i, "fact", q, "2021-03-01", ("Sofia", "MÃE"), q, 0, len(q), None)
+        for i, q in enumerate(["Sofia and MÃE came", "Sofia rang MÃE"], 1)
+    ]
+    assert people_without_context(notes, bio, ["Ana"]) == []
 
 
 async def test_grep_finds_istanbul_written_with_a_dotted_capital_i(engine: Engine) -> None:
