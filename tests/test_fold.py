@@ -9,6 +9,7 @@ from core.app.engine import Engine
 from core.biographer.leads import people_without_context
 from core.biographer.placement import place
 from core.biographer.quotes import locate
+from core.biographer.share.people import Names, choose
 from core.fold import fold, fold_mapped
 from core.storage.extracts import Extract
 
@@ -112,6 +113,14 @@ def test_a_person_bio_md_names_with_an_accent_is_not_asked_about_without_it() ->
         for i, q in enumerate(["Sofia and MÃE came", "Sofia rang MÃE"], 1)
     ]
     assert people_without_context(notes, bio, ["Ana"]) == []
+
+
+def test_a_hidden_name_is_found_in_any_case_accent_or_form() -> None:
+    names = Names(choose([("Jürgen Groß", "her uncle")], "role"))
+    text = "JURGEN GROSS came; then Ju\u0308rgen; then Groß’s dog."
+    found = [text[a:b] for a, b, _ in names.found(text)]
+    assert found == ["JURGEN GROSS", "Ju\u0308rgen", "Groß"]
+    assert names.replace(text) == "her uncle came; then her uncle; then her uncle’s dog."
 
 
 async def test_grep_finds_istanbul_written_with_a_dotted_capital_i(engine: Engine) -> None:
