@@ -19,9 +19,10 @@ import pytest
 
 from core.app.engine import Engine
 from core.biographer import reader
-from core.biographer.quotes import fold, locate
+from core.biographer.quotes import locate
 from core.biographer.reader import Part, Unreadable
 from core.errors import SpendLimitReached
+from core.fold import fold_mapped
 from core.settings import Settings
 from tests.conftest import llm_settings
 from tests.db import one, rows
@@ -36,7 +37,7 @@ TEXT = (
 
 
 def find(quote: str, text: str = TEXT) -> str | None:
-    span = locate(quote, fold(text), len(text))
+    span = locate(quote, fold_mapped(text))
     return None if span is None else text[span[0] : span[1]]
 
 

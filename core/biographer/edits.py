@@ -3,8 +3,9 @@
 - An append (empty `old_text`) goes at the end of the named section; without a section it
   is refused, with the list of sections.
 - `old_text` is matched after trimming; when it is not found as it is, it is matched again
-  ignoring differences of whitespace, quotes, dashes and bullet markers, but only where that
-  match is unique. Otherwise the error shows the closest lines of bio.md.
+  ignoring bullet markers and what the one fold folds (core.fold: case, accents, whitespace,
+  quotes, dashes), but only where that match is unique. Otherwise the error shows the
+  closest lines of bio.md.
 - The title and the `##` headings are fixed: an edit may not fall inside a heading, add or
   remove one, or put anything above Summary."""
 
@@ -17,12 +18,12 @@ from dataclasses import dataclass
 
 from core.biographer.profile_text import SECTIONS, key_of
 from core.errors import NothingToDo, ProfileEditError
+from core.fold import Folded, fold_mapped
 
 PLACEHOLDER = "_Nothing is known yet. This fills in as sources are read._"
 _HEADING_LINE = re.compile(r"^#{1,2}\s.*$", re.M)
 _BULLET = re.compile(r"[ \t]*(?:[-*+•]|\d+[.)])[ \t]+")
-_QUOTES = str.maketrans({c: "'" for c in "‘’‚‛′`´"} | {c: '"' for c in "“”„‟″«»"})
-_DASHES = str.maketrans({c: "-" for c in "‐‑‒–—―−"})
+_BULLETS = re.compile("^" + _BULLET.pattern, re.M)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +108,8 @@ def _append(content: str, new: str, section: str | None) -> str:
         )
     target = find_section(content, section)
     body = content[target.body_start : target.end]
-    present = {_normalise(line)[0] for line in body.splitlines() if line.strip()}
-    fresh = [
-        line for line in new.split("\n") if _normalise(line)[0] not in present or not line.strip()
-    ]
+    present = {_loose(line) for line in body.splitlines() if line.strip()}
+    fresh = [line for line in new.split("\n") if _loose(line) not in present or not line.strip()]
     if not any(line.strip() for line in fresh):
         raise ProfileEditError(
             f"That is already in {target.title}: nothing was added. Add only what is new."
@@ -153,45 +152,30 @@ def _spans(content: str, old: str, lo: int, hi: int) -> tuple[list[int], list[in
     """Where `old` matches in content[lo:hi]: as it is after trimming, else loosely."""
     text = content[lo:hi]
     needle = old.strip()
-    starts = [m.start() for m in re.finditer(re.escape(needle), text)] if needle else []
+    starts = _starts(needle, text) if needle else []
     if starts:
         return [lo + s for s in starts], [lo + s + len(needle) for s in starts]
-    norm_text, where = _normalise(text)
-    norm_old = _normalise(needle)[0].strip("\"'` ")  # a model often quotes what it copies
+    folded = _normalise(text)
+    norm_old = _loose(needle).strip("\"' ")  # a model often quotes what it copies
     if not norm_old:
         return [], []
-    hits = [m.start() for m in re.finditer(re.escape(norm_old), norm_text)]
-    return (
-        [lo + where[h] for h in hits],
-        [lo + where[h + len(norm_old) - 1] + 1 for h in hits],
-    )
+    spans = [folded.span(h, h + len(norm_old)) for h in _starts(norm_old, folded.text)]
+    return [lo + s for s, _ in spans], [lo + e for _, e in spans]
 
 
-def _normalise(text: str) -> tuple[str, list[int]]:
-    """`text` with bullet markers dropped, quotes and dashes made plain and whitespace runs
-    made one space; and, for each character kept, where it was in `text`."""
-    out: list[str] = []
-    where: list[int] = []
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        marker = _BULLET.match(line)
-        skip = marker.end() if marker else 0
-        for i, ch in enumerate(line):
-            if i < skip:
-                continue
-            c = ch.translate(_QUOTES).translate(_DASHES)
-            if c.isspace():
-                if out and out[-1] != " ":
-                    out.append(" ")
-                    where.append(pos + i)
-                continue
-            out.append(c)
-            where.append(pos + i)
-        pos += len(line)
-    while out and out[-1] == " ":
-        out.pop()
-        where.pop()
-    return "".join(out), where
+def _starts(needle: str, text: str) -> list[int]:
+    return [m.start() for m in re.finditer(re.escape(needle), text)]
+
+
+def _normalise(text: str) -> Folded:
+    """`text` without its bullet markers, folded (core.fold), with where each folded
+    character was in `text`."""
+    return fold_mapped(_BULLETS.sub(lambda m: " " * len(m.group()), text))
+
+
+def _loose(text: str) -> str:
+    """`text` as the loose match compares it."""
+    return _normalise(text).text.strip()
 
 
 def _closest(content: str, old: str) -> str:

@@ -20,18 +20,19 @@ from core.biographer.lead import Lead, key, short, when
 from core.biographer.mirror.candidates import subjects
 from core.biographer.mirror.cues import words
 from core.biographer.profile_text import section
+from core.fold import fold
 from core.storage.extracts import Extract
 
 PEOPLE_SECTION = "People & relationships"
 MOST_PEOPLE = 3  # people asked about in one round, the most noted first
 MOST_DECISIONS = 2
 RELATIONS = frozenset(
-    """mum mom mother dad father mam mama papa parents brother sister son daughter wife
+    fold("""mum mom mother dad father mam mama papa parents brother sister son daughter wife
     husband partner boyfriend girlfriend grandma grandmother grandad grandfather granny aunt
     uncle cousin baby friend boss tutor teacher doctor mãe pai mutter vater madre padre mère
-    père""".split()
+    père""").split()
 )
-"""Words a reader puts among a note's people that name a role, not a person."""
+"""Words a reader puts among a note's people that name a role, not a person (folded)."""
 _PLACE_BEFORE = re.compile(r"\b(?:in|at|to|from|near|into|of|em|en|nach|à|a)\s+$", re.I)
 UNDECIDED = re.compile(
     r"\b(?:need to decide|have to decide|haven't decided|have not decided|can't decide|"
@@ -107,15 +108,15 @@ def people_without_context(
 ) -> list[Lead]:
     """A question about each person named in two notes or more whom bio.md's People section
     does not name: who they are to the owner, and where things stand."""
-    known = section(bio, PEOPLE_SECTION).casefold()
-    owners = {n.casefold() for n in owner_names}
+    known = fold(section(bio, PEOPLE_SECTION))
+    owners = {fold(n) for n in owner_names}
     by_name: dict[str, list[Extract]] = defaultdict(list)
     for n in notes:
         for name in dict.fromkeys(n.people):
             by_name[name.strip()].append(n)
     leads = []
     for name, found in sorted(by_name.items(), key=lambda kv: -len(kv[1])):
-        folded = name.casefold()
+        folded = fold(name)
         if (
             len(found) < 2
             or not name[:1].isupper()

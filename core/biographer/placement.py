@@ -1,17 +1,18 @@
 """Placing the reader's notes in bio.md by rules, before the biographer judges them: a dated
 event or fact into Timeline, a person into People & relationships, a feeling or habit into
 Patterns, what someone says about the owner into Inferences as theirs, a gap into Open
-questions; each line cited to its source. A note whose statement bio.md already holds is
-left out. For models too weak to place notes themselves (BIOMD_READING_PLACEMENT=rules), the
-biographer then merges, judges and asks. Pure functions."""
+questions; each line cited to its source. A note whose statement bio.md already holds (as
+core.fold compares text: "Sofía" is "Sofia") is left out. For models too weak to place
+notes themselves (BIOMD_READING_PLACEMENT=rules), the biographer then merges, judges and
+asks. Pure functions."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from core.biographer.edits import apply_edit, find_section
 from core.errors import ProfileEditError
+from core.fold import fold
 from core.storage.extracts import Extract
 
 SECTIONS = {
@@ -23,7 +24,6 @@ SECTIONS = {
     "contradiction": "Hypotheses",
     "gap": "Open questions",
 }
-_SPACE = re.compile(r"\s+")
 
 
 def line(x: Extract) -> tuple[str, str]:
@@ -48,21 +48,17 @@ def line(x: Extract) -> tuple[str, str]:
 def place(bio: str, extracts: Sequence[Extract]) -> tuple[str, int]:
     """bio.md with the notes' lines added at the end of their sections (the Timeline in date
     order as written), and how many were added; a section bio.md lacks is skipped."""
-    held = _fold(bio)
+    held = fold(bio)
     added = 0
     for x in sorted(extracts, key=lambda x: (x.date or "9999", x.document_id, x.start)):
         section, text = line(x)
-        if _fold(x.statement.rstrip(".")) in held:
+        if fold(x.statement.rstrip(".")) in held:
             continue
         try:
             find_section(bio, section)
             bio = apply_edit(bio, "", text, section)
         except ProfileEditError:
             continue
-        held = _fold(bio)
+        held = fold(bio)
         added += 1
     return bio, added
-
-
-def _fold(text: str) -> str:
-    return _SPACE.sub(" ", text.casefold())

@@ -13,8 +13,9 @@ from typing import Any
 
 from core.biographer import data
 from core.biographer.packing import pack
-from core.biographer.quotes import fold, locate, longest_run
+from core.biographer.quotes import locate, longest_run
 from core.biographer.scope import complement
+from core.fold import Folded, fold_mapped
 from core.storage.extracts import NewExtract
 
 KINDS = {
@@ -217,7 +218,7 @@ def verify(notes: Sequence[dict[str, Any]], parts: Sequence[Part]) -> Verified:
     its quote's exact span when the quote is found there, dropped otherwise."""
     out = Verified()
     by_doc = {p.document_id: p for p in parts}
-    folded = {p.document_id: fold(p.text) for p in parts}
+    folded = {p.document_id: fold_mapped(p.text) for p in parts}
     for p in parts:
         out.found[p.document_id] = []
         out.dropped[p.document_id] = 0
@@ -246,16 +247,16 @@ def _source(note: dict[str, Any], parts: Sequence[Part]) -> int | None:
         return None
 
 
-def _extract(note: dict[str, Any], part: Part, folded: Any) -> NewExtract | None:
+def _extract(note: dict[str, Any], part: Part, folded: Folded) -> NewExtract | None:
     quote = _text(note.get("quote", note.get("evidence", note.get("excerpt", ""))))
     statement = _text(
         note.get("statement", note.get("note", note.get("text", note.get("summary", ""))))
     )
     if not statement:
         return None
-    span = locate(quote[: QUOTE_MAX * 2], folded, len(part.text)) if quote else None
+    span = locate(quote[: QUOTE_MAX * 2], folded) if quote else None
     if span is None:  # a model may copy the source into its statement instead
-        span = longest_run(statement, folded, len(part.text))
+        span = longest_run(statement, folded)
     if span is None:
         return None
     lo, hi = span

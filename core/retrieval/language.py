@@ -1,12 +1,13 @@
 """Languages for keyword search: which one a text is in, each language's stems and common
-words, and text folded the way the keyword index folds it.
+words, and words folded the way the keyword index folds them.
 
 The index stems English words and folds Latin diacritics (FTS5's `porter unicode61
 remove_diacritics 2`); a query word is widened at search time to every indexed word with the
 same Snowball stem in the corpus's other languages ("Hochzeit" finds "Hochzeiten", "Москва"
 finds "Москве"). Chinese, Japanese and Korean are written without spaces, so their runs are
 indexed as overlapping pairs of characters as well (core.storage.fts_text), and a word is
-found as the phrase of its pairs. Pure, but for the detector's model, loaded once."""
+found as the phrase of its pairs. Text already found is compared by core.fold. Pure, but
+for the detector's model, loaded once."""
 
 from __future__ import annotations
 
@@ -90,29 +91,17 @@ def words(text: str) -> list[str]:
 
 def fts_fold(word: str) -> str:
     """A word as the index holds it: lower-cased, Latin diacritics removed (FTS5's
-    remove_diacritics 2); Cyrillic, Greek and the rest are kept as they are."""
+    remove_diacritics 2); Cyrillic, Greek and the rest are kept as they are. SQLite's rule,
+    not core.fold's: "straße" stays "straße" here, as it does in the index."""
     word = word.lower()
     if word.isascii():
         return word
-    return "".join(_fold_char(c) for c in word)
-
-
-def fold_text(text: str) -> str:
-    """Text with case and Latin accents folded, one character for one, so that a position
-    in it is the same position in `text` (grep finds "Sofía" by "sofia" this way)."""
-    if text.isascii():
-        return text.lower()
-    return "".join(map(_fold_one, text))
+    return "".join(map(_index_char, word))
 
 
 @cache
-def _fold_one(c: str) -> str:
-    low = c.lower()
-    return _fold_char(low if len(low) == 1 else c)
-
-
-@cache
-def _fold_char(c: str) -> str:
+def _index_char(c: str) -> str:
+    """A lower-case letter as unicode61 with remove_diacritics 2 indexes it."""
     if not ("\u00c0" <= c <= "\u024f" or "\u1e00" <= c <= "\u1eff"):
         return c
     base = [b for b in unicodedata.normalize("NFD", c) if not unicodedata.combining(b)]

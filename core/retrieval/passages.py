@@ -7,9 +7,9 @@ the evidence rather than on the top of the file."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 
+from core.fold import fold
 from core.retrieval.fts_query import content_tokens, keyword_query
 from core.storage.store import Store
 
@@ -99,7 +99,7 @@ def window(text: str, words: list[str], width: int = WIDTH) -> tuple[int, int]:
         return 0, _cut_back(text, width)
     best, best_score = (0, len(text)), (-1, -1)
     for lo, hi in _segments(text):
-        keys = [_fold(text[s:e])[:5] for s, e in marks if lo <= s < hi]
+        keys = [fold(text[s:e])[:5] for s, e in marks if lo <= s < hi]
         score = (len(set(keys)), len(keys))
         if score > best_score:
             best, best_score = (lo, hi), score
@@ -136,19 +136,14 @@ def _cut_back(text: str, width: int) -> int:
 def _marks(text: str, words: list[str]) -> list[tuple[int, int]]:
     """Spans of the words of `text` that start like one of `words` (case and accents
     ignored; the first five letters, so "smoking" marks "smoke")."""
-    keys = {_fold(w)[:5] for w in words}
+    keys = {fold(w)[:5] for w in words}
     return [
         (m.start(), m.end())
         for m in _WORD.finditer(text)
-        if len(m.group(0)) > 2 and _fold(m.group(0))[:5] in keys
+        if len(m.group(0)) > 2 and fold(m.group(0))[:5] in keys
     ]
 
 
 def _found(text: str, words: list[str]) -> set[str]:
-    folded = {_fold(m.group(0))[:5] for m in _WORD.finditer(text)}
-    return {w for w in words if _fold(w)[:5] in folded}
-
-
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
+    folded = {fold(m.group(0))[:5] for m in _WORD.finditer(text)}
+    return {w for w in words if fold(w)[:5] in folded}

@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 
 from core.errors import NotFound
+from core.fold import fold, fold_mapped
 from core.retrieval import language, neighbours, subqueries, when
 from core.retrieval.embedding import Embedder, Matrix, from_blobs
 from core.retrieval.fusion import RRF_K, rrf, vector_weight
@@ -365,20 +366,15 @@ class Searcher:
             phrase = " ".join(words)
             expression = f'"{phrase}" *' if pattern.rstrip()[-1:].isalnum() else f'"{phrase}"'
             candidates += await self.store.keywords.located(expression)
-        needle = pattern if exact else language.fold_text(pattern)
         seen: set[tuple[int, int]] = set()
         mentions: list[Mention] = []
         for found in candidates:
             doc_id, name, start, text = found.document_id, found.name, found.start, found.text
-            haystack = text if exact else language.fold_text(text)
-            at = haystack.find(needle)
-            while at >= 0:
-                key = (int(doc_id), int(start) + at)
+            for lo, hi in _spans(text, pattern, exact):
+                key = (int(doc_id), int(start) + lo)
                 if key not in seen:
                     seen.add(key)
-                    line = _line_around(text, at, at + len(needle))
-                    mentions.append(Mention(key[0], str(name), key[1], line))
-                at = haystack.find(needle, at + 1)
+                    mentions.append(Mention(key[0], str(name), key[1], _line_around(text, lo, hi)))
         mentions.sort(key=lambda x: (x.document_id, x.position))
         return GrepPage(pattern, len(mentions), offset, mentions[offset : offset + limit])
 
@@ -402,6 +398,19 @@ def _like_prefilter(pattern: str) -> str:
     run = max(runs, key=len) if runs else ""
     escaped = run.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+def _spans(text: str, pattern: str, exact: bool) -> list[tuple[int, int]]:
+    """Every [start, end) of `text` where `pattern` stands: as written when `exact`, else as
+    core.fold folds both ("istanbul" is "İstanbul", "strasse" is "Straße")."""
+    needle, haystack = (pattern, text) if exact else (fold(pattern), fold(text))
+    if not needle or needle not in haystack:
+        return []
+    starts = [m.start() for m in re.finditer(f"(?={re.escape(needle)})", haystack)]
+    if exact:
+        return [(at, at + len(needle)) for at in starts]
+    folded = fold_mapped(text)  # only for a text that holds it: the map costs more
+    return [folded.span(at, at + len(needle)) for at in starts]
 
 
 def _line_around(text: str, lo: int, hi: int) -> str:

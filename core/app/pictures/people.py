@@ -26,6 +26,7 @@ from core.app.pictures.drawing import (
 )
 from core.biographer.citations import in_order
 from core.biographer.profile_text import bullets, section
+from core.fold import fold
 from core.retrieval.fts_query import tokens
 from core.storage.store import Store
 
@@ -60,7 +61,7 @@ def people_of(bio: str) -> list[Person]:
 
 def same_person(a: str, b: str) -> bool:
     """'Inês' and 'ines', 'Tom' and 'Tom Castell': the same name, or the same first name."""
-    ta, tb = [_fold(w) for w in tokens(a)], [_fold(w) for w in tokens(b)]
+    ta, tb = [fold(w) for w in tokens(a)], [fold(w) for w in tokens(b)]
     if not ta or not tb:
         return False
     return ta == tb or ((len(ta) == 1 or len(tb) == 1) and ta[0] == tb[0])
@@ -93,14 +94,14 @@ async def mentions_by_year(store: Store, name: str) -> dict[int, int]:
     """Passages that name someone (as a whole word, case and accents ignored), per year of
     the passage's first dated line, else of its source. A LIKE scan, not the keyword index:
     its stemmer makes "Inês" into "in", which every passage holds."""
-    folded = _fold(name.strip()).casefold()
+    folded = fold(name.strip())
     if not folded:
         return {}
     needle = re.compile(rf"(?<!\w){re.escape(folded)}(?!\w)")
     likes = {folded, name.strip().casefold()}
     out: dict[int, int] = {}
     for found in await store.chunks.dated_containing(sorted(likes)):
-        if needle.search(_fold(found.text).casefold()):
+        if needle.search(fold(found.text)):
             out[found.year] = out.get(found.year, 0) + 1
     return out
 
@@ -163,9 +164,3 @@ def render(
     """The picture as a standalone SVG (names linked with `link(name)`) or a PNG."""
     drawing = draw(people, DESK * 0.7, link)
     return to_svg(drawing).encode("utf-8") if fmt == "svg" else to_png(drawing)
-
-
-def _fold(word: str) -> str:
-    import unicodedata
-
-    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))

@@ -17,11 +17,12 @@ from core.app.shares import card as share_card
 from core.app.shares.render import to_html, to_markdown, to_text
 from core.biographer.profile import Profile
 from core.biographer.share.audiences import PRESETS, Audience, Choice, Format, preset
-from core.biographer.share.people import Names, Someone, choose, fold, nfc
+from core.biographer.share.people import Names, Someone, choose
 from core.biographer.share.portrait import Portrait, tidy, years_of
 from core.biographer.share.scan import Finding, redact, scan, windows
 from core.biographer.share.writer import write
 from core.errors import BiomdError, NotFound
+from core.fold import fold
 from core.models.backend import Backend
 from core.retrieval.language import STOPWORDS, content_words
 from core.settings import Settings
@@ -137,17 +138,17 @@ class Shares:
     async def people(self, bio: str) -> list[tuple[str, str]]:
         """(name, what bio.md says of them) of bio.md's people and every speaker in the
         corpus who is not the owner."""
-        owners = {fold(nfc(o)).strip() for o in self.settings.owner_list}
+        owners = {fold(o).strip() for o in self.settings.owner_list}
         found = [(p.name, p.about) for p in people_of(bio)]
         for row in await self.store.activity.speakers_by_year():
             name = row.speaker.split("<")[0].strip() or row.speaker
-            if fold(nfc(name)) in owners:
+            if fold(name) in owners:
                 continue
             if not any(same_person(name, n) for n, _ in found):
                 found.append((name, ""))
         # Only the owner's own names are left out: "Maria Costa" is someone else even when
         # the owner is Maria Silva (Names reports the "Maria" they share as ambiguous).
-        return [(n, a) for n, a in found if fold(nfc(n)).strip() not in owners]
+        return [(n, a) for n, a in found if fold(n).strip() not in owners]
 
     async def scan(self, portrait: Portrait, names: Names) -> list[Finding]:
         """The privacy scan, and runs of words copied from the sources."""

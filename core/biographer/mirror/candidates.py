@@ -30,7 +30,8 @@ import numpy as np
 import numpy.typing as npt
 
 from core.biographer.mirror.cues import DECISION, HURT, INTENTION, NEGATION
-from core.retrieval.language import STOPWORDS, fold_text
+from core.fold import fold
+from core.retrieval.language import STOPWORDS
 
 KINDS = ("self_contradiction", "stated_reason", "avoidance", "said_vs_did", "cycle")
 OWN_KINDS = frozenset({"fact", "event", "feeling", "habit", "contradiction", "person"})
@@ -159,7 +160,7 @@ def subjects(text: str) -> set[str]:
     letters (work, working)."""
     return {
         w[:5]
-        for w in re.findall(r"\w+", fold_text(text))
+        for w in re.findall(r"\w+", fold(text))
         if len(w) >= 3 and w not in _COMMON and w not in TIME_WORDS and w not in GENERIC
     }
 

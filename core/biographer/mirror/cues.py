@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 
-from core.retrieval.language import fold_text
+from core.fold import fold
 
 
 def words(text: str) -> str:
     """A text as the terms are looked for in it: folded words, one space apart."""
-    return " " + " ".join(re.findall(r"[\w'-]+", fold_text(text))) + " "
+    return " " + " ".join(re.findall(r"[\w'-]+", fold(text))) + " "
 
 
 class Terms:

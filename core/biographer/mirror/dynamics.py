@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from core.biographer.mirror.messages import Ints, ParsedChats
-from core.retrieval.language import fold_text
+from core.fold import fold
 
 IntArray = Ints
 FloatArray = npt.NDArray[np.floating[Any]]
@@ -50,7 +50,7 @@ def month_index(name: str) -> int:
 
 def person_key(name: str) -> str:
     """The same person whatever the case, accents and spacing of their name."""
-    return " ".join(fold_text(name).split())
+    return " ".join(fold(name).split())
 
 
 @dataclass(frozen=True, slots=True)

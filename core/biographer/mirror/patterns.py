@@ -12,7 +12,8 @@ from datetime import date
 
 from core.biographer.mirror.candidates import Note
 from core.biographer.mirror.care import crisis, labels
-from core.retrieval.language import content_words, fold_text
+from core.fold import fold
+from core.retrieval.language import content_words
 from core.storage.mirror import Judged, Verdict
 
 MIRROR_MARK = "(the mirror, "  # how a line the owner confirmed from the mirror ends in bio.md
@@ -133,8 +134,8 @@ LANGUAGES = ("en", "pt", "es", "de", "fr", "it", "nl")
 def supported(statement: str, pieces: Sequence[Evidence]) -> bool:
     """Whether a model's statement says only what its evidence says, as far as words tell:
     most of its content words are in the quotes or the notes, and every number is."""
-    source = fold_text(" ".join(f"{e.quote} {e.statement} {e.date}" for e in pieces))
-    words = [w for w in content_words(statement, LANGUAGES) if len(w) >= 4 or w.isdigit()]
+    source = fold(" ".join(f"{e.quote} {e.statement} {e.date}" for e in pieces))
+    words = [fold(w) for w in content_words(statement, LANGUAGES) if len(w) >= 4 or w.isdigit()]
     if not words:
         return False
     numbers = [w for w in words if any(c.isdigit() for c in w)]

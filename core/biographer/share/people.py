@@ -1,6 +1,7 @@
 """Other people in a portrait: shown by role ("her sister") or initial ("T."), or by name
 where the owner chooses. The names come from bio.md's People section and from every speaker
-in the corpus; they are found in text as whole words, in any case and without accents."""
+in the corpus; they are found in text as whole words, folded (core.fold: any case, no
+accents)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from core.biographer.share.audiences import Shown
+from core.fold import fold, fold_mapped
 
 # Roles, as bio.md says them ("her partner since 2021", "Mum", "his manager at Lumen").
 ROLES = (
@@ -82,18 +84,6 @@ def choose(
     return list(out.values())
 
 
-def fold(text: str) -> str:
-    """Lower case, accents off, one char for one char (so positions map back)."""
-    return "".join(_fold_char(c) for c in text)
-
-
-def _fold_char(c: str) -> str:
-    if c.isascii():
-        return c.lower()
-    base = unicodedata.normalize("NFKD", c)[:1] or c
-    return base.lower()[:1] or base
-
-
 def _variants(person: Someone) -> list[str]:
     """The forms of a name to look for: whole, then the first name alone and the last name
     alone (of three letters or more)."""
@@ -117,9 +107,9 @@ class Names:
         owner_names: Sequence[str] = (),
         hidden_by_hand: Sequence[str] = (),
     ) -> None:
-        keep = {w for n in owner_names for w in fold(nfc(n)).split()}
-        keep |= {w for p in people if p.shown == "name" for w in fold(nfc(p.name)).split()}
-        forced = {fold(nfc(n)) for n in hidden_by_hand}
+        keep = {w for n in owner_names for w in fold(n).split()}
+        keep |= {w for p in people if p.shown == "name" for w in fold(p.name).split()}
+        forced = {fold(n) for n in hidden_by_hand}
         self.hidden = [p for p in people if p.shown != "name"]
         forms: dict[str, Someone] = {}
         unsure: dict[str, Someone] = {}
@@ -162,7 +152,7 @@ def _alternation(forms: dict[str, Someone]) -> re.Pattern[str] | None:
     ordered = sorted(forms, key=len, reverse=True)
     if not ordered:
         return None
-    return re.compile(r"(?<!\w)(" + "|".join(re.escape(f) for f in ordered) + r")(?:'s|’s)?(?!\w)")
+    return re.compile(r"(?<!\w)(" + "|".join(re.escape(f) for f in ordered) + r")(?:'s)?(?!\w)")
 
 
 def _spans(
@@ -170,4 +160,8 @@ def _spans(
 ) -> list[tuple[int, int, Someone]]:
     if pattern is None:
         return []
-    return [(m.start(), m.end(1), forms[m.group(1)]) for m in pattern.finditer(fold(text))]
+    folded = fold_mapped(text)
+    return [
+        (*folded.span(m.start(), m.end(1)), forms[m.group(1)])
+        for m in pattern.finditer(folded.text)
+    ]

@@ -5,8 +5,9 @@ model's sentences that fail are refused back to it, as invented citations are.""
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping, Sequence
+
+from core.fold import fold
 
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+")
@@ -23,17 +24,12 @@ _MINOR = {
 }  # fmt: skip
 
 
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
-    return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
 def content_stems(text: str) -> set[str]:
     """The words that carry meaning, cut to a common stem."""
     return {
-        _fold(w)[:_STEM]
+        fold(w)[:_STEM]
         for w in _WORD.findall(text)
-        if len(w) > 3 and not w.isdigit() and _fold(w) not in _MINOR
+        if len(w) > 3 and not w.isdigit() and fold(w) not in _MINOR
     }
 
 
@@ -65,7 +61,7 @@ def refusal(sentence: str, cited: Sequence[int], lines: Mapping[int, str]) -> st
     if numbers:
         return f"the lines it names do not say {', '.join(sorted(numbers))}"
     stems, theirs = content_stems(sentence), content_stems(said)
-    names = {_fold(w)[:_STEM] for w in names_in(sentence)}
+    names = {fold(w)[:_STEM] for w in names_in(sentence)}
     invented = sorted(n for n in names - theirs if n not in _MINOR)
     if invented:
         return f"the lines it names do not mention {', '.join(invented)}"
