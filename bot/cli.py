@@ -28,7 +28,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from core.app.engine import Engine
-from core.app.replies import search_reply, turn_summary, turn_totals
+from core.app.replies import cost_text, search_reply, turn_summary, turn_totals
 from core.biographer.turn import TurnResult
 from core.errors import BiomdError, EmbeddingError
 from core.ingest.pipeline import IngestResult
@@ -376,7 +376,7 @@ def undo() -> None:
 def cost() -> None:
     """LLM calls, tokens and spend: today, the last 30 days, all time."""
 
-    out.print(_run(lambda e: e.usage.text()), markup=False)
+    out.print(cost_text(_run(lambda e: e.usage.account())), markup=False)
 
 
 @app.command()

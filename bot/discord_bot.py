@@ -19,8 +19,7 @@ import aiohttp
 import discord
 
 from core.app.assistant import Assistant, Incoming, commands
-from core.app.channels import Buttons
-from core.app.replies import DISCORD_LIMIT
+from core.app.channels import DISCORD_LIMIT, Buttons
 from core.errors import BiomdError, PlatformUnavailable
 from core.settings import Settings
 

@@ -36,8 +36,7 @@ from telegram.ext import (
 )
 
 from core.app.assistant import Assistant, Incoming, commands
-from core.app.channels import Buttons
-from core.app.replies import TELEGRAM_LIMIT
+from core.app.channels import TELEGRAM_LIMIT, Buttons
 from core.errors import BiomdError, PlatformUnavailable
 from core.settings import Settings
 

@@ -233,3 +233,53 @@ def test_front_ends_call_the_engines_services_and_never_reach_into_its_wiring() 
             if node.attr == "store":
                 reached.append(f"{module_name(path)}: .store")
     assert reached == []
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_circle_anywhere_type_checking_imports_included() -> None:
+    """No module reaches itself through others: a circle means none of them can be changed
+    or understood alone. Imports under TYPE_CHECKING count too (they are an edge all the
+    same)."""
+    graph = {
+        module_name(p): {
+            m for m in imports(p) if m != module_name(p) and not module_name(p).startswith(m + ".")
+        }
+        for p in sources()
+    }
+    nodes = set(graph)
+    graph = {a: {b for b in deps if b in nodes} for a, deps in graph.items()}
+    assert cycles(graph) == []

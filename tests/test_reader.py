@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from core.app.engine import Engine
+from core.app.replies import cost_text
 from core.biographer import reader
 from core.biographer.quotes import locate
 from core.biographer.reader import Part, Unreadable
@@ -190,7 +191,7 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
         results = await engine.biography.reading.read_pending()
         assert await engine.biography.reading.pending() == []
         bio = await engine.profile.load()
-        cost = (await engine.usage.text()).splitlines()
+        cost = cost_text(await engine.usage.account()).splitlines()
         by_word = await engine.searcher.notes.search("marathon", 5)
         by_meaning = await engine.searcher.notes.search("a long running race", 1)
         llm.reply_with(tool_reply(("search_notes", {"about": "Tom"})), "Tom is proud of her [#1].")

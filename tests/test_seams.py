@@ -9,7 +9,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.app.replies import split_message
+from core.app.channels import split_message
 from core.biographer.context import ELIDED, RESULTS_HEAD, estimate, fit
 from core.biographer.loop import CONTINUATIONS, Broken, Continue, Final, RunTools, decide
 from core.biographer.reading_round import covered_to

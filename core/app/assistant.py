@@ -28,7 +28,7 @@ from core.app.replies import (
 from core.app.shares import args as share_args
 from core.app.shares.service import Draft, card_path
 from core.app.shares.service import render as render_share
-from core.app.status import gather as gather_status
+from core.app.status_now import gather as gather_status
 from core.biographer.profile_text import Question, section
 from core.biographer.questions import question_text
 from core.biographer.turn import StepFn
@@ -318,7 +318,7 @@ class Assistant:
         await self._say(channel, chat, status_text(await gather_status(self.engine, self.jobs)))
 
     async def _cmd_cost(self, channel: Channel, chat: str, args: str) -> None:
-        await self._say(channel, chat, await self.engine.usage.text())
+        await self._say(channel, chat, replies.cost_text(await self.engine.usage.account()))
 
     async def _cmd_mirror(self, channel: Channel, chat: str, args: str) -> None:
         """/mirror: the strongest new findings and patterns, each with its buttons; /mirror

@@ -14,6 +14,31 @@ log = logging.getLogger(__name__)
 
 
 Buttons = Sequence[tuple[str, str]]
+TELEGRAM_LIMIT = 4096  # characters in one message
+DISCORD_LIMIT = 2000
+
+
+def split_message(text: str, limit: int) -> list[str]:
+    """Pieces of at most `limit` characters, cut at a paragraph break if one fits, else at a
+    line break, a sentence end, a space, and only then anywhere. Nothing is lost but the
+    whitespace at the cuts."""
+    text = text.strip()
+    pieces: list[str] = []
+    while len(text) > limit:
+        window = text[: limit + 1]
+        cut = -1
+        for sep in ("\n\n", "\n", ". ", " "):
+            at = window.rfind(sep, limit // 3)
+            if at > 0:
+                cut = at + (1 if sep == ". " else 0)
+                break
+        if cut <= 0:
+            cut = limit
+        pieces.append(text[:cut].rstrip())
+        text = text[cut:].lstrip()
+    if text:
+        pieces.append(text)
+    return pieces
 
 
 class Channel(Protocol):

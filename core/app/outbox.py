@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from core.app.channels import Buttons, Channel
-from core.app.replies import split_message
+from core.app.channels import Buttons, Channel, split_message
 from core.errors import PlatformUnavailable
 from core.storage.store import Store
 

@@ -15,40 +15,15 @@ from core.storage.shares import ShareRecord
 
 if TYPE_CHECKING:
     from core.app.status import Status
+    from core.app.usage import Account
     from core.biographer.reading_cost import Choice
     from core.biographer.turn import TurnResult
     from core.ingest.pipeline import IngestResult
     from core.retrieval.search import Hit
     from core.storage.rounds import Round
-    from core.storage.usage import Totals
 
-TELEGRAM_LIMIT = 4096
-DISCORD_LIMIT = 2000
 
 _CITATION = re.compile(r"\[#(\d+)(?:\s*,\s*#\d+)*\]")
-
-
-def split_message(text: str, limit: int) -> list[str]:
-    """Pieces of at most `limit` characters, cut at a paragraph break if one fits, else at a
-    line break, a sentence end, a space, and only then anywhere. Nothing is lost but the
-    whitespace at the cuts."""
-    text = text.strip()
-    pieces: list[str] = []
-    while len(text) > limit:
-        window = text[: limit + 1]
-        cut = -1
-        for sep in ("\n\n", "\n", ". ", " "):
-            at = window.rfind(sep, limit // 3)
-            if at > 0:
-                cut = at + (1 if sep == ". " else 0)
-                break
-        if cut <= 0:
-            cut = limit
-        pieces.append(text[:cut].rstrip())
-        text = text[cut:].lstrip()
-    if text:
-        pieces.append(text)
-    return pieces
 
 
 SHORT_ANSWER = 300  # a reply longer than this is sent as its first sentence, then the rest
@@ -130,15 +105,16 @@ def search_reply(hits: Sequence[Hit], query: str, missing: str) -> str:
     return with_source_hint("\n\n".join(lines))
 
 
-def cost_text(
-    periods: Sequence[Totals],
-    backends: Sequence[Totals],
-    limit: float | None,
-    rounds: Sequence[Round] = (),
-) -> str:
+def cost_text(account: Account) -> str:
     """Calls, tokens and spend today, in the last 30 days and in all, by backend once Codex
     has been used, the daily limit, and the latest rounds of reading, estimate against
     actual."""
+    periods, backends, limit, rounds = (
+        account.periods,
+        account.backends,
+        account.limit,
+        account.rounds,
+    )
     lines = [
         f"{t.label}: {t.calls:,} calls, {t.tokens:,} tokens ({t.prompt_tokens:,} prompt, "
         f"{t.completion_tokens:,} completion), ${t.usd:.4f}"

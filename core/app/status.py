@@ -1,12 +1,11 @@
-"""How biomd is doing, gathered once for /status, the terminal and the web view's Status
-page: the corpus, the job queue, the biographer's reading, today's spend and recent turns."""
+"""How biomd is doing, as /status, the terminal and the web view's Status page show it: the
+corpus, the job queue, the biographer's reading, today's spend and recent turns (gathered by
+status_now.py)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.app.engine import Engine
-from core.app.jobs import JobQueue
 from core.app.sources import Stats
 from core.storage.reading import SetAside
 from core.storage.turns import TurnSummary
@@ -23,22 +22,3 @@ class Status:
     limit: float | None
     set_aside: list[SetAside] = field(default_factory=list)
     turns: list[TurnSummary] = field(default_factory=list)
-
-
-async def gather(engine: Engine, jobs: JobQueue, turns: int = 0) -> Status:
-    """The status now, with the last `turns` turns."""
-    running = [
-        f"{j.kind} ({name})" if (name := getattr(j.payload, "name", "")) else j.kind
-        for j in jobs.running.values()
-    ]
-    return Status(
-        stats=await engine.sources.stats(),
-        queued=await jobs.waiting(),
-        unfinished=await jobs.unfinished(),
-        running=running,
-        unread=len(await engine.biography.reading.pending()),
-        spent_today=await engine.usage.spent_today(),
-        limit=engine.usage.limit,
-        set_aside=await engine.biography.reading.set_aside(),
-        turns=await engine.usage.recent_turns(turns) if turns else [],
-    )

@@ -3,12 +3,23 @@ limit, and the recent turns with their cost."""
 
 from __future__ import annotations
 
-from core.app.replies import cost_text
+from dataclasses import dataclass
+
 from core.models.ledger import Ledger
 from core.storage.rounds import Round
 from core.storage.store import Store
 from core.storage.turns import TurnSummary
 from core.storage.usage import Totals
+
+
+@dataclass(frozen=True)
+class Account:
+    """What the models have cost, for `biomd cost` and /cost to say (replies.cost_text)."""
+
+    periods: list[Totals]
+    backends: list[Totals]
+    limit: float | None
+    rounds: list[Round]
 
 
 class Usage:
@@ -31,9 +42,9 @@ class Usage:
     async def by_backend(self) -> list[Totals]:
         return await self.ledger.by_backend()
 
-    async def text(self) -> str:
-        """The whole account, as `biomd cost` and /cost say it."""
-        return cost_text(
+    async def account(self) -> Account:
+        """The whole account: by period, by backend, the limit and the latest rounds."""
+        return Account(
             await self.periods(), await self.by_backend(), self.limit, await self.rounds()
         )
 

@@ -11,7 +11,7 @@ from starlette.responses import Response, StreamingResponse
 
 from bot.web.context import page, web_of
 from bot.web.hub import sse
-from core.app.status import gather
+from core.app.status_now import gather
 
 HEARTBEAT_S = 15.0
 
