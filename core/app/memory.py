@@ -6,7 +6,6 @@ which hands a note to the job queue (the running biomd's, if there is one)."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field
 
 from core.app.engine import Engine
+from core.app.jobs.payloads import NoteJob, decode, encode, lane
 from core.biographer import data
 from core.biographer.profile_text import key_of, section, section_titles
 from core.errors import BiomdError, Busy, NotFound
@@ -420,8 +420,9 @@ def offer(server: MCPServer, memory: Memory, allow_notes: bool = False) -> None:
 
 
 async def queue_note(engine: Engine, note: str, client: str) -> int:
-    payload = {"text": note, "client": client, "at": utc_now()}
-    return await engine.store.jobs.add("note", json.dumps(payload), "main")
+    """Hand a note to the job queue, encoded as every job's payload is; the job's id."""
+    job = NoteJob(text=note, client=client, at=utc_now())
+    return await engine.store.jobs.add(job.kind, encode(job), lane(job))
 
 
 async def take_note(engine: Engine, job_id: int) -> int | None:
@@ -429,8 +430,10 @@ async def take_note(engine: Engine, job_id: int) -> int | None:
     job = await engine.store.jobs.claim_id(job_id)
     if job is None:
         return None
-    payload = json.loads(job.payload)
-    doc = await engine.answers.note(payload["text"], payload["client"], payload["at"])
+    payload = decode(job.kind, job.payload)
+    if not isinstance(payload, NoteJob):
+        raise BiomdError(f"job {job_id} is not a note")
+    doc = await engine.answers.note(payload.text, payload.client, payload.at)
     await engine.store.jobs.finish(job_id, "done")
     return doc
 
