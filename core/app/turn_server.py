@@ -18,7 +18,8 @@ from typing import Any
 from core.app.engine import Engine
 from core.biographer.codex_turn import STATE
 from core.biographer.prompts import BUDGET_SPENT
-from core.biographer.tools import REGISTRY, Toolbox, ToolState
+from core.biographer.tool_state import ToolState
+from core.biographer.tools import REGISTRY, Toolbox
 from core.models.tools import Tool
 from core.models.tools import serve as serve_tools
 from core.settings import Settings
