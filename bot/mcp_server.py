@@ -11,7 +11,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from core.app.engine import Engine
-from core.app.memory import Memory, offer
+from core.app.memory import Memory, offered
 from core.settings import Settings
 
 INSTRUCTIONS = (
@@ -24,9 +24,12 @@ INSTRUCTIONS = (
 
 def build(memory: Memory, allow_notes: bool = False) -> MCPServer:
     """The server, with the notes tool only when the owner allowed it."""
-    server = MCPServer(name="biomd", instructions=INSTRUCTIONS, log_level="WARNING")
-
-    offer(server, memory, allow_notes)
+    server = MCPServer(
+        name="biomd",
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        tools=offered(memory, allow_notes),
+    )
 
     @server.resource(
         "bio://profile",

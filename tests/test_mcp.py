@@ -21,10 +21,14 @@ from mcp.types import Implementation
 from bot.mcp_server import build
 from bot.web.server import WebView
 from core import sample
+from core.app import turn_server
 from core.app.assistant import Assistant
 from core.app.engine import Engine
 from core.app.jobs import JobQueue
 from core.app.memory import CAP, Memory
+from core.biographer.codex_turn import STATE
+from core.biographer.tool_state import ToolState
+from core.biographer.tools import TOOLS
 from core.storage.extracts import NewExtract
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME, whisper_dir
@@ -154,12 +158,12 @@ async def test_every_answer_is_capped_and_pages_on(engine: Engine) -> None:
         section = text(await client.call_tool("profile", {"section": "people"}))
         assert "## People & relationships\n- Inês: her partner since 2021" in section
         for tool, args in [
-            ("grep", {"pattern": "Mum", "limit": 200}),
+            ("grep", {"pattern": "Mum", "limit": 100}),
             ("read_source", {"id": 7, "length": 100000}),
-            ("search", {"query": "Lisbon", "limit": 50}),
+            ("search", {"query": "Lisbon", "limit": 20}),
         ]:
-            out = text(await client.call_tool(tool, args))
-            assert len(out) <= CAP + 200, tool
+            result = await client.call_tool(tool, args)
+            assert not result.is_error and len(text(result)) <= CAP + 200, tool
         person = text(await client.call_tool("person", {"name": "ines"}))
         assert person.startswith("Inês: her partner since 2021") and "Appearances by year" in person
         questions = text(await client.call_tool("open_questions", {}))
@@ -168,6 +172,26 @@ async def test_every_answer_is_capped_and_pages_on(engine: Engine) -> None:
         assert profile.contents[0].text.startswith("# bio.md")  # type: ignore[union-attr]
         prompt = await client.get_prompt("about_me", {})
         assert "## Summary" in prompt.messages[0].content.text  # type: ignore[union-attr]
+
+
+async def test_a_tool_the_biographer_shares_is_one_schema_on_every_surface(
+    engine: Engine, tmp_path: Path
+) -> None:
+    loop = {t["function"]["name"]: t["function"] for t in TOOLS}
+    codex_server = turn_server.build(tmp_path, engine.biography.toolbox(1, "chat"), budget=5)
+    async with Client(codex_server) as codex, Client(build(Memory(engine))) as host:
+        on_codex = {t.name: t for t in (await codex.list_tools()).tools}
+        on_host = {t.name: t for t in (await host.list_tools()).tools}
+        missing = await codex.call_tool("read_source", {"document_id": 999})
+        found = await host.call_tool("read_source", {"document_id": 1, "length": 50})
+    assert set(on_codex) == set(loop)
+    for name in ("search", "grep", "read_source"):
+        schema = loop[name]["parameters"]
+        assert on_codex[name].input_schema == on_host[name].input_schema == schema, name
+        assert on_codex[name].description == on_host[name].description == loop[name]["description"]
+    assert missing.is_error and text(missing) == "There is no source #999."
+    assert ToolState.from_json((tmp_path / STATE).read_text()).calls == 1
+    assert not found.is_error and "#1 '2019-04-07.md'" in text(found)
 
 
 @pytest.mark.parametrize(

@@ -1,21 +1,26 @@
 """The pure seams of the biographer and the bots, each tested alone and fast: reading tool
 calls out of text, keeping a turn inside the context window, how far reading got, splitting
-replies for a platform, and the loop's decision after each reply."""
+replies for a platform, the loop's decision after each reply, and a tool made from one
+function."""
 
 from __future__ import annotations
 
 import json
+from typing import Annotated
 
 from hypothesis import given
 from hypothesis import strategies as st
+from pydantic import Field
 
 from core.app.channels import split_message
 from core.biographer.context import ELIDED, RESULTS_HEAD, estimate, fit
 from core.biographer.loop import CONTINUATIONS, Broken, Continue, Final, RunTools, decide
 from core.biographer.reading_round import covered_to
 from core.biographer.tools import PARAMS
+from core.errors import NotFound
 from core.models.llm import Reply, ToolCall
 from core.models.text_calls import parse
+from core.models.tools import Done, Failed, aliased, openai_tools, tool
 
 # -- text_calls.parse ---------------------------------------------------------------------------
 
@@ -162,3 +167,37 @@ def test_a_small_models_way_of_ending_the_turn_is_its_report() -> None:
     assert decide(Reply(report), 5) == Final("You moved in 2021, says [#1].")
     empty_edit = ToolCall("c", "edit_profile", '{"old_text": "", "new_text": "", "reason": "x"}')
     assert decide(Reply("", [empty_edit]), 5) == Final("x")
+
+
+# -- a tool is one function ---------------------------------------------------------------------
+
+
+@tool
+async def look_up(
+    shelf: dict[int, str],
+    item: Annotated[int, aliased("item", "id", description="Which one.")],
+    upper: Annotated[bool, Field(description="Shout it.")] = False,
+) -> str:
+    """Look one thing up
+    on the shelf."""
+    if item not in shelf:
+        raise NotFound(f"There is no item {item}.")
+    return shelf[item].upper() if upper else shelf[item]
+
+
+async def test_a_functions_name_docstring_and_parameters_are_the_tool() -> None:
+    (offered,) = openai_tools([look_up])
+    assert offered["function"]["name"] == "look_up"
+    assert offered["function"]["description"] == "Look one thing up on the shelf."
+    params = offered["function"]["parameters"]
+    assert params["required"] == ["item"] and params["additionalProperties"] is False
+    assert params["properties"]["upper"] == {
+        "default": False,
+        "description": "Shout it.",
+        "type": "boolean",
+    }
+    shelf = {1: "kiln"}
+    assert await look_up(shelf, {"id": 1, "upper": True}) == Done("KILN")
+    assert await look_up(shelf, '{"item": 2}') == Failed("There is no item 2.")
+    wrong = await look_up(shelf, {"item": 1, "colour": "red"})
+    assert isinstance(wrong, Failed) and wrong.message.startswith("wrong arguments for look_up")

@@ -1,8 +1,9 @@
 """The biographer's tools (core.biographer.tools.REGISTRY) as an MCP server bound to one
 turn, for a Codex run: Codex starts it over stdio, and it is the only thing the turn can use.
-It enforces the turn's step budget (past it, every tool answers BUDGET_SPENT), and after each
-call writes what the turn has done so far (edits, refusals, what it read and saw) to
-state.json for the biographer that started the run.
+It enforces the turn's step budget (past it, every tool answers BUDGET_SPENT), answers a call
+that failed as an MCP error result, and after each call writes what the turn has done so far
+(edits, refusals, what it read and saw) to state.json for the biographer that started the
+run.
 
     python -m core.app.turn_server <turn folder>     (turn.json in it says which turn)"""
 
@@ -13,15 +14,18 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.app.engine import Engine
 from core.biographer.codex_turn import STATE
 from core.biographer.prompts import BUDGET_SPENT
-from core.biographer.tools import REGISTRY, Toolbox, ToolState
-from core.models.tools import Tool
-from core.models.tools import serve as serve_tools
+from core.biographer.tool_state import ToolState
+from core.biographer.tools import REGISTRY, Toolbox
+from core.models.tools import Done, Tool, ToolResult, mcp_tools
 from core.settings import Settings
+
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import MCPServer
 
 
 def spec(folder: Path) -> dict[str, Any]:
@@ -35,9 +39,25 @@ def write_state(folder: Path, state: ToolState) -> None:
     tmp.replace(folder / STATE)
 
 
-async def serve(folder: Path) -> None:
+def build(folder: Path, toolbox: Toolbox, budget: int) -> MCPServer:
+    """The server: the registry's tools on `toolbox`, within `budget` calls, the record
+    written to `folder` after each."""
     from mcp.server.mcpserver import MCPServer
 
+    async def call(tool: Tool[Toolbox], args: dict[str, Any]) -> ToolResult:
+        """One call, within the turn's budget; the record is written after each."""
+        toolbox.state.calls += 1
+        if toolbox.state.calls > budget:
+            result: ToolResult = Done(BUDGET_SPENT)
+        else:
+            result = await toolbox.run(tool.name, args)
+        write_state(folder, toolbox.state)
+        return result
+
+    return MCPServer(name="biomd", log_level="WARNING", tools=mcp_tools(REGISTRY, call))
+
+
+async def serve(folder: Path) -> None:
     turn = spec(folder)
     settings = Settings(_env_file=None, **turn["settings"])  # type: ignore[call-arg]
     engine = await Engine.open(settings)
@@ -48,20 +68,7 @@ async def serve(folder: Path) -> None:
         frozenset(turn.get("chat_dates") or []),
         frozenset(int(i) for i in turn.get("given") or []),
     )
-    budget = int(turn["steps"])
-    server = MCPServer(name="biomd", log_level="WARNING")
-
-    async def call(tool: Tool[Toolbox], args: dict[str, Any]) -> str:
-        """One call, within the turn's budget; the record is written after each."""
-        toolbox.state.calls += 1
-        if toolbox.state.calls > budget:
-            out = BUDGET_SPENT
-        else:
-            out = await toolbox.run(tool.name, args)
-        write_state(folder, toolbox.state)
-        return out
-
-    serve_tools(server, REGISTRY, call)
+    server = build(folder, toolbox, int(turn["steps"]))
     write_state(folder, toolbox.state)
     try:
         await server.run_stdio_async()

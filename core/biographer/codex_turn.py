@@ -13,7 +13,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from core.biographer.tools import Toolbox, ToolState
+from core.biographer.tool_state import ToolState
+from core.biographer.tools import Toolbox
 from core.biographer.turn import Outcome, StepFn, Turn, TurnResult, describe_call
 from core.errors import LLMError
 from core.models.codex import CodexCLI, prompt

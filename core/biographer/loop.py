@@ -20,6 +20,7 @@ from core.biographer.tools import PARAMS, TOOLS, Toolbox
 from core.biographer.turn import NO_WORD, Outcome, StepFn, Turn, TurnResult, describe_call
 from core.models.llm import Reply, ToolCall, TurnModel
 from core.models.text_calls import parse, visible
+from core.models.tools import Done, Failed, ToolResult
 
 STUCK = 4  # steps in a row whose every call failed: the turn ends with its report
 STUCK_NOTE = (
@@ -172,13 +173,14 @@ class AgentLoop:
                 case RunTools(calls, as_text):
                     parts.clear()
                     result.text_calls += len(calls) if as_text else 0
-                    outputs = []
+                    results = []
                     for call in calls:
                         if on_step:
                             await on_step("tool", describe_call(call))
-                        outputs.append(await tools.run(call.name, call.arguments))
-                    failed = all(out.startswith("Error:") for out in outputs)
+                        results.append(await tools.run(call.name, call.arguments))
+                    failed = all(isinstance(r, Failed) for r in results)
                     failed_in_row = failed_in_row + 1 if failed else 0
+                    outputs = [_said(r) for r in results]
                     messages.extend(_answered(reply, calls, outputs, as_text))
         else:
             result.budget_exhausted = True
@@ -215,6 +217,11 @@ class AgentLoop:
         result.completion_tokens += reply.usage.completion_tokens
         result.cost_usd += reply.usage.cost_usd
         return reply
+
+
+def _said(result: ToolResult) -> str:
+    """A tool's result as the model reads it: a failure as `Error: …`."""
+    return result.text if isinstance(result, Done) else f"Error: {result.message}"
 
 
 def _shown(text: str, cut_off: bool) -> str:

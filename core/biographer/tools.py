@@ -1,8 +1,9 @@
-"""The biographer's five tools, each defined once in `REGISTRY` (name, description, argument
-model, handler): the OpenAI schemas, the argument names for calls written as text, and the
-Codex turn's MCP server are all made from it. The tools reach the corpus and bio.md, nothing
-else. Results from sources are wrapped in <source_data> so the model can tell them from
-instructions; a bad call becomes an error message the model can fix.
+"""The biographer's tools and the toolbox that runs them for one turn. The tools are the
+source tools (core/biographer/source_tools.py) and `edit_profile`, each one function,
+defined once; `REGISTRY` lists them, and the OpenAI schemas, the argument names for calls
+written as text, and the Codex turn's MCP server are all made from it. To add a tool, write
+it as a function with `@tool` and put it in `REGISTRY`. The tools reach the sources and
+bio.md, nothing else; a bad call is a `Failed` the model can put right.
 
 The toolbox also keeps the turn honest: it knows which sources the turn has seen (so an
 edit can't cite one it never saw, or one that doesn't exist), which parts it has read (so a
@@ -16,120 +17,39 @@ import logging
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import AliasChoices, Field
+from pydantic import Field
 
-from core.biographer import briefing, data, evidence
+from core.biographer import evidence
 from core.biographer.citations import bracket_bare, chat_days, source_ids
 from core.biographer.edits import apply_edit, removed_share
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
+from core.biographer.source_tools import grep, read_source, search, search_notes
+from core.biographer.tool_state import ToolState
 from core.errors import BiomdError, EditRefused, NothingToDo, ProfileEditError
 from core.models.tools import (
     BadArguments,
+    Failed,
     Tool,
-    ToolArgs,
+    ToolResult,
+    aliased,
     openai_tools,
     parameter_names,
+    tool,
 )
-from core.models.tools import arguments as arguments_of
 from core.retrieval.search import Searcher
 from core.retrieval.when import day_of
 
 log = logging.getLogger(__name__)
 
-SEARCH_MAX = 20
 EVIDENCE_PASSAGES = 8  # passages a chat turn starts from (its budget may show fewer)
 EVIDENCE_NOTES = 6
-GREP_PAGE = 30
 _WRAPPERS = re.compile(r"[ \t]*</?(?:source_data|tool_result|bio_md)\b[^>]*>")  # echoed back
 LONGEST_LINE = 600  # characters: a longer "line" is a paragraph pasted from a source
 SMALL_REMOVAL = 400  # characters an edit may always remove, however small bio.md is
 REPEATS = 3  # the same call with the same arguments this many times is not run again
-
-
-class SearchArgs(ToolArgs):
-    query: str = Field(description="What to look for, in words (a question or keywords).")
-    limit: int = Field(default=8, ge=1, le=SEARCH_MAX, description="How many passages.")
-
-
-class NotesArgs(ToolArgs):
-    about: str = Field(
-        validation_alias=AliasChoices("about", "query", "topic"),
-        description="What to look for: a person, a place, an event, a topic.",
-    )
-    limit: int = Field(default=10, ge=1, le=SEARCH_MAX, description="How many notes.")
-
-
-class GrepArgs(ToolArgs):
-    pattern: str = Field(description="A word or exact phrase; case and accents are ignored.")
-    offset: int = Field(default=0, ge=0, description="Skip this many mentions (paging).")
-    exact: bool = Field(default=False, description="Match case and accents exactly.")
-
-
-class ReadArgs(ToolArgs):
-    document_id: int = Field(description="The source id, the number after # in results.")
-    offset: int = Field(default=0, ge=0, description="Character offset to start at.")
-    length: int = Field(default=4000, ge=1, description="How many characters (capped).")
-
-
-class EditArgs(ToolArgs):
-    section: str = Field(
-        default="",
-        validation_alias=AliasChoices("section", "heading", "section_title"),
-        description="The section this edit is in, e.g. Timeline. Needed to append.",
-    )
-    old_text: str = Field(
-        default="",
-        validation_alias=AliasChoices("old_text", "old", "old_string", "find", "search"),
-        description="Text of bio.md to replace, copied from it; must match once. "
-        "Empty: append new_text at the end of the section.",
-    )
-    new_text: str = Field(
-        validation_alias=AliasChoices(
-            "new_text", "new", "new_string", "replace", "replacement", "text", "content"
-        ),
-        description="The new text. Empty: delete old_text.",
-    )
-    reason: str = Field(default="", description="Why, in a few words (kept in the history).")
-
-
-@dataclass
-class ToolState:
-    """What a turn's tool calls have done so far: the record its report is checked against.
-    On Codex it crosses from the turn's tool server as JSON."""
-
-    calls: int = 0  # tool calls made, counted where the budget is (Codex's tool server)
-    edits: int = 0
-    sections_changed: list[str] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # why each refused edit was refused
-    seen: set[int] = field(default_factory=set)  # sources a tool result showed
-    read: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # read_source ranges
-
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "calls": self.calls,
-                "edits": self.edits,
-                "sections_changed": self.sections_changed,
-                "refused": self.refused,
-                "seen": sorted(self.seen),
-                "read": {str(k): v for k, v in self.read.items()},
-            }
-        )
-
-    @classmethod
-    def from_json(cls, text: str) -> ToolState:
-        data = json.loads(text)
-        return cls(
-            int(data.get("calls", 0)),
-            int(data.get("edits", 0)),
-            [str(t) for t in data.get("sections_changed", [])],
-            [str(r) for r in data.get("refused", [])],
-            {int(i) for i in data.get("seen", [])},
-            {int(k): [(int(a), int(b)) for a, b in v] for k, v in data.get("read", {}).items()},
-        )
 
 
 @dataclass
@@ -178,115 +98,26 @@ class Toolbox:
         self.state.seen.update(shown)
         return text
 
-    async def run(self, name: str, arguments: str | dict[str, Any]) -> str:
-        """The result text for one call; mistakes come back as `Error: …` for the model."""
-        tool = BY_NAME.get(name)
-        if tool is None:
-            return f"Error: there is no tool {name!r}. The tools are: {', '.join(BY_NAME)}."
+    async def run(self, name: str, arguments: str | dict[str, Any]) -> ToolResult:
+        """One call's result; a mistake is `Failed`, with what the model can do about it."""
+        chosen = BY_NAME.get(name)
+        if chosen is None:
+            return Failed(f"there is no tool {name!r}. The tools are: {', '.join(BY_NAME)}.")
         try:
-            args = arguments_of(tool, arguments)
+            args = chosen.arguments(arguments)
         except BadArguments as exc:
-            return f"Error: {exc}"
+            return Failed(str(exc))
         key = name + json.dumps(args.model_dump(), sort_keys=True)
         self._calls[key] = self._calls.get(key, 0) + 1
         if self._calls[key] >= REPEATS:
-            return (
-                f"Error: you have made exactly this {name} call {self._calls[key]} times; its "
+            return Failed(
+                f"you have made exactly this {name} call {self._calls[key]} times; its "
                 "result has not changed, so it was not run again. Use what you have, try "
                 "something different, or write your report."
             )
-        try:
-            return await tool.run(self, args)
-        except NothingToDo as exc:
-            return f"Error: {exc.user_message}"
-        except ProfileEditError as exc:
-            self.state.refused.append(exc.reason)
-            return f"Error: {exc.user_message}"
-        except BiomdError as exc:
-            return f"Error: {exc.user_message}"
+        return await chosen.call(self, args)
 
-    async def _search(self, args: SearchArgs) -> str:
-        hits = await self.searcher.search(args.query, args.limit)
-        if not hits:
-            return "No passages found."
-        self.state.seen.update(h.document_id for h in hits)
-        parts = [
-            f"[#{h.document_id} {h.document!r} chars {h.span[0]}-{h.span[1]}]\n"
-            + data.wrap(h.passage)
-            for h in hits
-        ]
-        return "\n\n".join(parts)
-
-    async def _search_notes(self, args: NotesArgs) -> str:
-        notes = await self.searcher.notes.search(args.about, args.limit)
-        if not notes:
-            return "No notes found."
-        self.state.seen.update(n.document_id for n in notes)
-        lines = "\n".join(briefing.line(n) for n in notes)
-        return data.wrap(lines)
-
-    async def _grep(self, args: GrepArgs) -> str:
-        page = await self.searcher.grep(args.pattern, args.offset, GREP_PAGE, args.exact)
-        if page.total == 0:
-            return f"No mentions of {args.pattern!r}."
-        self.state.seen.update(m.document_id for m in page.mentions)
-        lines = "\n".join(f"#{m.document_id} @{m.position}: {m.line}" for m in page.mentions)
-        end = args.offset + len(page.mentions)
-        more = f" Next page: offset {end}." if end < page.total else ""
-        head = f"{page.total} mentions of {args.pattern!r}; {args.offset + 1}-{end} shown.{more}"
-        return f"{head}\n{data.wrap(lines)}"
-
-    async def _read_source(self, args: ReadArgs) -> str:
-        doc = await self.searcher.store.documents.get(args.document_id)
-        part = await self.searcher.read_source(
-            args.document_id, args.offset, min(args.length, self.read_cap)
-        )
-        self.state.seen.add(part.document_id)
-        self.state.read.setdefault(part.document_id, []).append((part.offset, part.end))
-        dates = ""
-        if doc is not None and doc.content_start:
-            dates = f", dates {doc.content_start} to {doc.content_end}"
-        kind = f", {doc.kind}" if doc is not None else ""
-        more = (
-            f" Continue with offset {part.next_offset}."
-            if part.next_offset is not None
-            else " End."
-        )
-        head = (
-            f"#{part.document_id} {part.document!r}{kind}{dates}: characters "
-            f"{part.offset}-{part.end} of {part.total}.{more}"
-        )
-        return f"{head}\n{data.wrap(part.text)}"
-
-    async def _edit_profile(self, args: EditArgs) -> str:
-        before = await self.profile.load()
-        if self._start_size is None:
-            self._start_size = len(before)
-        new_text = bracket_bare(_WRAPPERS.sub("", args.new_text))
-        if not args.old_text.strip():
-            new_text = self._cite(args.section, new_text)
-        candidate = apply_edit(before, args.old_text, new_text, args.section or None)
-        await self._check_citations(args.old_text, new_text)
-        self._check_removal(before, candidate)
-        after = await self.profile.edit(
-            args.old_text,
-            new_text,
-            section=args.section or None,
-            turn_id=self.turn_id,
-            mode=self.mode,
-            reason=args.reason or "edit",
-        )
-        self.state.edits += 1
-        changed = changed_sections(before, after)
-        for title in changed:
-            if title not in self.state.sections_changed:
-                self.state.sections_changed.append(title)
-        if self.on_edit:
-            await self.on_edit(args.reason, changed)
-        where = ", ".join(changed) or "no section"
-        return f"Done: bio.md changed ({where}); it is now {len(after):,} characters."
-
-    def _cite(self, section: str, new: str) -> str:
+    def cited(self, section: str, new: str) -> str:
         """While reading a source, every line added to bio.md says where it comes from (open
         questions aside): a line with no citation is cited to the source being read, once the
         turn has read it. A block of copied source text is refused: bio.md holds facts, one
@@ -316,7 +147,7 @@ class Toolbox:
                 )
         return "\n".join(cited)
 
-    async def _check_citations(self, old: str, new: str) -> None:
+    async def check_citations(self, old: str, new: str) -> None:
         """New citations must name sources that exist and that this turn has seen; a chat
         citation must name a day the owner wrote on."""
         added = source_ids(new) - source_ids(old)
@@ -345,9 +176,11 @@ class Toolbox:
         doc = await self.searcher.store.documents.get(doc_id)
         return doc is not None and doc.status == "ready"
 
-    def _check_removal(self, before: str, after: str) -> None:
+    def check_removal(self, before: str, after: str) -> None:
         """Outside consolidation, no single edit removes a large part of bio.md, and reading
-        a source never shrinks it much in all."""
+        a source never shrinks it much in all (from its size at the turn's first edit)."""
+        if self._start_size is None:
+            self._start_size = len(before)
         share = removed_share(before, after)
         start = self._start_size or len(before)
         total = max(0, start - len(after)) / start if self.mode == "reading" and start else 0.0
@@ -366,47 +199,78 @@ class Toolbox:
         )
 
 
-REGISTRY: tuple[Tool[Toolbox], ...] = (
-    Tool(
-        "search",
-        "Hybrid search (meaning and keywords) over every source. Returns passages marked "
-        "with their source id and character span.",
-        SearchArgs,
-        Toolbox._search,
-    ),
-    Tool(
-        "search_notes",
-        "Search the reader's notes on every source read so far (facts, events, people, "
-        "feelings, habits, with a verbatim quote each): a quick way to find what is known "
-        "about a person or a topic across sources.",
-        NotesArgs,
-        Toolbox._search_notes,
-    ),
-    Tool(
-        "grep",
-        "Every mention of a word or phrase across all sources, with source id, position and "
-        f"the line around it; {GREP_PAGE} per page, with the total count.",
-        GrepArgs,
-        Toolbox._grep,
-    ),
-    Tool(
-        "read_source",
-        "Read an exact slice of one source's text by id; long reads are capped, and the "
-        "result says where to continue.",
-        ReadArgs,
-        Toolbox._read_source,
-    ),
-    Tool(
-        "edit_profile",
-        "Edit bio.md: replace old_text (copied from bio.md, matching once) with new_text; "
-        "empty old_text appends new_text to the end of the section; empty new_text deletes. "
-        "Cite the sources you read, e.g. [#3].",
-        EditArgs,
-        Toolbox._edit_profile,
-        read_only=False,
-        destructive=True,
-    ),
-)
+@tool(read_only=False, destructive=True)
+async def edit_profile(
+    box: Toolbox,
+    *,
+    section: Annotated[
+        str,
+        aliased(
+            "section",
+            "heading",
+            "section_title",
+            description="The section this edit is in, e.g. Timeline. Needed to append.",
+        ),
+    ] = "",
+    old_text: Annotated[
+        str,
+        aliased(
+            *("old_text", "old", "old_string", "find", "search"),
+            description="Text of bio.md to replace, copied from it; must match once. "
+            "Empty: append new_text at the end of the section.",
+        ),
+    ] = "",
+    new_text: Annotated[
+        str,
+        aliased(
+            *("new_text", "new", "new_string", "replace", "replacement", "text", "content"),
+            description="The new text. Empty: delete old_text.",
+        ),
+    ],
+    reason: Annotated[str, Field(description="Why, in a few words (kept in the history).")] = "",
+) -> str:
+    """Edit bio.md: replace old_text (copied from bio.md, matching once) with new_text; empty
+    old_text appends new_text to the end of the section; empty new_text deletes. Cite the
+    sources you read, e.g. [#3]."""
+    try:
+        return await _edit(box, section, old_text, new_text, reason)
+    except NothingToDo:
+        raise
+    except ProfileEditError as exc:
+        box.state.refused.append(exc.reason)
+        raise
+
+
+async def _edit(box: Toolbox, section: str, old_text: str, new_text: str, reason: str) -> str:
+    """The edit, checked (its citations, what it removes) and made; refusals raise."""
+    before = await box.profile.load()
+    new_text = bracket_bare(_WRAPPERS.sub("", new_text))
+    if not old_text.strip():
+        new_text = box.cited(section, new_text)
+    candidate = apply_edit(before, old_text, new_text, section or None)
+    await box.check_citations(old_text, new_text)
+    box.check_removal(before, candidate)
+    after = await box.profile.edit(
+        old_text,
+        new_text,
+        section=section or None,
+        turn_id=box.turn_id,
+        mode=box.mode,
+        reason=reason or "edit",
+    )
+    box.state.edits += 1
+    changed = changed_sections(before, after)
+    for title in changed:
+        if title not in box.state.sections_changed:
+            box.state.sections_changed.append(title)
+    if box.on_edit:
+        await box.on_edit(reason, changed)
+    where = ", ".join(changed) or "no section"
+    return f"Done: bio.md changed ({where}); it is now {len(after):,} characters."
+
+
+REGISTRY: tuple[Tool[Toolbox], ...] = (search, search_notes, grep, read_source, edit_profile)
+"""The biographer's tools, in the order they are offered."""
 BY_NAME = {t.name: t for t in REGISTRY}
 TOOLS = openai_tools(REGISTRY)
 """The registry as a chat completion's `tools`."""

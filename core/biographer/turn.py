@@ -19,7 +19,8 @@ from typing import Literal, Protocol
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.evidence import is_question, with_evidence
 from core.biographer.prompts import system_prompt
-from core.biographer.tools import Toolbox, ToolState
+from core.biographer.tool_state import ToolState
+from core.biographer.tools import Toolbox
 from core.models.llm import ToolCall, TurnModel
 from core.models.turn_context import in_turn
 from core.storage.store import Store
