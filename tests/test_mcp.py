@@ -29,6 +29,7 @@ from core.app.memory import CAP, Memory
 from core.biographer.codex_turn import STATE
 from core.biographer.tool_state import ToolState
 from core.biographer.tools import TOOLS
+from core.biographer.turn_context import TurnContext
 from core.storage.extracts import NewExtract
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME, whisper_dir
@@ -178,7 +179,9 @@ async def test_a_tool_the_biographer_shares_is_one_schema_on_every_surface(
     engine: Engine, tmp_path: Path
 ) -> None:
     loop = {t["function"]["name"]: t["function"] for t in TOOLS}
-    codex_server = turn_server.build(tmp_path, engine.biography.toolbox(1, "chat"), budget=5)
+    codex_server = turn_server.build(
+        tmp_path, engine.biography.toolbox(TurnContext(1, "chat", 25)), budget=5
+    )
     async with Client(codex_server) as codex, Client(build(Memory(engine))) as host:
         on_codex = {t.name: t for t in (await codex.list_tools()).tools}
         on_host = {t.name: t for t in (await host.list_tools()).tools}

@@ -21,6 +21,7 @@ from core.biographer.codex_turn import STATE
 from core.biographer.prompts import BUDGET_SPENT
 from core.biographer.tool_state import ToolState
 from core.biographer.tools import REGISTRY, Toolbox
+from core.biographer.turn_context import TurnContext
 from core.models.tools import Done, Tool, ToolResult, mcp_tools
 from core.settings import Settings
 
@@ -61,14 +62,9 @@ async def serve(folder: Path) -> None:
     turn = spec(folder)
     settings = Settings(_env_file=None, **turn["settings"])  # type: ignore[call-arg]
     engine = await Engine.open(settings)
-    toolbox = engine.biography.toolbox(
-        int(turn["turn_id"]),
-        str(turn["mode"]),
-        turn.get("document_id"),
-        frozenset(turn.get("chat_dates") or []),
-        frozenset(int(i) for i in turn.get("given") or []),
-    )
-    server = build(folder, toolbox, int(turn["steps"]))
+    context = TurnContext.from_json(turn)
+    toolbox = engine.biography.toolbox(context)
+    server = build(folder, toolbox, context.steps)
     write_state(folder, toolbox.state)
     try:
         await server.run_stdio_async()

@@ -12,7 +12,7 @@ from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
 from core.errors import BiomdError
 from core.models.backend import Backend
-from core.models.turn_context import in_turn
+from core.models.turn_meter import in_turn
 from core.settings import Settings
 from core.storage.store import Store
 

@@ -13,6 +13,7 @@ from core.biographer.reading_cost import ReadingCost
 from core.biographer.reading_round import ReadingRounds
 from core.biographer.tools import Toolbox
 from core.biographer.turn import Agent, Runner, StepFn, TurnResult
+from core.biographer.turn_context import TurnContext
 from core.errors import NotFound
 from core.models.backend import Backend
 from core.models.llm import TurnModel
@@ -37,16 +38,14 @@ class Biography:
         self.backend = backend
         self.budget = BioBudget(settings, store, profile, backend)
         self.cost = ReadingCost(settings, store, profile, backend)
-        self.chat = Conversation(
-            settings, store, profile, lambda dates: self.agent(chat_dates=dates), self.budget
-        )
+        self.chat = Conversation(settings, store, profile, self.agent, self.budget)
         self.reading = ReadingRounds(
             settings,
             store,
             searcher,
             profile,
             backend,
-            lambda given: self.agent(given=given),
+            self.agent,
             self.cost,
             self.budget,
         )
@@ -65,30 +64,11 @@ class Biography:
         """The configured model; LLMNotConfigured says what to set when there is none."""
         return self.backend.model()
 
-    def toolbox(
-        self,
-        turn_id: int,
-        mode: str,
-        document_id: int | None = None,
-        chat_dates: frozenset[str] = frozenset(),
-        given: frozenset[int] = frozenset(),
-    ) -> Toolbox:
-        """The tools of one turn (here, or in the Codex turn's tool server); `given`: the
-        sources whose notes the turn's request holds."""
-        return Toolbox(
-            self.searcher,
-            self.profile,
-            self.settings.read_max_chars,
-            turn_id,
-            mode,
-            chat_dates=chat_dates,
-            document_id=document_id,
-            given=given,
-        )
+    def toolbox(self, turn: TurnContext) -> Toolbox:
+        """The tools of one turn (here, or in the Codex turn's tool server)."""
+        return Toolbox(self.searcher, self.profile, self.settings.read_max_chars, turn)
 
-    def agent(
-        self, chat_dates: frozenset[str] = frozenset(), given: frozenset[int] = frozenset()
-    ) -> Agent:
+    def agent(self) -> Agent:
         """Turns on the backend's runner: Codex runs its own tool loop, any other model runs
         in biomd's."""
         s = self.settings
@@ -98,19 +78,14 @@ class Biography:
             CodexTurn(cli, s) if cli else AgentLoop(model, s.llm_max_tokens, s.turn_timeout)
         )
 
-        def toolbox(turn_id: int, mode: str, document_id: int | None) -> Toolbox:
-            return self.toolbox(turn_id, mode, document_id, chat_dates, given)
-
         return Agent(
             runner,
             model,
-            toolbox,
+            self.toolbox,
             self.profile.load,
             self.store,
             bio_budget=s.bio_max_chars,
             owner_names=s.owner_list,
-            chat_dates=chat_dates,
-            given=given,
             language=s.language,
             evidence_chars=s.chat_evidence_chars,
             tools_with_evidence=s.chat_tools_with_evidence,

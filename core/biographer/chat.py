@@ -23,13 +23,13 @@ class Conversation:
         settings: Settings,
         store: Store,
         profile: Profile,
-        agent: Callable[[frozenset[str]], Agent],
+        agent: Callable[[], Agent],
         budget: BioBudget,
     ) -> None:
         self.settings = settings
         self.store = store
         self.profile = profile
-        self.agent = agent  # the agent for a turn that may cite these chat days
+        self.agent = agent
         self.budget = budget
 
     async def messages(self, limit: int = 200) -> list[ChatMessage]:
@@ -62,8 +62,13 @@ class Conversation:
         await self.budget.make_room()
         tail = await self.tail()
         dates = await self.dates(today=True)
-        result = await self.agent(dates).run(
-            "chat", message, steps=self.settings.steps_chat, chat_tail=tail, on_step=on_step
+        result = await self.agent().run(
+            "chat",
+            message,
+            steps=self.settings.steps_chat,
+            chat_tail=tail,
+            chat_dates=dates,
+            on_step=on_step,
         )
         known = citations(await self.profile.load()) | result.seen
         known |= {i for m in tail for i in source_ids(m["content"])}

@@ -56,7 +56,7 @@ class CodexTurn:
             self._write_turn(folder, turn)
             run = await self.codex.run(
                 prompt(turn.chat_tail, turn.message),
-                turn.mode,
+                turn.context.mode,
                 instructions=turn.system,
                 mcp={"biomd": tool_server(folder)},
                 on_event=on_event,
@@ -65,7 +65,7 @@ class CodexTurn:
         result.steps = state.calls
         result.prompt_tokens = run.usage.prompt_tokens
         result.completion_tokens = run.usage.completion_tokens
-        result.budget_exhausted = state.calls > turn.steps
+        result.budget_exhausted = state.calls > turn.context.steps
         result.timed_out = run.timed_out
         report = visible(run.text)
         if run.failure and not report:
@@ -75,15 +75,7 @@ class CodexTurn:
 
     def _write_turn(self, folder: Path, turn: Turn) -> None:
         settings = self.settings.model_dump(mode="json", exclude=SECRETS)
-        spec = {
-            "settings": settings,
-            "turn_id": turn.id,
-            "mode": turn.mode,
-            "steps": turn.steps,
-            "chat_dates": sorted(turn.chat_dates),
-            "document_id": turn.document_id,
-            "given": sorted(turn.given),
-        }
+        spec = {"settings": settings, **turn.context.to_json()}
         path = folder / "turn.json"
         path.write_text(json.dumps(spec), encoding="utf-8")
         path.chmod(0o600)

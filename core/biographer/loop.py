@@ -151,12 +151,14 @@ class AgentLoop:
         budget = await self._budget()
         parts: list[str] = []  # a report cut off at its length limit, piece by piece
         failed_in_row = 0  # steps whose every call was an error: a model going round in circles
-        for _ in range(turn.steps):
+        for _ in range(turn.context.steps):
             if failed_in_row >= STUCK:
                 messages.append({"role": "user", "content": STUCK_NOTE})
                 break
             offered = TOOLS if turn.tools else None
-            reply = await self._complete(fit(messages, budget, opening), offered, turn.mode, result)
+            reply = await self._complete(
+                fit(messages, budget, opening), offered, turn.context.mode, result
+            )
             step = decide(reply, result.steps, parts)
             match step:
                 case Broken(problems):
@@ -185,13 +187,15 @@ class AgentLoop:
         else:
             result.budget_exhausted = True
             messages.append({"role": "user", "content": BUDGET_SPENT})
-        reply = await self._complete(fit(messages, budget, opening), None, turn.mode, result)
+        reply = await self._complete(
+            fit(messages, budget, opening), None, turn.context.mode, result
+        )
         text = visible(reply.text)
         result.cut_off = reply.finish_reason in ("length", "repetition")
         if text:
             return _shown(text, result.cut_off)
         why = (
-            f"The research budget ({turn.steps} steps) ran out"
+            f"The research budget ({turn.context.steps} steps) ran out"
             if result.budget_exhausted
             else "The turn was ended after repeated failed tool calls"
         )

@@ -36,7 +36,7 @@ class ReadingRounds:
         searcher: Searcher,
         profile: Profile,
         backend: Backend,
-        agent: Callable[[frozenset[int]], Agent],
+        agent: Callable[[], Agent],
         cost: ReadingCost,
         budget: BioBudget,
     ) -> None:
@@ -45,7 +45,7 @@ class ReadingRounds:
         self.searcher = searcher
         self.profile = profile
         self.backend = backend
-        self.agent = agent  # the agent for a turn whose request holds these sources' notes
+        self.agent = agent
         self.cost = cost
         self.budget = budget
 
@@ -168,11 +168,12 @@ class ReadingRounds:
             if by_rules:
                 await self._place_by_rules(batch, "notes placed by rules")
                 request += "\n\n" + briefing.PLACED
-            result = await self.agent(frozenset(docs)).run(
+            result = await self.agent().run(
                 "reading",
                 request,
                 steps=self.settings.steps_reading,
                 document_id=docs[0] if len(docs) == 1 else None,
+                given=frozenset(docs),
                 on_step=on_step,
             )
             if not by_rules and result.edits == 0:  # a turn that placed nothing has not read

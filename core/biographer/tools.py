@@ -28,6 +28,7 @@ from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
 from core.biographer.source_tools import grep, read_source, search, search_notes
 from core.biographer.tool_state import ToolState
+from core.biographer.turn_context import TurnContext
 from core.errors import BiomdError, EditRefused, NothingToDo, ProfileEditError
 from core.models.tools import (
     BadArguments,
@@ -59,19 +60,15 @@ class Toolbox:
     searcher: Searcher
     profile: Profile
     read_cap: int
-    turn_id: int | None
-    mode: str
+    turn: TurnContext
     on_edit: Callable[[str, list[str]], Awaitable[None]] | None = None
     max_delete_share: float = 0.2
-    chat_dates: frozenset[str] = frozenset()
-    document_id: int | None = None  # the source a reading turn is reading
-    given: frozenset[int] = frozenset()  # sources whose notes the turn's request holds
     state: ToolState = field(default_factory=ToolState)
     _start_size: int | None = None
     _calls: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.state.seen.update(self.given)  # the notes showed them
+        self.state.seen.update(self.turn.given)  # the notes showed them
 
     async def evidence(self, message: str, budget: int, before: str = "") -> str:
         """What biomd finds for a chat message before the model's first call (evidence.py),
@@ -122,7 +119,7 @@ class Toolbox:
         questions aside): a line with no citation is cited to the source being read, once the
         turn has read it. A block of copied source text is refused: bio.md holds facts, one
         short line each."""
-        if self.mode != "reading" or section.strip().lower().startswith("open question"):
+        if self.turn.mode != "reading" or section.strip().lower().startswith("open question"):
             return new
         lines = new.strip("\n").split("\n")
         if any(not line.strip() for line in lines) or any(
@@ -133,12 +130,12 @@ class Toolbox:
                 "as one short line in your own words, ending with its source id, e.g. "
                 '"- 2019-04-07: Ran a half marathon in 2:04:51 [#1]".'
             )
-        doc = self.document_id
+        doc = self.turn.document_id
         cited = []
         for line in lines:
             if line.lstrip().startswith("#") or source_ids(line) or chat_days(line):
                 cited.append(line)
-            elif doc is not None and (doc in self.state.read or doc in self.given):
+            elif doc is not None and (doc in self.state.read or doc in self.turn.given):
                 cited.append(f"{line.rstrip()} [#{doc}]")
             else:
                 raise EditRefused(
@@ -163,9 +160,9 @@ class Toolbox:
                 f"result (or which does not exist). Cite only sources you have read or found "
                 f"in this turn; you may cite: {allowed}."
             )
-        days = sorted(chat_days(new) - chat_days(old) - self.chat_dates)
+        days = sorted(chat_days(new) - chat_days(old) - self.turn.chat_dates)
         if days:
-            known = ", ".join(sorted(self.chat_dates)) or "none"
+            known = ", ".join(sorted(self.turn.chat_dates)) or "none"
             raise EditRefused(
                 f"Refused: there is no chat message from the owner on {', '.join(days)}. "
                 f"[chat YYYY-MM-DD] cites what the owner told you in this chat, on a day they "
@@ -183,14 +180,14 @@ class Toolbox:
             self._start_size = len(before)
         share = removed_share(before, after)
         start = self._start_size or len(before)
-        total = max(0, start - len(after)) / start if self.mode == "reading" and start else 0.0
+        total = max(0, start - len(after)) / start if self.turn.mode == "reading" and start else 0.0
         small = max(0, start - len(after)) <= SMALL_REMOVAL and len(before) - len(after) <= (
             SMALL_REMOVAL
         )
         if small or (share <= self.max_delete_share and total <= self.max_delete_share):
             return
         note = f"an edit that would have removed {max(share, total):.0%} of bio.md"
-        if self.mode == "reading":
+        if self.turn.mode == "reading":
             note += " while reading a source"
         raise EditRefused(
             f"refused: {note}. Edits change a few lines at a time; only consolidation "
@@ -254,8 +251,8 @@ async def _edit(box: Toolbox, section: str, old_text: str, new_text: str, reason
         old_text,
         new_text,
         section=section or None,
-        turn_id=box.turn_id,
-        mode=box.mode,
+        turn_id=box.turn.id,
+        mode=box.turn.mode,
         reason=reason or "edit",
     )
     box.state.edits += 1

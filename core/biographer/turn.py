@@ -14,18 +14,18 @@ import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol
+from typing import Protocol
 
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.evidence import is_question, with_evidence
 from core.biographer.prompts import system_prompt
 from core.biographer.tool_state import ToolState
 from core.biographer.tools import Toolbox
+from core.biographer.turn_context import Mode, TurnContext
 from core.models.llm import ToolCall, TurnModel
-from core.models.turn_context import in_turn
+from core.models.turn_meter import in_turn
 from core.storage.store import Store
 
-Mode = Literal["chat", "analysis", "reading"]
 StepFn = Callable[[str, str], Awaitable[None]]
 """Called as (kind, detail) while a turn runs: 'tool', 'edit', 'message' (what the model
 says between steps, on Codex), 'report'."""
@@ -91,15 +91,10 @@ class TurnResult:
 class Turn:
     """What a runner is given: the same on every backend."""
 
-    id: int
-    mode: Mode
+    context: TurnContext
     message: str
-    steps: int  # the step budget
     system: str  # the rules, the mode, and bio.md as it is now
     chat_tail: Sequence[dict[str, str]] = ()
-    document_id: int | None = None  # the source a reading turn reads
-    chat_dates: frozenset[str] = frozenset()  # the days [chat YYYY-MM-DD] may cite
-    given: frozenset[int] = frozenset()  # sources whose notes the message holds
     tools: bool = True  # offered to the model (a chat turn on evidence may answer without)
 
 
@@ -178,14 +173,12 @@ class Agent:
         self,
         runner: Runner,
         model: TurnModel,
-        toolbox: Callable[[int, str, int | None], Toolbox],
+        toolbox: Callable[[TurnContext], Toolbox],
         load_bio: Callable[[], Awaitable[str]],
         store: Store,
         *,
         bio_budget: int = 30_000,
         owner_names: Sequence[str] = (),
-        chat_dates: frozenset[str] = frozenset(),
-        given: frozenset[int] = frozenset(),
         language: str = "",
         evidence_chars: int = 0,
         tools_with_evidence: bool = True,
@@ -194,14 +187,12 @@ class Agent:
         self.language = language
         self.evidence_chars = evidence_chars
         self.runner = runner
-        self.given = given
         self.model = model
         self._toolbox = toolbox
         self._load_bio = load_bio
         self.store = store
         self.bio_budget = bio_budget
         self.owner_names = tuple(owner_names)
-        self.chat_dates = chat_dates
 
     async def run(
         self,
@@ -211,8 +202,12 @@ class Agent:
         steps: int,
         chat_tail: Sequence[dict[str, str]] = (),
         document_id: int | None = None,
+        chat_dates: frozenset[str] = frozenset(),
+        given: frozenset[int] = frozenset(),
         on_step: StepFn | None = None,
     ) -> TurnResult:
+        """One turn: `chat_dates` are the days [chat YYYY-MM-DD] may cite, `given` the
+        sources whose notes the message holds."""
         await self.model.check_budget()
         turn_id = await self.store.turns.start(mode, message, document_id)
         result = TurnResult(turn_id, mode, "", 0, 0, document_id=document_id)
@@ -220,7 +215,8 @@ class Agent:
             system = system_prompt(
                 mode, await self._load_bio(), self.bio_budget, self.owner_names, self.language
             )
-            toolbox = self._toolbox(turn_id, mode, document_id)
+            context = TurnContext(turn_id, mode, steps, document_id, chat_dates, given)
+            toolbox = self._toolbox(context)
             tools = True
             if mode == "chat" and self.evidence_chars:
                 asked = [m["content"] for m in chat_tail if m["role"] == "user"]
@@ -230,18 +226,7 @@ class Agent:
                 asks = is_question(message)
                 tools = self.tools_with_evidence or not toolbox.state.seen or not asks
                 message = with_evidence(message, found, asks)
-            turn = Turn(
-                turn_id,
-                mode,
-                message,
-                steps,
-                system,
-                chat_tail,
-                document_id,
-                self.chat_dates,
-                self.given,
-                tools,
-            )
+            turn = Turn(context, message, system, chat_tail, tools)
             with in_turn(turn_id):  # every model call from here on is this turn's
                 outcome = await self.runner(turn, toolbox, result, on_step)
         except BaseException as exc:

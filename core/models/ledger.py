@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, time, tzinfo
 
 from core.errors import SpendLimitReached
-from core.models.turn_context import current_turn
+from core.models.turn_meter import current_turn
 from core.storage.store import Store
 from core.storage.usage import Call, Totals
 
@@ -48,7 +48,7 @@ class Ledger:
             )
 
     async def record(self, model: str, mode: str, usage: Usage, backend: str = "openai") -> None:
-        """One call, counted against the turn it was made in (turn_context.py), if any."""
+        """One call, counted against the turn it was made in (turn_meter.py), if any."""
         await self.store.usage.record(
             Call(
                 model,

@@ -69,7 +69,7 @@ class JsonModel(Protocol):
 
 class TurnModel(ChatModel, Protocol):
     """A model a turn can run on: one held to the spend limit (its calls are counted against
-    the turn they are made in: turn_context.py)."""
+    the turn they are made in: turn_meter.py)."""
 
     async def check_budget(self) -> None: ...
 
