@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import difflib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -100,12 +101,16 @@ class Profile:
         turn_id: int | None,
         mode: str,
         reason: str,
+        check: Callable[[str, str], None] | None = None,
     ) -> str:
         """Apply one edit (see `edits.apply_edit`), number new open questions, keep a
-        revision."""
+        revision. `check` sees bio.md before and after the edit, once, and may refuse it by
+        raising."""
         async with self._lock:
             content = await self._reconcile()
             changed = apply_edit(content, old, new, section)
+            if check is not None:
+                check(content, changed)
             changed = await self._numbered(changed)
             await self._commit(changed, turn_id, mode, reason, old=old, new=new)
             return changed

@@ -83,7 +83,7 @@ async def search(
     found: list[Found] = []
     for h in hits:
         if h.document_id not in docs:
-            docs[h.document_id] = await desk.searcher.store.documents.get(h.document_id)
+            docs[h.document_id] = await desk.searcher.source(h.document_id)
         doc = docs[h.document_id]
         when = _stamp(h.text) or (doc.content_start if doc else None)
         if within(when, since, until):
@@ -164,7 +164,7 @@ async def read_source(
 ) -> str:
     """Read an exact slice of one source's text by id; long reads are capped, and the result
     says where to continue."""
-    doc = await desk.searcher.store.documents.get(document_id)
+    doc = await desk.searcher.source(document_id)
     part = await desk.searcher.read_source(document_id, offset, min(length, desk.read_cap))
     desk.state.seen.add(part.document_id)
     desk.state.read.setdefault(part.document_id, []).append((part.offset, part.end))

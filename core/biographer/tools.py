@@ -23,7 +23,7 @@ from pydantic import Field
 
 from core.biographer import evidence
 from core.biographer.citations import bracket_bare, chat_days, source_ids
-from core.biographer.edits import apply_edit, removed_share
+from core.biographer.edits import removed_share
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
 from core.biographer.source_tools import grep, read_source, search, search_notes
@@ -85,7 +85,7 @@ class Toolbox:
             return ""
         passages = []
         for h in hits:
-            doc = await self.searcher.store.documents.get(h.document_id)
+            doc = await self.searcher.source(h.document_id)
             first = (doc.content_start or "")[:10] if doc else ""
             last = ((doc.content_end or doc.content_start) or "")[:10] if doc else ""
             dates = first if first == last else f"{first} to {last}"
@@ -170,7 +170,7 @@ class Toolbox:
             )
 
     async def _exists(self, doc_id: int) -> bool:
-        doc = await self.searcher.store.documents.get(doc_id)
+        doc = await self.searcher.source(doc_id)
         return doc is not None and doc.status == "ready"
 
     def check_removal(self, before: str, after: str) -> None:
@@ -240,13 +240,16 @@ async def edit_profile(
 
 async def _edit(box: Toolbox, section: str, old_text: str, new_text: str, reason: str) -> str:
     """The edit, checked (its citations, what it removes) and made; refusals raise."""
-    before = await box.profile.load()
     new_text = bracket_bare(_WRAPPERS.sub("", new_text))
     if not old_text.strip():
         new_text = box.cited(section, new_text)
-    candidate = apply_edit(before, old_text, new_text, section or None)
     await box.check_citations(old_text, new_text)
-    box.check_removal(before, candidate)
+    seen: list[str] = []
+
+    def check(before: str, after: str) -> None:
+        box.check_removal(before, after)
+        seen.append(before)
+
     after = await box.profile.edit(
         old_text,
         new_text,
@@ -254,9 +257,10 @@ async def _edit(box: Toolbox, section: str, old_text: str, new_text: str, reason
         turn_id=box.turn.id,
         mode=box.turn.mode,
         reason=reason or "edit",
+        check=check,
     )
     box.state.edits += 1
-    changed = changed_sections(before, after)
+    changed = changed_sections(seen[0], after)
     for title in changed:
         if title not in box.state.sections_changed:
             box.state.sections_changed.append(title)

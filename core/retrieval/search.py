@@ -21,6 +21,7 @@ from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
 from core.retrieval.notes import NoteSearch
 from core.retrieval.query_terms import QueryTerms
 from core.retrieval.vector_index import VectorIndex
+from core.storage.documents import Source
 from core.storage.store import Store
 
 Mode = Literal["hybrid", "keyword", "vector"]
@@ -133,6 +134,10 @@ class Searcher:
         self.zone = zone  # the owner's, for "yesterday" and "last summer"
         self.timeline = timeline  # bio.md's Timeline items, for "after I moved to Lisbon"
         self.reranker: Reranker | None = None  # a cross-encoder would go here (none by default)
+
+    async def source(self, document_id: int) -> Source | None:
+        """The source a hit comes from (its name and dates), or None if it is gone."""
+        return await self.store.documents.get(document_id)
 
     # -- ranked search ------------------------------------------------------------------
 
