@@ -20,8 +20,9 @@ import pytest
 from core.app.engine import Engine
 from core.app.replies import cost_text
 from core.biographer import reader
+from core.biographer.json_reply import Unreadable
 from core.biographer.quotes import locate
-from core.biographer.reader import Part, Unreadable
+from core.biographer.reader import Part
 from core.errors import SpendLimitReached
 from core.fold import fold_mapped
 from core.settings import Settings

@@ -14,8 +14,8 @@ from pydantic import Field
 
 from core.app.channels import split_message
 from core.biographer.context import ELIDED, RESULTS_HEAD, estimate, fit
-from core.biographer.loop import CONTINUATIONS, Broken, Continue, Final, RunTools, decide
 from core.biographer.reading_round import covered_to
+from core.biographer.steps import CONTINUATIONS, Broken, Continue, Final, RunTools, decide
 from core.biographer.tools import PARAMS
 from core.errors import NotFound
 from core.models.llm import Reply, ToolCall

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from core.biographer import reader
 from core.biographer.context import CHARS_PER_TOKEN
-from core.biographer.reader import Part, Unreadable
+from core.biographer.json_reply import Unreadable
+from core.biographer.reader import Part
 from core.biographer.scope import complement
 from core.errors import ContextExceeded, LLMError, SpendLimitReached
 from core.models.llm import JsonModel

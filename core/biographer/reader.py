@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from core.biographer import data
+from core.biographer.json_reply import Unreadable, candidates, first_json
 from core.biographer.packing import pack
 from core.biographer.quotes import locate, longest_run
 from core.biographer.scope import complement
@@ -43,7 +44,6 @@ _KIND_ALIASES = {
 STATEMENT_MAX = 300
 QUOTE_MAX = 400
 _DATE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -164,18 +164,14 @@ class Verified:
     dropped: dict[int, int] = field(default_factory=dict)
 
 
-class Unreadable(ValueError):
-    """The reader's reply held no notes object."""
-
-
 def parse(reply: str) -> list[dict[str, Any]]:
     """The note objects of a reply: JSON as the schema asks, fenced or with text around it,
     or a bare list. Unreadable when there is none."""
-    for candidate in _candidates(reply):
+    for candidate in candidates(reply):
         try:
             data = json.loads(candidate)
         except json.JSONDecodeError:
-            data = _first_json(candidate)
+            data = first_json(candidate)
         if isinstance(data, dict):
             notes = data.get("notes", data.get("items", data.get("extracts")))
             if isinstance(notes, list):
@@ -185,32 +181,6 @@ def parse(reply: str) -> list[dict[str, Any]]:
         if isinstance(data, list):
             return [n for n in data if isinstance(n, dict)]
     raise Unreadable(f"the reply is not the notes JSON: {reply.strip()[:120]!r}")
-
-
-def json_values(reply: str) -> Iterator[Any]:
-    """The JSON values in a model's reply, best candidate first: fenced blocks, the whole,
-    then the first object or list inside text."""
-    for candidate in _candidates(reply):
-        try:
-            yield json.loads(candidate)
-        except json.JSONDecodeError:
-            yield _first_json(candidate)
-
-
-def _candidates(reply: str) -> list[str]:
-    fenced = [m.group(1) for m in _FENCE.finditer(reply)]
-    return [*fenced, reply.strip()]
-
-
-def _first_json(text: str) -> Any:
-    decoder = json.JSONDecoder()
-    for i, ch in enumerate(text):
-        if ch in "{[":
-            try:
-                return decoder.raw_decode(text, i)[0]
-            except json.JSONDecodeError:
-                continue
-    return None
 
 
 def verify(notes: Sequence[dict[str, Any]], parts: Sequence[Part]) -> Verified:

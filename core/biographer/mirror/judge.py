@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from core.biographer.json_reply import json_values
 from core.biographer.mirror.candidates import KINDS, Candidate, Note
-from core.biographer.reader import json_values
 
 SYSTEM = (
     "You are biomd's mirror. biomd keeps notes on the life of one person, the owner{owner}. "

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from core.biographer.reader import Unreadable, json_values
+from core.biographer.json_reply import Unreadable, json_values
 from core.biographer.share.portrait import LEFT_OUT, Item, Part, Portrait
 from core.biographer.share.support import refusal
 from core.models.llm import JsonModel
