@@ -187,9 +187,7 @@ class Sources:
             describer=self.backend.describer(),
             hints=self.speech_hints,
             scratch_dir=self.raw.tmp,
-            zip_limits=ArchiveBudget(
-                s.zip_max_total_bytes, s.zip_max_entries, s.zip_max_depth, s.zip_max_ratio
-            ),
+            zip_limits=ArchiveBudget.of(s),
         )
 
     def transcriber(self) -> WhisperTranscriber:

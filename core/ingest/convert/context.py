@@ -9,6 +9,10 @@ from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Protocol
 
+from core.settings import Settings
+
+DEFAULTS = Settings(_env_file=None)  # type: ignore[call-arg]
+
 
 @dataclass
 class ArchiveBudget:
@@ -18,6 +22,12 @@ class ArchiveBudget:
     entries_left: int
     max_depth: int
     max_ratio: int
+
+    @classmethod
+    def of(cls, settings: Settings) -> ArchiveBudget:
+        """The limits BIOMD_ZIP_MAX_* set, for one upload."""
+        s = settings
+        return cls(s.zip_max_total_bytes, s.zip_max_entries, s.zip_max_depth, s.zip_max_ratio)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +65,7 @@ class ConvertContext:
     describer: ImageDescriber | None = None
     hints: Callable[[], str] = field(default=_no_hints)
     scratch_dir: Path | None = None  # where media inside archives are unpacked for a moment
-    zip_limits: ArchiveBudget = field(
-        default_factory=lambda: ArchiveBudget(20 * 1024**3, 20_000, 3, 200)
-    )
+    zip_limits: ArchiveBudget = field(default_factory=lambda: ArchiveBudget.of(DEFAULTS))
     _owner_keys: frozenset[str] = field(init=False, repr=False)
     _known: dict[str, bool] = field(init=False, repr=False, compare=False)  # name → owner?
 
