@@ -18,7 +18,18 @@ BiomdError
 │   └── EditRefused        an edit biomd will not make (invented citation, pasted source…)
 ├── PlatformUnavailable    Telegram or Discord cannot be reached just now
 ├── NotFound               an id that does not exist
-└── Busy                   another biomd process holds the ingest lock
+├── Busy                   another biomd process holds the ingest lock
+├── ConsolidationRefused   a rewrite of bio.md that would lose facts (biographer/consolidate.py)
+├── UnknownAudience        a share for an audience with no such name (biographer/share/audiences.py)
+└── UnresolvedFindings     a share with private things not yet accepted (app/shares/service.py)
+
+Raised and caught inside biomd, never shown as they are (each is turned into one of the above,
+or into a message for the model):
+- BadArguments (ValueError)    a tool call's arguments do not fit its schema (models/tools.py)
+- Unreadable (ValueError)      a model's reply holds no JSON of the shape asked for
+                               (biographer/json_reply.py)
+- DuplicateSource (Exception)  a source whose bytes are stored already (storage/documents.py)
+- UploadTooBig (Exception)     a web upload over its limit (bot/web/pages/sources.py)
 """
 
 from __future__ import annotations
