@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -101,13 +102,27 @@ HOSTILE = [
 ]
 
 
+SOURCE = "NEAR the AND gate, a pride flag 🏳️‍🌈 over the über-straße"
+FINDS = {"NEAR", "🏳️‍🌈 pride", "über-straße"}  # words of the source: keyword search finds it
+
+
 @pytest.mark.parametrize("query", HOSTILE)
 async def test_any_user_text_is_a_valid_query(engine: Engine, tmp_path: Path, query: str) -> None:
-    (tmp_path / "x.txt").write_text("NEAR the AND gate, a pride flag 🏳️‍🌈 over the über-straße")
-    _ = [r async for r in engine.sources.ingest([tmp_path / "x.txt"])]
+    """Operators, quotes, SQL and control characters are searched as text: no error, and a
+    hit only where the source holds the words; grep finds exactly the lines that hold it."""
+    (tmp_path / "x.txt").write_text(SOURCE)
+    (result,) = [r async for r in engine.sources.ingest([tmp_path / "x.txt"])]
     for mode in ("keyword", "hybrid"):
-        await engine.sources.search(query, mode=mode)  # type: ignore[arg-type]
-    await engine.sources.grep(query)
+        hits = await engine.sources.search(query, mode=mode)  # type: ignore[arg-type]
+        assert all(h.document_id == result.document_id for h in hits)
+        if mode == "keyword" and query in FINDS:
+            assert hits, f"{query!r} is in the source"
+        if not query.strip("\x00 "):
+            assert hits == [], "nothing asked, nothing found"
+    found = await engine.sources.grep(query)
+    holds = bool(query.strip()) and query.casefold() in SOURCE.casefold()
+    assert (found.total > 0) == holds, query
+    assert all(m.document_id == result.document_id for m in found.mentions)
 
 
 @given(st.text(max_size=200))
@@ -118,9 +133,10 @@ def test_keyword_queries_are_only_quoted_words(text: str) -> None:
     query = keyword_query(text)
     if query is None:
         return
+    assert re.fullmatch(r'"[^"]+"(?: OR "[^"]+")*', query), query  # no operator survives
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61')")
-    db.execute("SELECT * FROM t WHERE t MATCH ?", (query,)).fetchall()
+    db.execute("SELECT * FROM t WHERE t MATCH ?", (query,)).fetchall()  # valid FTS5
 
 
 def test_common_words_are_dropped_unless_nothing_else_is_left() -> None:
