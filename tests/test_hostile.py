@@ -4,7 +4,6 @@ nothing is written outside the data dir. Plus fuzzing of the parsers and the chu
 
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import random
@@ -13,6 +12,7 @@ import struct
 import tempfile
 import wave
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -288,12 +288,14 @@ json_value = st.recursive(
 @given(json_value)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_chat_json_converters_fail_only_with_clear_errors(value: Any) -> None:
+    from core.errors import BiomdError, CorruptSource
     from core.ingest.convert import ConvertContext
     from core.ingest.convert.ai_chats import chatgpt_lines, claude_lines
     from core.ingest.convert.discord import to_message as discord_message
     from core.ingest.convert.messenger import fix_mojibake
     from core.ingest.convert.messenger import to_message as messenger_message
     from core.ingest.convert.telegram import to_message as telegram_message
+    from core.ingest.pipeline import _guarded
 
     ctx = ConvertContext()
     for convert in (
@@ -303,9 +305,19 @@ def test_chat_json_converters_fail_only_with_clear_errors(value: Any) -> None:
         lambda v: messenger_message(fix_mojibake(v), ctx),
         lambda v: telegram_message(v, ctx, None, __import__("collections").OrderedDict()),
     ):
-        # the converters' callers turn these into "could not be read as …"
-        with contextlib.suppress(AttributeError, TypeError, ValueError, KeyError, OverflowError):
+        try:
             convert(value)
+        except BiomdError as exc:
+            assert exc.user_message.strip()  # clear as it is
+        except (AttributeError, TypeError, ValueError, KeyError, OverflowError) as exc:
+            # the one place converters are called from turns it into a clear error
+            with pytest.raises(CorruptSource, match=r"^chat\.json: could not be read as chat"):
+                list(_guarded(_raising(exc), "chat.json", "chat"))
+
+
+def _raising(exc: Exception) -> Iterator[str]:
+    raise exc
+    yield ""  # a generator, as a converter's output is
 
 
 @given(st.binary(max_size=4000))
