@@ -94,6 +94,11 @@ def reading_state(s: SourceState, part_chars: int) -> ReadingState | None:
     return ReadingState("waiting", 0, parts, s.reading_error)
 
 
+def ingest_lock(settings: Settings) -> ProcessLock:
+    """The lock the one process that writes sources holds (the bot, while it runs)."""
+    return ProcessLock(settings.data_dir / "ingest.lock")
+
+
 class Sources:
     def __init__(
         self,
@@ -112,7 +117,7 @@ class Sources:
         self.embeddings = embeddings
         self.backend = backend
         self.biography = biography
-        self._lock = ProcessLock(settings.data_dir / "ingest.lock")
+        self._lock = ingest_lock(settings)
         self._transcriber: WhisperTranscriber | None = None
 
     def release(self) -> None:
