@@ -13,7 +13,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core.app import replies
+from core.app import reading, replies
 from core.app.channels import Channel, StatusMessage
 from core.app.jobs.payloads import (
     AnswerJob,
@@ -167,18 +167,21 @@ class Handlers:
         """The biographer's reading of new sources, or why it has to wait; and those that
         wait for the owner's choice."""
         biography = self.engine.biography
-        if not biography.configured:
-            return replies.stored_unread(name, biography.missing), []
-        await show(f"{name}: reading it (biographer)…", force=True)
+
+        async def started(_: int) -> None:
+            await show(f"{name}: reading it (biographer)…", force=True)
+
         try:
-            results = await biography.reading.read_pending(only=set(added))
+            done = await reading.read_new(self.engine, only=set(added), on_start=started)
         except LLMError as exc:
             said = replies.stored_unread(name, exc.user_message, later=True)
             return said, await biography.cost.choices(only=set(added))
+        if done.missing:
+            return replies.stored_unread(name, done.missing), []
         waiting = await biography.cost.choices(only=set(added))
-        if not results and waiting:
+        if not done.results and waiting:
             return "", waiting  # what it costs, and the choice, follow as a message of their own
-        return replies.turn_summary(results), waiting
+        return replies.turn_summary(done.results), waiting
 
     async def _spoken_answer(self, question: str, document_id: int) -> str:
         source = await self.engine.sources.read(document_id)
