@@ -16,13 +16,16 @@ from core.biographer.profile_text import section
 from core.errors import NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, people_names, rank
-from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
+from core.ingest.pipeline import Ingestor, ProgressFn
+from core.ingest.pipeline import IngestResult as IngestResult  # a front-end shows each
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.models.backend import Backend
 from core.retrieval import language
 from core.retrieval.embed_pipeline import Embeddings, EmbedProgress
 from core.retrieval.passages import Passage, passage
-from core.retrieval.search import GrepPage, Hit, Mention, Mode, Searcher, Slice
+from core.retrieval.search import MODES as MODES  # the search modes a front-end offers
+from core.retrieval.search import GrepPage, Mention, Mode, Searcher, Slice
+from core.retrieval.search import Hit as Hit
 from core.settings import Settings
 from core.storage.activity import speaker_names
 from core.storage.documents import Counts, Source, SourceState
