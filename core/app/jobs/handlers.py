@@ -212,9 +212,8 @@ class Handlers:
         """A note another assistant asked biomd to remember (over MCP): kept as a source,
         then read like any."""
         doc = await self.engine.answers.note(p.text, p.client, p.at)
-        if self.engine.biography.configured:
-            with contextlib.suppress(LLMError):  # read later, as after any outage
-                await self.engine.biography.reading.read_pending(only={doc})
+        with contextlib.suppress(LLMError):  # read later, as after any outage
+            await reading.read_new(self.engine, only={doc})
 
     async def consolidate(self, p: ConsolidateJob) -> None:
         channel, chat = self.queue.target(p)
@@ -228,10 +227,7 @@ class Handlers:
     async def read(self, p: ReadJob) -> None:
         """Read whatever is still waiting (periodically, after an LLM outage say); with a
         chat in the payload, say there when it is done."""
-        biography = self.engine.biography
-        if not (biography.configured and await biography.reading.pending()):
-            return
-        results = await biography.reading.read_pending()
+        results = (await reading.read_new(self.engine)).results
         channel, chat = self.queue.target(p)
         if channel is not None and results:
             await self.engine.outbox.deliver(channel, chat, replies.finished_reading(results))

@@ -111,9 +111,9 @@ def render(view: MirrorView, set_aside: bool = False) -> str:
         )
     out += [
         "",
-        "Answer one: biomd mirror --confirm ID (that's me), --dismiss ID (not me), "
-        "--answer ID --text '…' (there's more to it), --ask ID (ask me later), "
-        "--take-back ID (forget what you said of it).",
+        "Answer one: biomd mirror confirm ID (that's me), dismiss ID (not me), "
+        "answer ID '…' (there's more to it), ask ID (ask me later), "
+        "take-back ID (forget what you said of it).",
     ]
     return "\n".join(out)
 
