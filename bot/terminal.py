@@ -30,7 +30,6 @@ from core.errors import BiomdError
 from core.settings import Settings
 
 CHAT = "terminal"
-AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 
