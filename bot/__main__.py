@@ -1,4 +1,4 @@
-"""The process entry point: `biomd …`, or `python -m bot …`. Every command is bot/cli.py's."""
+"""The process entry point: `biomd …`, or `python -m bot …`. Every command is bot/cli/'s."""
 
 from __future__ import annotations
 

@@ -11,11 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.errors import Busy, PlatformUnavailable, StoreError
-from core.retrieval.embedding import download_size, model_downloaded
+from core.app import maintenance, model_checks
+from core.errors import PlatformUnavailable, StoreError
 from core.settings import Settings
-from core.storage.health import examine as examine_store
-from core.storage.lock import ProcessLock
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -76,7 +74,7 @@ def check_models(s: Settings) -> Iterator[Finding]:
                 f"BIOMD_EMBED_MODEL_PATH={s.embed_model_path} has no .onnx model",
                 "point it at a folder with model.onnx, tokenizer.json and config.json",
             )
-    elif model_downloaded(s.embed_model, s.models_dir):
+    elif model_checks.embedding_downloaded(s):
         part = s.embed_model.split("/")[-1].lower()
         dirs = [p for p in s.models_dir.glob("*") if part in p.name.lower()]
         mb = sum(size_mb(p) for p in dirs)
@@ -86,7 +84,7 @@ def check_models(s: Settings) -> Iterator[Finding]:
             WARN,
             "models",
             f"embedding model {s.embed_model} not downloaded yet "
-            f"({download_size(s.embed_model)}, fetched once on first use)",
+            f"({model_checks.embedding_size(s)}, fetched once on first use)",
             "without network access, put the model files in a folder and set "
             "BIOMD_EMBED_MODEL_PATH",
         )
@@ -142,14 +140,8 @@ def check_data_dir(s: Settings) -> Iterator[Finding]:
             f"{len(loose)} files in it are readable by others, e.g. {loose[0]}",
             f"chmod -R go-rwx {d}",
         )
-    lock = d / "ingest.lock"
-    if lock.exists():
-        try:
-            probe = ProcessLock(lock)
-            probe.acquire()
-            probe.release()
-        except Busy:
-            yield Finding(OK, "data", "a biomd process (the bot?) is running on it right now")
+    if maintenance.in_use(s):
+        yield Finding(OK, "data", "a biomd process (the bot?) is running on it right now")
     free = shutil.disk_usage(d).free / 1e9
     if free < 1:
         yield Finding(
@@ -165,7 +157,7 @@ def check_store(s: Settings) -> Iterator[Finding]:
         return
     restore = "restore from your last `biomd export` with `biomd import`"
     try:
-        health = examine_store(s.db_path)
+        health = maintenance.store_health(s)
     except StoreError as exc:
         yield Finding(FAIL, "store", exc.user_message, restore)
         return
@@ -230,9 +222,8 @@ def check_scheduler(s: Settings) -> Iterator[Finding]:
 
 async def check_codex(s: Settings) -> list[Finding]:
     """The Codex backend: the binary, its version, and a login."""
-    from core.models.codex import TESTED, CodexCLI, binary
-
-    if binary(s) is None:
+    codex = await model_checks.codex(s)
+    if codex is None:
         return [
             Finding(
                 FAIL,
@@ -241,20 +232,18 @@ async def check_codex(s: Settings) -> list[Finding]:
                 "`npm i -g @openai/codex`, then `codex login`",
             )
         ]
-    cli = CodexCLI(s)
     found = []
-    version = await cli.version()
-    tested = ".".join(map(str, TESTED))
-    if version is None:
+    tested = ".".join(map(str, model_checks.TESTED))
+    if codex.version is None:
         found.append(
-            Finding(FAIL, "llm", f"{cli.path} --version failed", "reinstall the Codex CLI")
+            Finding(FAIL, "llm", f"{codex.path} --version failed", "reinstall the Codex CLI")
         )
-    elif version[:2] < TESTED[:2]:
+    elif codex.version[:2] < model_checks.TESTED[:2]:
         found.append(
             Finding(
                 FAIL,
                 "llm",
-                f"Codex CLI {'.'.join(map(str, version))} is older "
+                f"Codex CLI {'.'.join(map(str, codex.version))} is older "
                 f"than {tested}, the version biomd is tested with",
                 "`npm i -g @openai/codex`",
             )
@@ -264,27 +253,23 @@ async def check_codex(s: Settings) -> list[Finding]:
             Finding(
                 OK,
                 "llm",
-                f"Codex CLI {'.'.join(map(str, version))} at {cli.path} (tested with {tested})",
+                f"Codex CLI {'.'.join(map(str, codex.version))} at {codex.path} "
+                f"(tested with {tested})",
             )
         )
-    logged, said = await cli.logged_in()
     found.append(
-        Finding(OK, "llm", f"Codex login: {said}")
-        if logged
-        else Finding(FAIL, "llm", f"Codex is not logged in ({said})", "`codex login`")
+        Finding(OK, "llm", f"Codex login: {codex.said}")
+        if codex.logged_in
+        else Finding(FAIL, "llm", f"Codex is not logged in ({codex.said})", "`codex login`")
     )
     return found
 
 
 async def check_llm(s: Settings) -> list[Finding]:
-    from core.models.endpoint import is_local
-    from core.models.local_servers import WANTED_CONTEXT, ollama_context
-    from core.models.probe import tool_advice, try_language_model, try_tool_call
-
     if s.llm_backend == "codex":
         return await check_codex(s)
 
-    if not s.llm_api_key and not is_local(s.llm_base_url):
+    if not s.llm_api_key and not model_checks.is_local(s.llm_base_url):
         return [
             Finding(
                 WARN,
@@ -294,7 +279,7 @@ async def check_llm(s: Settings) -> list[Finding]:
                 "`biomd setup`, or BIOMD_LLM_API_KEY in .env",
             )
         ]
-    problem = await try_language_model(s.llm_base_url, s.llm_api_key or "", s.llm_model)
+    problem = await model_checks.answers(s.llm_base_url, s.llm_api_key or "", s.llm_model)
     if problem:
         return [
             Finding(
@@ -306,18 +291,18 @@ async def check_llm(s: Settings) -> list[Finding]:
         ]
     found = [Finding(OK, "llm", f"{s.llm_model} at {s.llm_base_url} answers")]
     found += await check_reader(s)
-    support = await try_tool_call(s.llm_base_url, s.llm_api_key or "", s.llm_model)
-    status = {"native": OK, "text": WARN}.get(support.how, FAIL)
+    tools = await model_checks.tool_calls(s.llm_base_url, s.llm_api_key or "", s.llm_model)
+    status = {"native": OK, "text": WARN}.get(tools.how, FAIL)
     fix = "" if status == OK else "a model trained for tool use (README: Local and private)"
-    found.append(Finding(status, "llm", f"tool-call round trip: {tool_advice(support)}", fix))
-    context = await ollama_context(s.llm_base_url, s.llm_model)
-    if context is not None and context < WANTED_CONTEXT and not s.llm_context_tokens:
+    found.append(Finding(status, "llm", f"tool-call round trip: {tools.advice}", fix))
+    context = await model_checks.short_context(s.llm_base_url, s.llm_model)
+    if context is not None and not s.llm_context_tokens:
         found.append(
             Finding(
                 WARN,
                 "llm",
-                f"Ollama runs {s.llm_model} with a {context:,}-token context; turns are "
-                f"trimmed to fit, but reading a source wants about {WANTED_CONTEXT:,}",
+                f"Ollama runs {s.llm_model} with a {context:,}-token context; turns are trimmed "
+                f"to fit, but reading a source wants about {model_checks.WANTED_CONTEXT:,}",
                 "`biomd setup` makes a copy of the model with a larger num_ctx",
             )
         )
@@ -326,12 +311,10 @@ async def check_llm(s: Settings) -> list[Finding]:
 
 async def check_reader(s: Settings) -> list[Finding]:
     """The reader, where it is a model or an endpoint of its own."""
-    from core.models.probe import try_language_model
-
     if not (s.reader_model or s.reader_base_url):
         return []
     r = s.reader_settings()
-    problem = await try_language_model(r.llm_base_url, r.llm_api_key or "", r.llm_model)
+    problem = await model_checks.answers(r.llm_base_url, r.llm_api_key or "", r.llm_model)
     if problem:
         return [
             Finding(

@@ -11,10 +11,9 @@ from typing import Any, Protocol
 
 from core.app.assistant import Assistant
 from core.app.channels import Channel
-from core.app.engine import Engine
+from core.app.engine import Embedder, Engine
 from core.app.jobs import JobQueue, MirrorJob, ReadJob
 from core.errors import BiomdError, ConfigError, PlatformUnavailable
-from core.retrieval.embedding import Embedder
 from core.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from core.app import model_checks
 from core.app.envfile import update_env_file
 from core.errors import PlatformUnavailable
-from core.models import local_servers
-from core.models.endpoint import is_local
-from core.models.probe import tool_advice, try_language_model, try_tool_call
 from core.settings import Settings
 
 OPENROUTER = "https://openrouter.ai/api/v1"
@@ -44,7 +42,7 @@ class Wizard:
     io: Prompter
     owner_wait_s: float = OWNER_WAIT_S
     values: dict[str, str] = field(default_factory=dict)
-    local_candidates: tuple[tuple[str, str], ...] = local_servers.KNOWN
+    local_candidates: tuple[tuple[str, str], ...] = model_checks.LOCAL_SERVERS
 
     async def run(self, env_path: Path, template: Path | None = None) -> dict[str, str]:
         """All the steps, then .env written with what was chosen."""
@@ -80,7 +78,7 @@ class Wizard:
         codex = await self._codex()
         if codex:
             self.io.say(f"   [4] your ChatGPT subscription, through the Codex CLI ({codex})")
-        if self.settings.llm_api_key or is_local(self.settings.llm_base_url):
+        if self.settings.llm_api_key or model_checks.is_local(self.settings.llm_base_url):
             self.io.say(f"   Now: {self.settings.llm_model} at {self.settings.llm_base_url}.")
         choice = self.io.ask(f"   Which one? (1/2/3{'/4' if codex else ''}, Enter to skip)").strip()
         if choice == "4" and codex:
@@ -110,16 +108,16 @@ class Wizard:
                 self.io.say("   Skipped.")
                 return
         model = model or self.io.ask("   Model", DEFAULT_MODELS["openrouter"] if key else "")
-        problem = await try_language_model(url, key, model)
+        problem = await model_checks.answers(url, key, model)
         if problem:
             self.io.say(f"   The test call failed: {problem}")
             if self.io.ask("   Keep these settings anyway? (y/N)").lower() != "y":
                 return
         else:
             self.io.say(f"   {model} answered. Checking how it makes tool calls…")
-            support = await try_tool_call(url, key, model)
-            self.io.say(f"   {tool_advice(support)[0].upper()}{tool_advice(support)[1:]}")
-            if support.how == "none" and self.io.ask("   Use it anyway? (y/N)").lower() != "y":
+            tools = await model_checks.tool_calls(url, key, model)
+            self.io.say(f"   {tools.advice[0].upper()}{tools.advice[1:]}")
+            if tools.how == "none" and self.io.ask("   Use it anyway? (y/N)").lower() != "y":
                 return
             model = await self._ollama_context(url, model)
         self.values |= {"BIOMD_LLM_BASE_URL": url, "BIOMD_LLM_MODEL": model}
@@ -137,17 +135,12 @@ class Wizard:
 
     async def _codex(self) -> str | None:
         """The Codex CLI's login, if it is installed and logged in."""
-        from core.models.codex import CodexCLI, binary
-
-        if binary(self.settings) is None:
-            return None
-        cli = CodexCLI(self.settings)
-        logged, said = await cli.logged_in()
-        return said if logged else None
+        codex = await model_checks.codex(self.settings)
+        return codex.said if codex is not None and codex.logged_in else None
 
     async def _local_server(self) -> tuple[str, str] | None:
         """A model server on this computer and one of its models, as (base URL, model)."""
-        servers = await local_servers.find(self.local_candidates)
+        servers = await model_checks.find_local_servers(self.local_candidates)
         if not servers:
             ports = ", ".join(f"{k} {u.rsplit(':', 1)[-1]}" for k, u in self.local_candidates)
             self.io.say(f"   No model server answered at the usual ports ({ports}).")
@@ -179,17 +172,17 @@ class Wizard:
 
     async def _ollama_context(self, url: str, model: str) -> str:
         """On Ollama, offer a copy of the model with a context window a reading turn fits in."""
-        context = await local_servers.ollama_context(url, model)
-        if context is None or context >= local_servers.WANTED_CONTEXT:
+        context = await model_checks.short_context(url, model)
+        if context is None:
             return model
         self.io.say(
             f"   Ollama runs {model} with a {context:,}-token context, and silently cuts longer "
-            f"prompts. Reading a source wants about {local_servers.WANTED_CONTEXT:,}."
+            f"prompts. Reading a source wants about {model_checks.WANTED_CONTEXT:,}."
         )
         if self.io.ask("   Make a copy of the model with that context? (Y/n)", "y").lower() != "y":
             return model
         try:
-            made = await local_servers.make_ollama_variant(url, model)
+            made = await model_checks.make_ollama_variant(url, model)
         except Exception as exc:
             self.io.say(f"   Ollama could not make it ({exc}); keeping {model}.")
             return model

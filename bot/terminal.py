@@ -21,17 +21,15 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.panel import Panel
 
-from core import sample
+from core.app import sample_life
 from core.app.assistant import Assistant, commands
 from core.app.channels import Buttons
 from core.app.engine import Engine
 from core.app.jobs import JobQueue, ReadJob
 from core.errors import BiomdError
 from core.settings import Settings
-from core.storage.database import ensure_private_dir
 
 CHAT = "terminal"
-AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}
 
 ReadLine = Callable[[str], Awaitable[str | None]]
 
@@ -197,31 +195,20 @@ def open_session(settings: Settings) -> None:
 def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
     """`make run` with no bot configured: a terminal session over the bundled sample life,
     in a data dir of its own beside the owner's."""
-    own = settings.data_dir
-    if settings.models_dir.is_relative_to(own):
-        ensure_private_dir(own)  # created private before the models folder inside it
-    ensure_private_dir(settings.models_dir)
-    settings = settings.model_copy(
-        update={
-            "data_dir": sample.data_dir(own),
-            "embed_cache_dir": settings.models_dir,  # models are shared, downloaded once
-            "owner_names": sample.OWNER_NAMES,
-            "timezone": sample.TIMEZONE,
-        }
-    )
+    settings = sample_life.settings_for(settings)
 
     async def main() -> None:
         console = Console()
-        console.print(Panel(sample.ABOUT, title="biomd", border_style="green"), markup=False)
+        console.print(Panel(sample_life.ABOUT, title="biomd", border_style="green"), markup=False)
         async with await Engine.open(settings) as engine:
-            await load_sample(engine, console)
+            await sample_life.load(engine, lambda line: say(console, line))
             session = TerminalSession(engine, console)
             if engine.biography.configured:
                 greeting = READING if await engine.biography.reading.pending() else ""
                 await session.jobs.submit(ReadJob(platform="terminal", chat=CHAT))
             else:
                 greeting = NO_LLM
-            greeting = "\n\n".join(x for x in (greeting, TERMINAL_HELP, sample.TRY) if x)
+            greeting = "\n\n".join(x for x in (greeting, TERMINAL_HELP, sample_life.TRY) if x)
             async with web_view(settings, session, console, open_browser):
                 await session.run(greeting)
         console.print(f"The sample life is kept in {settings.data_dir}. {SET_UP_OWN}", markup=False)
@@ -293,26 +280,8 @@ def _until_ctrl_c(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
         runner.close()
 
 
-async def load_sample(engine: Engine, console: Console) -> None:
-    """Ingest the sample's sources that are not in yet (all of them on the first run)."""
-    have = {d.name for d in await engine.sources.all() if d.status != "failed"}
-    todo = [p for p in sample.files() if p.name not in have]
-    if todo:
-        many = f"{len(todo)} sample sources" if len(todo) > 1 else "1 sample source"
-        console.print(f"Reading {many} into biomd (first run only)…")
-        async for result in engine.sources.ingest(todo):
-            line = f"  #{result.document_id} {result.name}"
-            if result.status == "failed":
-                line = f"  {result.error}"
-            console.print(line, markup=False, highlight=False)
-    stored = await engine.sources.stored_model()
-    changed = stored is not None and stored != engine.sources.model_name
-    if changed or (await engine.sources.stats()).vectors_missing:
-        console.print("Computing vectors for search by meaning…")
-        try:  # the sample is small: a changed BIOMD_EMBED_MODEL is simply re-embedded
-            await (engine.sources.reindex() if changed else engine.sources.embed_pending())
-        except BiomdError as exc:
-            console.print(f"{exc.user_message}\nSearch works by keyword until then.", markup=False)
+def say(console: Console, line: str) -> None:
+    console.print(line, markup=False, highlight=False)
 
 
 TERMINAL_HELP = (

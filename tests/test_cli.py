@@ -228,28 +228,62 @@ def test_share_refuses_findings_then_saves_lists_reopens_and_deletes(
     data.mkdir(parents=True)
     (data / "bio.md").write_text(BIO, encoding="utf-8")
     target = tmp_path / "for-my-therapist.html"
-    code, output = run("share", "--for", "therapist", "--out", str(target))
+    code, output = run("share", "save", "therapist", "--out", str(target))
     assert code == 1 and not target.exists()
     assert "e-mail" in output and "nina.castell@example.com" in output and "phone" in output
     assert "Nothing was saved" in output
     assert "Tomás Reis: as 'her brother'" in output
 
+    code, output = run("share", "preview", "therapist", "--hide", "Graça")
+    assert code == 0 and "Graça: as 'G.'" in output and not target.exists()
     code, output = run(
-        "share", "--for", "therapist", "--hide", "Graça", "--out", str(target), "--yes"
+        "share", "save", "therapist", "--hide", "Graça", "--out", str(target), "--yes"
     )
     assert code == 0 and "Saved share #1" in output and target.exists()
     assert "Graça" not in target.read_text(encoding="utf-8")
-    code, output = run("share", "--for", "assistant", "--remove-findings", "--out", "a.txt")
+    code, output = run("share", "save", "assistant", "--remove-findings", "--out", "a.txt")
     assert code == 0 and "characters" in output
     assert len((tmp_path / "a.txt").read_text(encoding="utf-8")) <= 1500
 
-    code, output = run("share", "--list")
+    code, output = run("share", "list")
     assert code == 0 and "therapist" in output and "assistant" in output
-    code, output = run("share", "--open", "1")
+    code, output = run("share", "open", "1")
     assert code == 0 and output == target.read_text(encoding="utf-8")
-    code, output = run("share", "--delete", "1")
+    code, output = run("share", "delete", "1")
     assert code == 0 and not target.exists()
-    code, output = run("share", "--open", "1")
+    code, output = run("share", "open", "1")
     assert code == 1 and "There is no share #1" in output
-    code, output = run("share", "--for", "nobody")
+    code, output = run("share", "preview", "nobody")
     assert code == 1 and "There is no audience 'nobody'" in output
+    code, output = run("share", "save", "therapist", "--format", "pdf")
+    assert code == 2 and "--format is one of html, md, text" in output
+
+
+def test_the_old_share_and_mirror_flags_still_work_and_name_their_subcommand(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    from tests.test_share import BIO
+
+    data = Path(env["BIOMD_DATA_DIR"])
+    data.mkdir(parents=True)
+    (data / "bio.md").write_text(BIO, encoding="utf-8")
+    code, output = run("share", "--for", "therapist", "--preview", "--hide", "Graça", "--yes")
+    assert code == 0 and "(This is now `biomd share preview therapist --hide 'Graça'`.)" in output
+    code, output = run("share", "--for=assistant", "--remove-findings", "--out", "a.txt")
+    assert code == 0 and "Saved share #1" in output
+    assert "`biomd share save assistant --remove-findings --out a.txt`" in output
+    code, output = run("share", "--list")
+    assert code == 0 and "`biomd share list`" in output and "assistant" in output
+    code, output = run("share", "--delete", "1")
+    assert code == 0 and "`biomd share delete 1`" in output and "Deleted share #1" in output
+    code, output = run("mirror", "--dismiss", "F1a2b3c4")
+    assert "`biomd mirror dismiss F1a2b3c4`" in output
+    assert code == 1 and "There is no finding or pattern F1a2b3c4" in output
+    code, output = run("mirror", "--answer", "F1a2b3c4", "--text", "We were both working nights.")
+    assert "`biomd mirror answer F1a2b3c4 'We were both working nights.'`" in output
+
+
+def test_the_command_is_split_by_subject_in_files_of_300_lines_at_most() -> None:
+    package = Path(__file__).resolve().parent.parent / "bot" / "cli"
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in package.glob("*.py")}
+    assert len(sizes) > 5 and max(sizes.values()) <= 300, sizes

@@ -86,6 +86,23 @@ def test_every_import_points_down_the_layers_and_core_never_imports_bot() -> Non
     assert wrong == []
 
 
+FRONT_END_MAY_IMPORT = ("core.app", "core.settings", "core.errors")
+
+
+def test_front_ends_import_only_the_app_layer_the_settings_and_the_errors() -> None:
+    """A front-end (anything under bot/) reaches the engine's lower layers only through
+    core/app: a type or a check it needs from below is offered there, by name."""
+    reaching = [
+        f"{module_name(path)} imports {other}"
+        for path in sources()
+        if module_name(path).startswith("bot")
+        for other in sorted(imports(path))
+        if other.startswith("core.")
+        and not any(other == m or other.startswith(m + ".") for m in FRONT_END_MAY_IMPORT)
+    ]
+    assert reaching == []
+
+
 def test_no_two_modules_import_each_other() -> None:
     graph = {module_name(p): imports(p) for p in sources()}
     pairs = sorted(

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.app import replies
+from core.app import asking, reading, replies
 from core.app.channels import Buttons, Channel
 from core.app.engine import Engine
 from core.app.jobs import AnswerJob, ConsolidateJob, JobQueue, ReadJob, SourceJob
@@ -18,13 +18,7 @@ from core.app.mirror import text as mirror_text
 from core.app.pictures import mirror as mirror_picture
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
-from core.app.replies import (
-    first_sentence_first,
-    search_reply,
-    snippet,
-    status_text,
-    with_source_hint,
-)
+from core.app.replies import first_sentence_first, snippet, status_text, with_source_hint
 from core.app.shares import args as share_args
 from core.app.shares.service import Draft, card_path
 from core.app.shares.service import render as render_share
@@ -32,12 +26,11 @@ from core.app.status_now import gather as gather_status
 from core.biographer.profile_text import Question, section
 from core.biographer.questions import question_text
 from core.biographer.turn import StepFn
-from core.errors import BiomdError, LLMNotConfigured, PlatformUnavailable
+from core.errors import BiomdError, PlatformUnavailable
 from core.ingest.pipeline import walk_files
 
 log = logging.getLogger(__name__)
 
-SEARCH_INSTEAD_HITS = 4
 TIMELINE_SOURCES = 50
 
 
@@ -74,12 +67,12 @@ class Assistant:
             await self.answer(channel, chat, qid, text)
             return
         try:
-            result = await self.engine.biography.chat.ask(text, on_step=on_step)
-        except LLMNotConfigured:
-            await self._say(channel, chat, await self._search_instead(text))
-            return
+            result = await asking.ask(self.engine, text, on_step=on_step)
         except BiomdError as exc:
             await self._say(channel, chat, exc.user_message)
+            return
+        if isinstance(result, str):  # no language model: what search found
+            await self._say(channel, chat, result)
             return
         reply = with_source_hint(result.report)
         if result.sections_changed:
@@ -93,11 +86,6 @@ class Assistant:
         await self.jobs.submit(
             AnswerJob(platform=channel.platform, chat=chat, status=status, question=qid, text=text)
         )
-
-    async def _search_instead(self, text: str) -> str:
-        """With no language model, what hybrid search finds, cited, so retrieval is visible."""
-        hits = await self.engine.sources.search(text, limit=SEARCH_INSTEAD_HITS)
-        return search_reply(hits, text, self.engine.biography.missing)
 
     async def on_file(
         self, channel: Channel, chat: str, incoming: Incoming, reply_to: str | None = None
@@ -362,20 +350,16 @@ class Assistant:
             await self._say(channel, chat, replies.reading_choices(choices))
             return
         doc_id = _id(words[0], "/read 12 mine")
-        how = words[1].lower() if len(words) > 1 else "all"
-        scope = f"since:{words[2]}" if how == "since" and len(words) > 2 else how
-        if how == "later":
-            await self.engine.biography.cost.hold(doc_id)
-        else:
-            try:
-                await self.engine.biography.cost.choose(doc_id, scope)
-            except ValueError:
-                raise BiomdError(
-                    "Read it how? /read 12 all, /read 12 mine, /read 12 since 2024-01-01, or "
-                    "/read 12 later."
-                ) from None
+        try:
+            scope = reading.scope(*words[1:3]) if len(words) > 1 else "all"
+        except BiomdError:
+            raise BiomdError(
+                "Read it how? /read 12 all, /read 12 mine, /read 12 since 2024-01-01, or "
+                "/read 12 later."
+            ) from None
+        await reading.decide(self.engine, doc_id, scope)
         await self._say(channel, chat, replies.reading_chosen(doc_id, scope))
-        if how != "later":
+        if scope != reading.LATER:
             await self.jobs.submit(ReadJob(platform=channel.platform, chat=chat))
 
     async def _cmd_share(self, channel: Channel, chat: str, args: str) -> None:

@@ -46,6 +46,8 @@ from core.storage.database import ensure_private_dir
 from core.storage.rawfiles import RawFiles
 from core.storage.store import Store
 
+__all__ = ["Embedder", "Engine", "embed_input"]  # an Embedder can be handed to Engine.open
+
 
 def embed_input(text: str) -> str:
     """What the embedding model sees for a chunk: its text without the timestamp that opens

@@ -16,13 +16,16 @@ from core.biographer.profile_text import section
 from core.errors import NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, people_names, rank
-from core.ingest.pipeline import Ingestor, IngestResult, ProgressFn
+from core.ingest.pipeline import Ingestor, ProgressFn
+from core.ingest.pipeline import IngestResult as IngestResult  # a front-end shows each
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.models.backend import Backend
 from core.retrieval import language
 from core.retrieval.embed_pipeline import Embeddings, EmbedProgress
 from core.retrieval.passages import Passage, passage
-from core.retrieval.search import GrepPage, Hit, Mention, Mode, Searcher, Slice
+from core.retrieval.search import MODES as MODES  # the search modes a front-end offers
+from core.retrieval.search import GrepPage, Mention, Mode, Searcher, Slice
+from core.retrieval.search import Hit as Hit
 from core.settings import Settings
 from core.storage.activity import speaker_names
 from core.storage.documents import Counts, Source, SourceState
@@ -94,6 +97,11 @@ def reading_state(s: SourceState, part_chars: int) -> ReadingState | None:
     return ReadingState("waiting", 0, parts, s.reading_error)
 
 
+def ingest_lock(settings: Settings) -> ProcessLock:
+    """The lock the one process that writes sources holds (the bot, while it runs)."""
+    return ProcessLock(settings.data_dir / "ingest.lock")
+
+
 class Sources:
     def __init__(
         self,
@@ -112,7 +120,7 @@ class Sources:
         self.embeddings = embeddings
         self.backend = backend
         self.biography = biography
-        self._lock = ProcessLock(settings.data_dir / "ingest.lock")
+        self._lock = ingest_lock(settings)
         self._transcriber: WhisperTranscriber | None = None
 
     def release(self) -> None:

@@ -161,6 +161,11 @@ class Profile:
         """The Timeline section's bullets."""
         return timeline(await self.load())
 
+    async def sections(self) -> list[tuple[str, str]]:
+        """Each `## ` section of bio.md, in order: its heading and its body."""
+        bio = await self.load()
+        return [(title, section(bio, title)) for title in section_titles(bio)]
+
     async def change(self, revision_id: int) -> Change:
         """What revision `revision_id` changed, as a diff of bio.md before and after it."""
         revision = await self.store.revisions.get(revision_id)

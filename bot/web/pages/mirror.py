@@ -12,21 +12,11 @@ from starlette.responses import RedirectResponse, Response
 
 from bot.web.context import message, page, web_of
 from bot.web.pages.pictures import pair
-from core.app.mirror.text import KIND_TITLES
+from core.app.mirror.text import HELP, KIND_TITLES, NOT_A_THERAPIST, figure
 from core.app.pictures import mirror as picture
-from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
-from core.biographer.mirror.findings import duration
 from core.errors import BiomdError, NotFound
 
 PEOPLE_DRAWN = 12  # people with a picture on the page; the rest are listed
-
-
-def _value(unit: str, value: float) -> str:
-    if unit == "seconds":
-        return duration(value)
-    if unit == "characters":
-        return f"{round(value)} characters"
-    return f"{round(value * 100)}%"
 
 
 async def mirror_page(request: Request) -> Response:
@@ -59,7 +49,7 @@ async def mirror_page(request: Request) -> Response:
         person=person or "",
         since=since or "",
         until=until or "",
-        value=_value,
+        value=figure,
         titles=KIND_TITLES,
         note=NOT_A_THERAPIST,
         help=HELP,

@@ -10,12 +10,11 @@ from starlette.responses import JSONResponse, PlainTextResponse, RedirectRespons
 
 from bot.web.context import in_render_thread, links, message, page, web_of
 from bot.web.render import slug
-from core.biographer.profile_text import section, section_titles
 
 
 async def profile(request: Request) -> Response:
     web = web_of(request)
-    bio = await web.engine.profile.load()
+    sections = await web.engine.profile.sections()
     changes = await web.engine.profile.section_changes()
     now = await links(web)
 
@@ -24,19 +23,19 @@ async def profile(request: Request) -> Response:
             {
                 "title": title,
                 "slug": slug(title),
-                "html": now.html(section(bio, title)),
+                "html": now.html(body),
                 "change": changes.get(title),
             }
-            for title in section_titles(bio)
+            for title, body in sections
         ]
 
-    sections = await in_render_thread(render)
+    shown = await in_render_thread(render)
     return await page(
         request,
         "profile.html",
-        sections=sections,
+        sections=shown,
         llm=web.engine.biography.configured,
-        empty=not any(s["html"].strip() for s in sections),
+        empty=not any(s["html"].strip() for s in shown),
     )
 
 

@@ -13,9 +13,8 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 from bot.web.context import Web, message, page, web_of
+from core.app.shares.choices import FORMATS, Choice, picked, sections
 from core.app.shares.service import Draft, UnresolvedFindings, render
-from core.biographer.profile_text import HEADINGS, KEYS
-from core.biographer.share.audiences import FORMATS, Choice
 from core.errors import BiomdError
 
 KEEP_DRAFTS = 20  # drafts kept for saving, newest last
@@ -62,14 +61,13 @@ async def _drafted(
     web.drafts[token] = draft
     while len(web.drafts) > KEEP_DRAFTS:
         web.drafts.pop(next(iter(web.drafts)))
-    headings = dict(zip(KEYS, HEADINGS["en"], strict=True))
     return await page(
         request,
         "share.html",
         draft=draft,
         token=token,
         audiences=await shares.audiences(),
-        sections=[(k, headings[k], k in draft.audience.sections) for k in KEYS],
+        sections=[(k, heading, k in draft.audience.sections) for k, heading in sections()],
         formats=FORMATS,
         shares=await shares.all(),
         also_hidden=[n for n in draft.audience.hide if n not in {p.name for p in draft.people}],
@@ -84,20 +82,19 @@ async def _choice(web: Web, audience_name: str, form: FormData) -> Choice:
     audience = (await web.engine.shares.audiences()).get(audience_name)
     if audience is None:
         raise BiomdError(f"There is no audience '{audience_name}'.")
-    picked = {str(v) for v in form.getlist("section")}
     how = {k[len("person:") :]: str(v) for k, v in form.multi_items() if k.startswith("person:")}
     extra = [n.strip() for n in str(form.get("hide") or "").split(",") if n.strip()]
     quotes = [q.strip() for q in str(form.get("quotes") or "").splitlines() if q.strip()]
     limit = str(form.get("limit") or "").strip()
     fmt = str(form.get("format") or audience.format)
-    return Choice(
-        add=tuple(k for k in KEYS if k in picked and k not in audience.sections),
-        drop=tuple(k for k in audience.sections if k not in picked),
-        show=tuple(n for n, v in how.items() if v == "name"),
-        hide=(*(n for n, v in how.items() if v != "name"), *extra),
-        quotes=tuple(quotes),
+    return picked(
+        audience,
+        (str(v) for v in form.getlist("section")),
+        show=[n for n, v in how.items() if v == "name"],
+        hide=[*(n for n, v in how.items() if v != "name"), *extra],
+        quotes=quotes,
         limit=int(limit) if limit.isdigit() else None,
-        format=fmt if fmt in FORMATS else None,
+        fmt=next((f for f in FORMATS if f == fmt), None),
         low_confidence=form.get("low") == "on",
     )
 

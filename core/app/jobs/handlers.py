@@ -13,7 +13,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from core.app import replies
+from core.app import reading, replies
 from core.app.channels import Channel, StatusMessage
 from core.app.jobs.payloads import (
     AnswerJob,
@@ -167,18 +167,21 @@ class Handlers:
         """The biographer's reading of new sources, or why it has to wait; and those that
         wait for the owner's choice."""
         biography = self.engine.biography
-        if not biography.configured:
-            return replies.stored_unread(name, biography.missing), []
-        await show(f"{name}: reading it (biographer)…", force=True)
+
+        async def started(_: int) -> None:
+            await show(f"{name}: reading it (biographer)…", force=True)
+
         try:
-            results = await biography.reading.read_pending(only=set(added))
+            done = await reading.read_new(self.engine, only=set(added), on_start=started)
         except LLMError as exc:
             said = replies.stored_unread(name, exc.user_message, later=True)
             return said, await biography.cost.choices(only=set(added))
+        if done.missing:
+            return replies.stored_unread(name, done.missing), []
         waiting = await biography.cost.choices(only=set(added))
-        if not results and waiting:
+        if not done.results and waiting:
             return "", waiting  # what it costs, and the choice, follow as a message of their own
-        return replies.turn_summary(results), waiting
+        return replies.turn_summary(done.results), waiting
 
     async def _spoken_answer(self, question: str, document_id: int) -> str:
         source = await self.engine.sources.read(document_id)
@@ -209,9 +212,8 @@ class Handlers:
         """A note another assistant asked biomd to remember (over MCP): kept as a source,
         then read like any."""
         doc = await self.engine.answers.note(p.text, p.client, p.at)
-        if self.engine.biography.configured:
-            with contextlib.suppress(LLMError):  # read later, as after any outage
-                await self.engine.biography.reading.read_pending(only={doc})
+        with contextlib.suppress(LLMError):  # read later, as after any outage
+            await reading.read_new(self.engine, only={doc})
 
     async def consolidate(self, p: ConsolidateJob) -> None:
         channel, chat = self.queue.target(p)
@@ -225,10 +227,7 @@ class Handlers:
     async def read(self, p: ReadJob) -> None:
         """Read whatever is still waiting (periodically, after an LLM outage say); with a
         chat in the payload, say there when it is done."""
-        biography = self.engine.biography
-        if not (biography.configured and await biography.reading.pending()):
-            return
-        results = await biography.reading.read_pending()
+        results = (await reading.read_new(self.engine)).results
         channel, chat = self.queue.target(p)
         if channel is not None and results:
             await self.engine.outbox.deliver(channel, chat, replies.finished_reading(results))

@@ -4,7 +4,8 @@ findings and patterns for a chat app, each with the commands that answer it."""
 from __future__ import annotations
 
 from core.app.mirror.service import Intention, MirrorView, PersonView
-from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
+from core.biographer.mirror.care import HELP as HELP
+from core.biographer.mirror.care import NOT_A_THERAPIST as NOT_A_THERAPIST
 from core.biographer.mirror.findings import Finding, duration
 from core.biographer.mirror.patterns import Evidence, Pattern
 
@@ -17,7 +18,8 @@ KIND_TITLES = {
 }
 
 
-def _value(unit: str, value: float) -> str:
+def figure(unit: str, value: float) -> str:
+    """A figure in its unit: a duration, characters, or a share."""
     if unit == "seconds":
         return duration(value)
     if unit == "characters":
@@ -28,8 +30,8 @@ def _value(unit: str, value: float) -> str:
 def finding_lines(f: Finding, quotes: int = 4) -> list[str]:
     head = f"{f.id}  [{f.status}] {f.statement}"
     span = (
-        f"    before {f.before.first}…{f.before.last}: {_value(f.unit, f.before.value)}"
-        f"   after {f.after.first}…{f.after.last}: {_value(f.unit, f.after.value)}"
+        f"    before {f.before.first}…{f.before.last}: {figure(f.unit, f.before.value)}"
+        f"   after {f.after.first}…{f.after.last}: {figure(f.unit, f.after.value)}"
     )
     lines = [head, span]
     for q in f.evidence[:quotes]:
@@ -109,9 +111,9 @@ def render(view: MirrorView, set_aside: bool = False) -> str:
         )
     out += [
         "",
-        "Answer one: biomd mirror --confirm ID (that's me), --dismiss ID (not me), "
-        "--answer ID --text '…' (there's more to it), --ask ID (ask me later), "
-        "--take-back ID (forget what you said of it).",
+        "Answer one: biomd mirror confirm ID (that's me), dismiss ID (not me), "
+        "answer ID '…' (there's more to it), ask ID (ask me later), "
+        "take-back ID (forget what you said of it).",
     ]
     return "\n".join(out)
 

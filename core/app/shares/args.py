@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.biographer.share.audiences import FORMATS, Choice
+from core.app.shares.choices import Choice, format_of
 from core.errors import BiomdError
 
 _KEYWORDS = ("hide", "show", "with", "without", "format", "limit", "quote")
@@ -62,9 +62,7 @@ def _choice(words: list[str]) -> Choice:
             )
         else:
             current.append(word)
-    fmt = given["format"][-1].lower() if given["format"] else None
-    if fmt is not None and fmt not in FORMATS:
-        raise BiomdError(f"The format is one of {', '.join(FORMATS)}.")
+    fmt = format_of(given["format"][-1]) if given["format"] else None
     limit = given["limit"][-1] if given["limit"] else None
     if limit is not None and not limit.isdigit():
         raise BiomdError("The limit is a number of characters, e.g. limit 1500.")

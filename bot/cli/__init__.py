@@ -1,0 +1,91 @@
+"""The `biomd` command, a thin layer over the app. This file is its routing table; each
+subject's commands live in a module of their own: sources, search, reading, bio, share,
+mirror, serve and upkeep. Errors become messages only here, in one place
+(`Commands.invoke`)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from bot.cli import bio, mirror, reading, search, serve, share, sources, upkeep
+from bot.cli.common import err
+from core.errors import BiomdError
+from core.settings import Settings
+
+
+class Commands(TyperGroup):
+    """Every command, with one error handler: a biomd error is its message and exit status
+    1; Ctrl-C says how to go on and exits 130."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's own (vendored) click Context
+        try:
+            return super().invoke(ctx)
+        except BiomdError as exc:
+            err.print(f"[red]error:[/red] {exc.user_message}")
+            raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            err.print("Stopped. Run the same command again to continue where it left off.")
+            raise typer.Exit(130) from None
+
+
+app = typer.Typer(
+    cls=Commands,
+    help="biomd: your life's sources in one SQLite file, searchable, and one cited bio.md.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _main(
+    ctx: typer.Context,
+    data_dir: Annotated[
+        Path | None, typer.Option("--data-dir", help="Data folder (default: BIOMD_DATA_DIR).")
+    ] = None,
+) -> None:
+    """The settings every command runs with, kept on the context."""
+    overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
+    ctx.obj = Settings(**overrides)
+
+
+COMMANDS: dict[str, list[Callable[..., None] | tuple[str, Callable[..., None] | typer.Typer]]] = {
+    "Sources": [
+        sources.ingest, sources.sources, search.search, search.grep, search.read,
+        sources.forget, sources.stats, sources.embed, sources.reindex,
+    ],
+    "The biographer and bio.md": [
+        bio.ask, reading.analyse, bio.bio, bio.timeline, bio.questions, bio.answer,
+        bio.consolidate, bio.history, bio.undo, bio.cost,
+    ],
+    "Sharing and the mirror": [("share", share.app), ("mirror", mirror.app)],
+    "Running": [("run", serve.run_bot), serve.chat, serve.web, serve.mcp],
+    "Setup and backups": [
+        upkeep.setup, upkeep.doctor, ("export", upkeep.export_backup),
+        ("import", upkeep.import_backup),
+    ],
+}  # fmt: skip
+"""Every command under its heading in `biomd --help`: a function (named as the command) or
+a name with a function or a group of subcommands."""
+
+for panel, routes in COMMANDS.items():
+    for route in routes:
+        name, target = route if isinstance(route, tuple) else (route.__name__, route)
+        if isinstance(target, typer.Typer):
+            app.add_typer(target, name=name, rich_help_panel=panel)
+        else:
+            app.command(name, rich_help_panel=panel)(target)
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    for noisy in ("httpx", "httpcore", "apscheduler", "discord", "telegram", "mcp"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken PDFs get our own clear message
+    app()

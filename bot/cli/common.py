@@ -1,0 +1,73 @@
+"""What every command shares: the consoles, the settings from the command line, the engine
+opened for one command, the progress bar, and how a biomd turn is shown."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from core.app.asking import TurnResult
+from core.app.engine import Engine
+from core.app.replies import turn_summary, turn_totals
+from core.settings import Settings
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+T = TypeVar("T")
+
+
+def settings_of(ctx: typer.Context) -> Settings:
+    """The settings `biomd`'s own options made (kept on the context by the main callback)."""
+    return ctx.ensure_object(Settings)
+
+
+def run(ctx: typer.Context, work: Callable[[Engine], Awaitable[T]]) -> T:
+    """Open the engine, run `work`, close it."""
+
+    async def go() -> T:
+        async with await Engine.open(settings_of(ctx)) as engine:
+            return await work(engine)
+
+    return asyncio.run(go())
+
+
+def progress(transient: bool = True) -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=out,
+        transient=transient,
+    )
+
+
+async def show_step(kind: str, detail: str) -> None:
+    """A research step of the biographer's, as it happens."""
+    if kind == "tool":
+        out.print(f"  → {detail}", markup=False, style="dim")
+
+
+def summary(results: Sequence[TurnResult]) -> None:
+    """Every turn's report with what it really did (as the bots say it), then the cost."""
+    if results:
+        out.print(turn_summary(results, hints=False), markup=False)
+        out.print(turn_totals(results), markup=False, style="dim")
+
+
+def mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"

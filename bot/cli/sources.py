@@ -1,0 +1,155 @@
+"""The owner's sources: `biomd ingest`, `sources`, `forget` and `stats`, and their vectors
+(`embed`, `reindex`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from bot.cli.common import err, mb, out, progress, run, settings_of
+from bot.cli.reading import Mine, Since, Yes, read_new_sources, scope_of
+from core.app.engine import Engine
+from core.app.sources import IngestResult
+from core.errors import EmbeddingError
+
+
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[list[Path], typer.Argument(help="Files and folders (recursive).")],
+    embed: Annotated[
+        bool, typer.Option("--embed/--no-embed", help="Compute vectors after indexing.")
+    ] = True,
+    read: Annotated[
+        bool,
+        typer.Option("--read/--no-read", help="Let the biographer read the new sources."),
+    ] = True,
+    yes: Yes = False,
+    mine: Mine = False,
+    since: Since = None,
+) -> None:
+    """Add sources. One line per file, then a summary; exit status 1 if any file failed."""
+    scope = scope_of(yes, mine, since)
+
+    async def work(engine: Engine) -> dict[str, int]:
+        counts = {"added": 0, "duplicate": 0, "failed": 0}
+        with progress() as bar:
+            task = bar.add_task("indexing", total=None)
+
+            def tick(name: str, chars: int) -> None:
+                bar.update(task, description=f"indexing {name}: {chars / 1e6:,.1f}M chars")
+
+            async for result in engine.sources.ingest(paths, on_progress=tick):
+                counts[result.status] += 1
+                bar.console.print(_result_line(result), markup=False)
+        summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+        out.print(f"{summary}. Everything added is keyword-searchable now.")
+        if embed:
+            try:
+                done = await _embed_with_progress(engine)
+            except EmbeddingError as exc:
+                err.print(f"[yellow]warning:[/yellow] {exc.user_message}")
+                err.print("Vectors are still to do: run `biomd embed` once the model is available.")
+            else:
+                if done:
+                    out.print(f"Embedded {done:,} chunks.")
+        if read:
+            await read_new_sources(engine, scope)
+        return counts
+
+    counts = run(ctx, work)
+    if counts["failed"]:
+        raise typer.Exit(1)
+
+
+def _result_line(r: IngestResult) -> str:
+    ident = f"#{r.document_id}" if r.document_id is not None else "-"
+    if r.status == "added":
+        return f"added      {ident:>6}  {r.name}  ({r.kind}, {r.chars:,} chars, {r.chunks} chunks)"
+    if r.status == "duplicate":
+        return f"duplicate  {ident:>6}  {r.name}  (already stored)"
+    return f"failed     {ident:>6}  {r.error}"
+
+
+async def _embed_with_progress(engine: Engine, *, reindex: bool = False) -> int:
+    with progress() as bar:
+        task = bar.add_task("embedding", total=None)
+
+        def tick(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        if reindex:
+            return await engine.sources.reindex(tick)
+        return await engine.sources.embed_pending(tick)
+
+
+def embed(ctx: typer.Context) -> None:
+    """Compute the vectors still missing (resumes an interrupted ingest or reindex)."""
+    done = run(ctx, _embed_with_progress)
+    out.print(f"Embedded {done:,} chunks." if done else "Every chunk has its vector.")
+
+
+def reindex(ctx: typer.Context) -> None:
+    """Re-embed everything with the configured model (after changing BIOMD_EMBED_MODEL);
+    search keeps the old vectors until the new ones are all made. Resumable."""
+    done = run(ctx, lambda e: _embed_with_progress(e, reindex=True))
+    model = settings_of(ctx).embed_model
+    out.print(f"Re-embedded {done:,} chunks; search now uses {model}.", markup=False)
+
+
+def sources(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List every source."""
+    rows = run(ctx, lambda e: e.sources.states())
+    rows.sort(key=lambda r: r.source.id)
+    if as_json:
+        listed = [
+            asdict(r.source) | {"reading": asdict(r.reading) if r.reading else None} for r in rows
+        ]
+        print(json.dumps(listed, ensure_ascii=False, indent=2))
+        return
+    table = Table("id", "name", "kind", "lang", "chunks", "added", "status", "reading")
+    for r in rows:
+        d = r.source
+        status = d.status if d.status != "failed" else f"failed: {d.error}"
+        reading = r.reading.describe() if r.reading else ""
+        table.add_row(
+            f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), d.added_at[:10], status,
+            reading,
+        )  # fmt: skip
+    out.print(table)
+
+
+def forget(
+    ctx: typer.Context,
+    doc_id: Annotated[int, typer.Argument(help="Source id, as in `biomd sources`.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask.")] = False,
+) -> None:
+    """Delete a source everywhere: text, index, vectors and the kept raw file."""
+    if not yes and sys.stdin.isatty():
+        doc = run(ctx, lambda e: e.sources.get(doc_id))
+        typer.confirm(f"Forget #{doc.id} {doc.name} for good?", abort=True)
+    doc = run(ctx, lambda e: e.sources.forget(doc_id))
+    out.print(f"Forgot #{doc.id} {doc.name}.", markup=False)
+
+
+def stats(ctx: typer.Context) -> None:
+    """Corpus size and the state of the index."""
+    s = run(ctx, lambda e: e.sources.stats())
+    out.print(f"data dir     {settings_of(ctx).data_dir.resolve()}", markup=False)
+    out.print(f"sources      {s.documents:,} ready, {s.pending:,} pending, {s.failed:,} failed")
+    out.print(f"text         {s.text_chars:,} characters in {s.chunks:,} chunks")
+    out.print(f"vectors      {s.vectors:,} ({s.vectors_missing:,} still to embed)")
+    out.print(f"storage      database {mb(s.db_bytes)}, raw files {mb(s.raw_bytes)}")
+    model = s.embed_model or "(none yet)"
+    out.print(f"model        {model}", markup=False)
+    if s.switching:
+        out.print(
+            f"[yellow]switching to {s.configured_model} (BIOMD_EMBED_MODEL): "
+            f"{s.next_vectors:,} of {s.chunks:,} chunks re-embedded. Search uses {model} "
+            "until `biomd reindex` (or the running bot) finishes.[/yellow]"
+        )
