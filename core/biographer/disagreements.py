@@ -6,6 +6,7 @@ money", "I'm fine for money"). Pure functions."""
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date
 from itertools import combinations
@@ -73,13 +74,20 @@ def count_conflicts(notes: Sequence[Extract]) -> list[Lead]:
 
 def denials(notes: Sequence[Extract]) -> list[Lead]:
     """The same words said in two sources, negated in only one ("I am not fine for money" and
-    "I'm fine for money"): three words in a row the two share once the negation is gone."""
-    leads = []
+    "I'm fine for money"): three words in a row the two share once the negation is gone. Only
+    notes that share such a run are compared (a lifetime's notes, not every pair of them)."""
     own = [n for n in notes if n.kind != "claim"]
-    for a, b in combinations(own, 2):
+    sharing: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for i, n in enumerate(own):
+        for gram in _runs(n.quote):
+            sharing[gram].append(i)
+    pairs = sorted({(i, j) for found in sharing.values() for i, j in combinations(found, 2)})
+    leads = []
+    for i, j in pairs:
+        a, b = own[i], own[j]
         if a.document_id == b.document_id or NEGATION(a.quote) == NEGATION(b.quote):
             continue
-        if _shared_run(a.quote, b.quote) and subjects(a.quote) & subjects(b.quote):
+        if subjects(a.quote) & subjects(b.quote):
             first, second = sorted((a, b), key=lambda n: n.date or "")
             leads.append(_conflict("denial", first, second))
     return _distinct(leads)[:MOST_CONFLICTS]
@@ -91,15 +99,11 @@ def _plain(text: str) -> list[str]:
     return [w for w in re.findall(r"\w+", words(text)) if w not in negations]
 
 
-def _shared_run(a: str, b: str, n: int = 3) -> bool:
-    """Whether two quotes share n words in a row, one of them a word of substance."""
-    grams = {tuple(_plain(a)[i : i + n]) for i in range(max(0, len(_plain(a)) - n + 1))}
-    wb = _plain(b)
-    for i in range(max(0, len(wb) - n + 1)):
-        gram = tuple(wb[i : i + n])
-        if gram in grams and subjects(" ".join(gram)):
-            return True
-    return False
+def _runs(text: str, n: int = 3) -> set[tuple[str, ...]]:
+    """A quote's runs of n words (negations left out) with a word of substance among them."""
+    plain = _plain(text)
+    grams = {tuple(plain[i : i + n]) for i in range(max(0, len(plain) - n + 1))}
+    return {g for g in grams if subjects(" ".join(g))}
 
 
 def _conflict(kind: str, a: Extract, b: Extract) -> Lead:

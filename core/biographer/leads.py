@@ -156,16 +156,17 @@ def open_decisions(notes: Sequence[Extract]) -> list[Lead]:
     takes up (by its people or its words), the latest first."""
     leads = []
     dated = sorted((n for n in notes if n.date), key=lambda n: n.date or "", reverse=True)
+    about_of = {n.id: subjects(n.quote) for n in dated}  # once a note, not once a pair
     for n in dated:
         if not UNDECIDED.search(n.quote) and not UNDECIDED.search(n.statement):
             continue
-        topic = set(n.people) | subjects(n.quote)
+        topic = set(n.people) | about_of[n.id]
         later = [
             m
             for m in dated
             if (m.date or "") > (n.date or "")
             and m.document_id != n.document_id
-            and (set(m.people) & set(n.people) or subjects(m.quote) & subjects(n.quote))
+            and (set(m.people) & set(n.people) or about_of[m.id] & about_of[n.id])
         ]
         if later or not topic:
             continue
