@@ -12,7 +12,7 @@ from typing import Any, Protocol
 from core.app.assistant import Assistant
 from core.app.channels import Channel
 from core.app.engine import Embedder, Engine
-from core.app.jobs import JobQueue, MirrorJob, ReadJob
+from core.app.jobs import MirrorJob, ReadJob
 from core.errors import BiomdError, ConfigError, PlatformUnavailable
 from core.settings import Settings
 
@@ -98,7 +98,7 @@ class BotApp:
 
     async def _start(self) -> None:
         settings = self.settings
-        self.jobs = JobQueue(self.engine, self.channels)
+        self.jobs = self.engine.job_queue(self.channels)
         self.assistant = Assistant(self.engine, self.jobs)
         self.engine.sources.take_ingest_lock()
         if "telegram" in self.names:

@@ -25,7 +25,7 @@ from core.app import sample_life
 from core.app.assistant import Assistant, commands
 from core.app.channels import Buttons
 from core.app.engine import Engine
-from core.app.jobs import JobQueue, ReadJob
+from core.app.jobs import ReadJob
 from core.errors import BiomdError
 from core.settings import Settings
 
@@ -135,7 +135,7 @@ class TerminalSession:
         reader = StdinReader()
         self.read_line = read_line or reader
         self.channel = TerminalChannel(console, lambda: reader.waiting)
-        self.jobs = JobQueue(engine, {self.channel.platform: self.channel})
+        self.jobs = engine.job_queue({self.channel.platform: self.channel})
         self.assistant = Assistant(engine, self.jobs)
 
     async def run(self, greeting: str = "") -> None:

@@ -18,7 +18,6 @@ from bot.web.server import WebView
 from core import sample
 from core.app.assistant import Assistant
 from core.app.engine import Engine
-from core.app.jobs import JobQueue
 from tests.conftest import llm_settings
 from tests.db import rows
 from tests.fake_llm import FakeLLM
@@ -66,7 +65,7 @@ async def served(
             .replace("## Open questions\n", "## Open questions\n- Did you take the job in Porto?\n")
         )
         await engine.profile.replace(bio, turn_id=1, mode="ingest", reason="read the sample")
-        jobs = JobQueue(engine, {})
+        jobs = engine.job_queue({})
         view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
         await view.start()
         worker = asyncio.create_task(jobs.run())

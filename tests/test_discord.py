@@ -13,7 +13,7 @@ import pytest
 
 from bot.runner import BotApp
 from core.app.engine import Engine
-from core.app.jobs import JobQueue, SourceJob
+from core.app.jobs import SourceJob
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.db import one
@@ -152,7 +152,7 @@ async def test_a_job_queued_before_a_restart_is_finished(
                 payload = SourceJob(
                     platform="discord", chat=dc.dm_channel(OWNER), file=url, name="diary.txt"
                 )
-                await JobQueue(engine, {}).submit(payload)
+                await engine.job_queue({}).submit(payload)
             llm.default_reply = "Read the diary."
             app = BotApp(settings, embedder)
             await app.start()

@@ -214,6 +214,27 @@ async def test_grep_ignores_case_and_accents_unless_exact(corpus: Engine) -> Non
     assert (await corpus.sources.grep("москв")).total == 2  # inside words, any case
 
 
+async def test_grep_finds_what_folds_to_two_letters_and_dotted_capitals(engine: Engine) -> None:
+    """ "strasse" is "Straße" (inside a word too), "istanbul" is "İstanbul", as the one fold
+    has it, though neither LIKE nor the keyword index folds them so."""
+    await engine.sources.keep_text(
+        "Wir zogen in die Hauptstraße. Dann İstanbul, mit Æsa.", "umzug.md"
+    )
+    for pattern, found in [
+        ("strasse", "straße"),
+        ("hauptstrasse", "Hauptstraße"),
+        ("Straße", "straße"),
+        ("istanbul", "İstanbul"),
+        ("aesa", "Æsa"),
+    ]:
+        page = await engine.sources.grep(pattern)
+        assert page.total == 1, pattern
+        text = (await engine.sources.read(page.mentions[0].document_id)).text
+        at = page.mentions[0].position
+        assert text[at : at + len(found)] == found, pattern
+    assert (await engine.sources.grep("strasse", exact=True)).total == 0
+
+
 # -- voice -------------------------------------------------------------------------------
 
 

@@ -229,6 +229,7 @@ ENGINE_API = {
     "outbox",
     "shares",
     "mirror",
+    "job_queue",
     "open",
     "close",
 }

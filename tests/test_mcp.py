@@ -24,7 +24,6 @@ from core import sample
 from core.app import turn_server
 from core.app.assistant import Assistant
 from core.app.engine import Engine
-from core.app.jobs import JobQueue
 from core.app.memory import CAP, Memory
 from core.biographer.codex_turn import STATE
 from core.biographer.tool_state import ToolState
@@ -250,7 +249,7 @@ async def test_a_note_is_kept_as_a_source_named_for_the_client(engine: Engine) -
 
 
 async def test_the_web_views_mcp_needs_the_token_and_its_own_host(engine: Engine) -> None:
-    jobs = JobQueue(engine, {})
+    jobs = engine.job_queue({})
     view = WebView(engine.settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
     await view.start()
     try:

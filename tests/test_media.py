@@ -75,7 +75,7 @@ async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
     )
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         _ = [r async for r in engine.sources.ingest([chat])]
-        hints = engine.sources.speech_hints()
+        hints = engine.sources.speech_hints(await engine.profile.load())
         assert hints.split(", ")[:2] == ["Saoirse", "Tadhg"], "most frequent first"
         assert {"Reykjavik", "Galway", "Grace"} <= set(hints.split(", "))
         (result,) = [r async for r in engine.sources.ingest([voice_note])]

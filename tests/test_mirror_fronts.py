@@ -21,7 +21,7 @@ from bot.scheduler import build_scheduler
 from bot.web.server import WebView
 from core.app.assistant import Assistant
 from core.app.engine import Engine
-from core.app.jobs import JobQueue, MirrorJob
+from core.app.jobs import MirrorJob
 from core.biographer.share.audiences import Choice
 from core.errors import ConfigError
 from tests.conftest import llm_settings, make_settings
@@ -69,7 +69,7 @@ async def mirrored(
             only={r.document_id for r in notes if r.document_id}
         )
         await engine.mirror.refresh()
-        jobs = JobQueue(engine, {})
+        jobs = engine.job_queue({})
         view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
         await view.start()
         worker = asyncio.create_task(jobs.run())
@@ -220,7 +220,7 @@ async def test_a_mirror_job_parses_new_chats_and_runs_the_notes_pass(
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.sources.ingest(write_notes_life(tmp_path / "life"))]
         await engine.biography.reading.read_pending()
-        jobs = JobQueue(engine, {})
+        jobs = engine.job_queue({})
         await jobs.submit(MirrorJob())
         worker = asyncio.create_task(jobs.run())
         try:

@@ -14,7 +14,7 @@ import pytest
 
 from bot.runner import BotApp
 from core.app.engine import Engine
-from core.app.jobs import JobQueue, SourceJob
+from core.app.jobs import SourceJob
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.db import one, rows, write
@@ -179,7 +179,7 @@ async def test_a_job_queued_before_a_restart_is_finished(
                 "F9", b"Grace's diary: kiln fired at 1240C today.", "documents/d.txt"
             )
             async with await Engine.open(settings, embedder) as engine:
-                queue = JobQueue(engine, {})
+                queue = engine.job_queue({})
                 payload = SourceJob(
                     platform="telegram", chat=str(OWNER), file=meta["file_id"], name="diary.txt"
                 )

@@ -64,7 +64,7 @@ async def serving(
     `live`, else in-process."""
     settings = llm_settings(tmp_path, minilm_path, llm, web_port=0, web_max_upload_mb=1)
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        jobs = JobQueue(engine, {})
+        jobs = engine.job_queue({})
         view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
         transport = None
         if live:

@@ -79,7 +79,10 @@ async def say_reading(count: int) -> None:
 async def read_new_sources(engine: Engine, scope: str | None = None) -> None:
     """Reading turns for what has not been read, or say how to run them later."""
     done = await reading.read_new(
-        engine, decide_each=decider(scope, ask_held=False), on_start=say_reading, on_step=show_step
+        engine.biography,
+        decide_each=decider(scope, ask_held=False),
+        on_start=say_reading,
+        on_step=show_step,
     )
     if not done.pending:
         return
@@ -128,7 +131,7 @@ def analyse(
             not_read(aside)
             return []
         done = await reading.read_new(
-            engine, decide_each=decider(scope), retry=retry, on_step=show_step
+            engine.biography, decide_each=decider(scope), retry=retry, on_step=show_step
         )
         if done.missing:
             raise LLMNotConfigured(done.missing)

@@ -357,7 +357,7 @@ class Assistant:
                 "Read it how? /read 12 all, /read 12 mine, /read 12 since 2024-01-01, or "
                 "/read 12 later."
             ) from None
-        await reading.decide(self.engine, doc_id, scope)
+        await reading.decide(self.engine.biography, doc_id, scope)
         await self._say(channel, chat, replies.reading_chosen(doc_id, scope))
         if scope != reading.LATER:
             await self.jobs.submit(ReadJob(platform=channel.platform, chat=chat))

@@ -14,6 +14,7 @@ The app's API, what the front-ends call, is these services:
     engine.shares      portraits for an audience: drafted, scanned, saved, listed, deleted
     engine.mirror      the mirror: figures per person, findings and patterns, the owner's word
     engine.settings
+    engine.job_queue(channels)  the queue of long work, reporting on those channels
 
 The rest (the store, the searcher, the model backend) is wiring for the app layer; a
 front-end never reaches into it."""
@@ -24,6 +25,9 @@ from types import TracebackType
 
 from core import redact
 from core.app.answers import Answers
+from core.app.channels import Channel
+from core.app.jobs.deps import JobDeps
+from core.app.jobs.queue import JobQueue
 from core.app.mirror.service import Mirror
 from core.app.outbox import Outbox
 from core.app.pictures.service import Pictures
@@ -103,6 +107,19 @@ class Engine:
         self.mirror = Mirror(
             settings, store, self.profile, self.sources, self.backend, self.searcher.notes
         )
+
+    def job_queue(self, channels: dict[str, Channel]) -> JobQueue:
+        """The queue of long work, reporting on these channels (by platform)."""
+        deps = JobDeps(
+            jobs=self.store.jobs,
+            inbox=self.settings.data_dir / "inbox",
+            sources=self.sources,
+            biography=self.biography,
+            answers=self.answers,
+            outbox=self.outbox,
+            mirror=self.mirror,
+        )
+        return JobQueue(deps, channels)
 
     @classmethod
     async def open(cls, settings: Settings, embedder: Embedder | None = None) -> Engine:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -193,7 +194,7 @@ class Sources:
             timezone=s.zone,
             transcriber=self.transcriber(),
             describer=self.backend.describer(),
-            hints=self.speech_hints,
+            hints=self._hints_from_thread(),
             scratch_dir=self.raw.tmp,
             zip_limits=ArchiveBudget.of(s),
         )
@@ -212,11 +213,23 @@ class Sources:
             )
         return self._transcriber
 
-    def speech_hints(self) -> str:
+    def _hints_from_thread(self) -> Callable[[], str]:
+        """`speech_hints` for a converter's worker thread: bio.md is loaded through the
+        Profile on this event loop, which waits on the thread meanwhile."""
+        loop = asyncio.get_running_loop()
+        loop_thread = threading.get_ident()
+
+        def hints() -> str:
+            if threading.get_ident() == loop_thread:  # waiting here would stop the loop
+                raise RuntimeError("speech hints are asked for from a worker thread")
+            bio = asyncio.run_coroutine_threadsafe(self.biography.profile.load(), loop).result()
+            return self.speech_hints(bio)
+
+        return hints
+
+    def speech_hints(self, bio: str) -> str:
         """Names to prime speech recognition with: bio.md's and the corpus's, most frequent
-        first, as many as fit in Whisper's prompt. Runs in a worker thread."""
-        path = self.settings.data_dir / "bio.md"
-        bio = path.read_text(encoding="utf-8") if path.exists() else ""
+        first, as many as fit in Whisper's prompt. Synchronous (a worker thread's)."""
         bio_names = people_names(section(bio, "people"))
         written_in = language.detect(bio)
         if not written_in or written_in[0] != "de":  # German capitalises every noun

@@ -365,12 +365,16 @@ class Searcher:
         ("Sofia" finds "Sofía"), or as written when `exact`."""
         if not pattern.strip():
             return GrepPage(pattern, 0, offset, [])
-        candidates = await self.store.chunks.containing(_like_prefilter(pattern))
-        if not exact and (words := language.words(pattern)):
-            # The index folds accents: its words find "Sofía" where LIKE can't.
-            phrase = " ".join(words)
-            expression = f'"{phrase}" *' if pattern.rstrip()[-1:].isalnum() else f'"{phrase}"'
-            candidates += await self.store.keywords.located(expression)
+        spellings = [pattern] if exact else _spellings(pattern)
+        candidates = []
+        for like in dict.fromkeys(_like_prefilter(p) for p in spellings):
+            candidates += await self.store.chunks.containing(like)
+        for spelling in [] if exact else spellings:
+            if words := language.words(spelling):
+                # The index folds accents: its words find "Sofía" where LIKE can't.
+                phrase = " ".join(words)
+                tail = " *" if spelling.rstrip()[-1:].isalnum() else ""
+                candidates += await self.store.keywords.located(f'"{phrase}"{tail}')
         seen: set[tuple[int, int]] = set()
         mentions: list[Mention] = []
         for found in candidates:
@@ -394,6 +398,21 @@ class Searcher:
         end = min(doc.text_length, offset + max(0, length))
         text = await self.store.chunks.text(doc_id, offset, end)
         return Slice(doc_id, doc.name, offset, offset + len(text), doc.text_length, text)
+
+
+_UNFOLDED = {"ss": "ß", "ae": "æ", "oe": "œ"}
+"""Letters the fold writes as two, which neither LIKE nor the keyword index folds."""
+
+
+def _spellings(pattern: str) -> list[str]:
+    """`pattern`, and as it may be written with the letters the fold expands ("strasse" is
+    also "straße"), so grep's candidates hold every text that folds to it."""
+    out = [pattern]
+    low = pattern.lower()
+    for pair, letter in _UNFOLDED.items():
+        if pair in low:
+            out += [x for x in (low.replace(pair, letter),) if x not in out]
+    return out
 
 
 def _like_prefilter(pattern: str) -> str:

@@ -30,7 +30,7 @@ from core.app.jobs.payloads import (
 from core.errors import BiomdError, LLMError
 
 if TYPE_CHECKING:
-    from core.app.engine import Engine
+    from core.app.jobs.deps import JobDeps
     from core.biographer.reading_cost import Choice
 
 EDIT_EVERY_S = 1.5
@@ -50,8 +50,8 @@ class Queue(Protocol):
 
 
 class Handlers:
-    def __init__(self, engine: Engine, queue: Queue) -> None:
-        self.engine = engine
+    def __init__(self, deps: JobDeps, queue: Queue) -> None:
+        self.app = deps
         self.queue = queue
         self._progress: set[asyncio.Task[Any]] = set()  # status edits under way
 
@@ -77,7 +77,7 @@ class Handlers:
         channel, chat = self.queue.target(p)
         show = Throttled(self.queue.status(p))
         name = p.name
-        inbox = self.engine.settings.data_dir / "inbox"
+        inbox = self.app.inbox
         await asyncio.to_thread(inbox.mkdir, mode=0o700, exist_ok=True)
         path = Path(p.path or inbox / f"{job.id}-{safe_name(name)}")
         if not await asyncio.to_thread(path.exists):
@@ -93,18 +93,18 @@ class Handlers:
         async def indexing(chars: int) -> None:
             await show(f"{name}: indexing {min(99, chars * 100 // size)}%")
 
-        results = await self.engine.sources.ingest_file(path, name, self._soon(indexing))
+        results = await self.app.sources.ingest_file(path, name, self._soon(indexing))
         added = [r.document_id for r in results if r.status == "added" and r.document_id]
         lines = [replies.not_added(r) for r in results if r.status != "added"]
         if added:
             await show(f"{name}: indexing (vectors)…", force=True)
             try:
-                await self.engine.sources.embed_pending()
+                await self.app.sources.embed_pending()
             except BiomdError as exc:
                 lines.append(f"Vectors are not made yet: {exc.user_message}")
         if p.echo and added and channel is not None:
-            heard = (await self.engine.sources.read(added[0])).text
-            await self.engine.outbox.deliver(channel, chat, f"Heard:\n{heard.strip()}")
+            heard = (await self.app.sources.read(added[0])).text
+            await self.app.outbox.deliver(channel, chat, f"Heard:\n{heard.strip()}")
         await asyncio.to_thread(path.unlink, missing_ok=True)
         follow = LearnJob(
             platform=p.platform,
@@ -150,9 +150,9 @@ class Handlers:
         channel, chat = self.queue.target(p)
         if channel is not None:
             text = "\n\n".join(x for x in lines if x) or f"{p.name}: stored."
-            await self.engine.outbox.deliver(channel, chat, text)
+            await self.app.outbox.deliver(channel, chat, text)
             if waiting:
-                await self.engine.outbox.deliver(
+                await self.app.outbox.deliver(
                     channel,
                     chat,
                     replies.reading_choices(waiting),
@@ -166,13 +166,13 @@ class Handlers:
     ) -> tuple[str, list[Choice]]:
         """The biographer's reading of new sources, or why it has to wait; and those that
         wait for the owner's choice."""
-        biography = self.engine.biography
+        biography = self.app.biography
 
         async def started(_: int) -> None:
             await show(f"{name}: reading it (biographer)…", force=True)
 
         try:
-            done = await reading.read_new(self.engine, only=set(added), on_start=started)
+            done = await reading.read_new(self.app.biography, only=set(added), on_start=started)
         except LLMError as exc:
             said = replies.stored_unread(name, exc.user_message, later=True)
             return said, await biography.cost.choices(only=set(added))
@@ -184,10 +184,10 @@ class Handlers:
         return replies.turn_summary(done.results), waiting
 
     async def _spoken_answer(self, question: str, document_id: int) -> str:
-        source = await self.engine.sources.read(document_id)
+        source = await self.app.sources.read(document_id)
         text = source.text.split("\n\n", 1)[-1]
         try:
-            answered = await self.engine.answers.answer(question, text)
+            answered = await self.app.answers.answer(question, text)
         except LLMError as exc:
             return replies.answer_waits(exc.user_message)
         return replies.turn_summary([answered.result])
@@ -199,38 +199,38 @@ class Handlers:
         if status:
             await status.set(f"Taking in your answer to {p.question}…")
         try:
-            answered = await self.engine.answers.answer(p.question, p.text)
+            answered = await self.app.answers.answer(p.question, p.text)
             reply = replies.answered(answered.document_id, [answered.result])
         except LLMError as exc:
             reply = replies.answer_waits(exc.user_message)
         if status:
             await status.set(f"Answer to {p.question}: done")
         if channel is not None:
-            await self.engine.outbox.deliver(channel, chat, replies.with_source_hint(reply))
+            await self.app.outbox.deliver(channel, chat, replies.with_source_hint(reply))
 
     async def note(self, p: NoteJob) -> None:
         """A note another assistant asked biomd to remember (over MCP): kept as a source,
         then read like any."""
-        doc = await self.engine.answers.note(p.text, p.client, p.at)
+        doc = await self.app.answers.note(p.text, p.client, p.at)
         with contextlib.suppress(LLMError):  # read later, as after any outage
-            await reading.read_new(self.engine, only={doc})
+            await reading.read_new(self.app.biography, only={doc})
 
     async def consolidate(self, p: ConsolidateJob) -> None:
         channel, chat = self.queue.target(p)
         status = self.queue.status(p)
         if status:
             await status.set("Consolidating bio.md…")
-        changed = await self.engine.biography.budget.consolidate()
+        changed = await self.app.biography.budget.consolidate()
         if channel is not None:
-            await self.engine.outbox.deliver(channel, chat, replies.consolidated(changed))
+            await self.app.outbox.deliver(channel, chat, replies.consolidated(changed))
 
     async def read(self, p: ReadJob) -> None:
         """Read whatever is still waiting (periodically, after an LLM outage say); with a
         chat in the payload, say there when it is done."""
-        results = (await reading.read_new(self.engine)).results
+        results = (await reading.read_new(self.app.biography)).results
         channel, chat = self.queue.target(p)
         if channel is not None and results:
-            await self.engine.outbox.deliver(channel, chat, replies.finished_reading(results))
+            await self.app.outbox.deliver(channel, chat, replies.finished_reading(results))
         if results:
             await self.mirror(MirrorJob())
 
@@ -239,10 +239,10 @@ class Handlers:
         then, with a model, the notes pass over what is new. Quiet: what it finds waits on
         the mirror's page and /mirror; a failure here fails nothing else."""
         try:
-            await self.engine.mirror.measured.warm()
-            if not self.engine.biography.configured:
+            await self.app.mirror.measured.warm()
+            if not self.app.biography.configured:
                 return
-            report = await self.engine.mirror.refresh()
+            report = await self.app.mirror.refresh()
         except BiomdError as exc:
             log.warning("mirror: %s", exc.user_message)
             return

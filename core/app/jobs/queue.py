@@ -18,7 +18,7 @@ from core.app.jobs.payloads import Job, Payload, Reply, decode, encode, lane
 from core.errors import BiomdError, PlatformUnavailable
 
 if TYPE_CHECKING:
-    from core.app.engine import Engine
+    from core.app.jobs.deps import JobDeps
 
 log = logging.getLogger(__name__)
 
@@ -31,29 +31,30 @@ LANES = ("main", "media")
 class JobQueue:
     """Submit jobs from handlers; `run` works through them until cancelled."""
 
-    def __init__(self, engine: Engine, channels: dict[str, Channel]) -> None:
-        self.engine = engine
+    def __init__(self, deps: JobDeps, channels: dict[str, Channel]) -> None:
+        self.jobs = deps.jobs
+        self.outbox = deps.outbox
         self.channels = channels
-        self.handlers = Handlers(engine, self)
+        self.handlers = Handlers(deps, self)
         self.running: dict[str, Job] = {}
         self._wakes: dict[str, asyncio.Event] = {}
 
     async def submit(self, payload: Payload) -> int:
-        job_id = await self.engine.store.jobs.add(payload.kind, encode(payload), lane(payload))
+        job_id = await self.jobs.add(payload.kind, encode(payload), lane(payload))
         for wake in self._wakes.values():
             wake.set()
         return job_id
 
     async def recover(self) -> int:
         """Jobs a previous process was running go back in the queue; how many."""
-        return await self.engine.store.jobs.recover()
+        return await self.jobs.recover()
 
     async def waiting(self) -> int:
-        return await self.engine.store.jobs.queued()
+        return await self.jobs.queued()
 
     async def unfinished(self) -> int:
         """Jobs queued or running."""
-        return await self.engine.store.jobs.unfinished()
+        return await self.jobs.unfinished()
 
     def target(self, payload: Payload) -> tuple[Channel | None, str]:
         """The channel and chat a job reports to (None where it reports nowhere)."""
@@ -70,7 +71,7 @@ class JobQueue:
 
     async def save(self, job: Job) -> None:
         """Keep what a job learned so far (a download's path), for a resumed run."""
-        await self.engine.store.jobs.save_payload(job.id, encode(job.payload))
+        await self.jobs.save_payload(job.id, encode(job.payload))
 
     async def run(self) -> None:
         """Work through the queue until cancelled (a cancelled job stays resumable). Two
@@ -97,14 +98,14 @@ class JobQueue:
             await self._work(job, name)
 
     async def _claim(self, name: str | None = None) -> Job | None:
-        row = await self.engine.store.jobs.claim(name)
+        row = await self.jobs.claim(name)
         if row is None:
             return None
         try:
             payload = decode(row.kind, row.payload)
         except (BiomdError, TypeError, ValueError) as exc:
             reason = exc.user_message if isinstance(exc, BiomdError) else f"a bad payload: {exc}"
-            await self.engine.store.jobs.finish(row.id, "failed", reason)
+            await self.jobs.finish(row.id, "failed", reason)
             return await self._claim(name)
         return Job(row.id, payload, row.attempts)
 
@@ -128,11 +129,11 @@ class JobQueue:
             log.exception("job %s (%s) failed", job.id, job.kind)
             await self._failed(job, exc)
             return
-        await self.engine.store.jobs.finish(job.id, "done")
+        await self.jobs.finish(job.id, "done")
 
     async def _failed(self, job: Job, exc: Exception) -> None:
         reason = exc.user_message if isinstance(exc, BiomdError) else f"{type(exc).__name__}: {exc}"
-        jobs = self.engine.store.jobs
+        jobs = self.jobs
         if isinstance(exc, PlatformUnavailable):  # not the job's fault: wait, however long
             later = datetime.now(UTC) + timedelta(seconds=PLATFORM_RETRY_S)
             await jobs.again_at(job.id, later.isoformat(timespec="seconds"), reason, counts=False)
@@ -145,6 +146,4 @@ class JobQueue:
         channel, chat = self.target(job.payload)
         if channel is not None and chat:
             name = getattr(job.payload, "name", None) or job.kind
-            await self.engine.outbox.deliver(
-                channel, chat, replies.gave_up(name, job.attempts, reason)
-            )
+            await self.outbox.deliver(channel, chat, replies.gave_up(name, job.attempts, reason))
