@@ -34,12 +34,12 @@ from core.app.pictures.service import Pictures
 from core.app.shares.service import Shares
 from core.app.sources import Sources
 from core.app.usage import Usage
+from core.biographer.backend import choose
 from core.biographer.biography import Biography
 from core.biographer.profile import Profile
 from core.biographer.questions import Questions
 from core.ingest.message_counts import count_earlier_sources
 from core.ingest.timestamps import owner_speaks, strip_line_stamps
-from core.models.backend import choose
 from core.models.ledger import Ledger
 from core.retrieval.embed_pipeline import Embeddings
 from core.retrieval.embedding import Embedder

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from core.biographer.backend import Backend
 from core.biographer.biography import Biography
 from core.biographer.estimate import Estimate
 from core.biographer.profile_text import section
@@ -20,7 +21,6 @@ from core.ingest.hints import capitalised_names, fit, people_names, rank
 from core.ingest.pipeline import Ingestor, ProgressFn
 from core.ingest.pipeline import IngestResult as IngestResult  # a front-end shows each
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
-from core.models.backend import Backend
 from core.retrieval import language
 from core.retrieval.embed_pipeline import Embeddings, EmbedProgress
 from core.retrieval.passages import Passage, passage

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import logging
 
+from core.biographer.backend import Backend
 from core.biographer.consolidate import rewrite
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
 from core.errors import BiomdError
-from core.models.backend import Backend
 from core.models.turn_meter import in_turn
 from core.settings import Settings
 from core.storage.store import Store

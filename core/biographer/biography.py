@@ -4,6 +4,7 @@ size (bio_budget.py), and analysis; each turn is run by an `Agent` on the backen
 
 from __future__ import annotations
 
+from core.biographer.backend import Backend
 from core.biographer.bio_budget import BioBudget
 from core.biographer.chat import Conversation
 from core.biographer.codex_turn import CodexTurn
@@ -15,7 +16,6 @@ from core.biographer.tools import Toolbox
 from core.biographer.turn import Agent, Runner, StepFn, TurnResult
 from core.biographer.turn_context import TurnContext
 from core.errors import NotFound
-from core.models.backend import Backend
 from core.models.llm import TurnModel
 from core.retrieval.search import Searcher
 from core.settings import Settings

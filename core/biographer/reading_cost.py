@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from core.biographer import estimate
 from core.biographer import scope as scope_of
+from core.biographer.backend import Backend
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.estimate import TURN_CALLS_SHARE, Estimate, Prices, Sizes
 from core.biographer.notes_pass import ReaderPlan
@@ -21,7 +22,6 @@ from core.biographer.reader import SCHEMA
 from core.biographer.reader import system_prompt as reader_prompt
 from core.biographer.tools import TOOLS
 from core.errors import NotFound
-from core.models.backend import Backend
 from core.models.pricing import prices
 from core.settings import Settings
 from core.storage.reading import Reading

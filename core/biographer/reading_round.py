@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable, Sequence
 
 from core.biographer import briefing, leads
+from core.biographer.backend import Backend
 from core.biographer.bio_budget import BioBudget
 from core.biographer.edits import apply_edit
 from core.biographer.notes_pass import NotesPass, NotesReport, describe
@@ -18,7 +19,6 @@ from core.biographer.profile import Profile
 from core.biographer.reading_cost import ReadingCost, notes_room
 from core.biographer.turn import Agent, StepFn, TurnResult
 from core.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
-from core.models.backend import Backend
 from core.retrieval.search import Searcher
 from core.settings import Settings
 from core.storage.extracts import Extract

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from core.app.mirror.measured import MeasuredSide
+from core.biographer.backend import Backend
 from core.biographer.estimate import Estimate, Prices
 from core.biographer.mirror import judge
 from core.biographer.mirror.candidates import KINDS, Candidate, Note, Vectors, candidates, day_of
@@ -23,7 +24,6 @@ from core.biographer.mirror.findings import stamp
 from core.biographer.mirror.messages import CHAT_KINDS
 from core.biographer.mirror.patterns import Pattern, assemble, confidence
 from core.errors import LLMError, SpendLimitReached
-from core.models.backend import Backend
 from core.models.ledger import Usage
 from core.models.llm import JsonModel
 from core.models.pricing import prices

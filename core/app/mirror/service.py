@@ -15,6 +15,7 @@ from core.app.mirror.found import FoundSide, PassPlan, PassReport
 from core.app.mirror.measured import Measured, MeasuredSide
 from core.app.pictures.people import same_person
 from core.app.sources import Sources
+from core.biographer.backend import Backend
 from core.biographer.mirror.candidates import Note, Vectors, intentions
 from core.biographer.mirror.care import HELP, NOT_A_THERAPIST
 from core.biographer.mirror.dynamics import LeftOut, MonthFigures, Rhythm
@@ -22,7 +23,6 @@ from core.biographer.mirror.findings import Finding
 from core.biographer.mirror.patterns import MIRROR_MARK, Pattern, when, with_status
 from core.biographer.profile import Profile
 from core.errors import BiomdError, NotFound
-from core.models.backend import Backend
 from core.retrieval.notes import NoteSearch
 from core.settings import Settings
 from core.storage.mirror import Verdict

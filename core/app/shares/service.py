@@ -15,6 +15,7 @@ from pathlib import Path
 from core.app.pictures.people import people_of, same_person
 from core.app.shares import card as share_card
 from core.app.shares.render import to_html, to_markdown, to_text
+from core.biographer.backend import Backend
 from core.biographer.profile import Profile
 from core.biographer.share.audiences import PRESETS, Audience, Choice, Format, preset
 from core.biographer.share.people import Names, Someone, choose
@@ -23,7 +24,6 @@ from core.biographer.share.scan import Finding, redact, scan, windows
 from core.biographer.share.writer import write
 from core.errors import BiomdError, NotFound
 from core.fold import fold
-from core.models.backend import Backend
 from core.retrieval.language import STOPWORDS, content_words
 from core.settings import Settings
 from core.storage.shares import NewShare, ShareRecord
