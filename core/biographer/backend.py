@@ -1,17 +1,22 @@
 """The model backend, chosen once from the settings, as an object that says what it can do:
-whether it is set up (and if not, what to do), whether it runs the tool loop itself, and the
-models it gives for a turn, for tool-less work and for photos. Nothing else asks which
-backend is configured."""
+whether it is set up (and if not, what to do), what runs a turn (biomd's own tool loop, or
+Codex's), the models it gives for a turn, for tool-less work and for photos, and what they
+cost. Nothing else asks which backend is configured."""
 
 from __future__ import annotations
 
 from typing import Protocol
 
+from core.biographer.codex_turn import CodexTurn
+from core.biographer.estimate import Prices
+from core.biographer.loop import AgentLoop
+from core.biographer.turn import Runner
 from core.errors import LLMNotConfigured
 from core.models.codex import CodexChat, CodexCLI, binary
 from core.models.endpoint import NO_MODEL, is_local
 from core.models.ledger import Ledger
 from core.models.llm import JsonModel, OpenAIChat, TurnModel
+from core.models.pricing import prices
 from core.models.vision import CodexDescriber, Describer, VisionDescriber
 from core.settings import Settings
 
@@ -37,9 +42,17 @@ class Backend(Protocol):
         """What describes photos, if anything can; made on the running event loop."""
         ...
 
-    def turn_cli(self) -> CodexCLI | None:
-        """The CLI that runs a whole turn itself, with biomd's tools over MCP; None when
-        biomd holds the tool loop."""
+    def runner(self) -> Runner:
+        """What runs a turn: biomd's own tool loop over `model()`, or the Codex CLI, which
+        runs the whole turn itself with biomd's tools over MCP."""
+        ...
+
+    async def prices(self) -> Prices | None:
+        """USD per million tokens of `model()` (free on a subscription), None if unknown."""
+        ...
+
+    async def reader_prices(self) -> Prices | None:
+        """The same of `reader()`."""
         ...
 
     def reader(self) -> JsonModel:
@@ -84,8 +97,15 @@ class OpenAIBackend:
             self._describer = VisionDescriber(self.settings, self.ledger, vision)
         return self._describer
 
-    def turn_cli(self) -> None:
-        return None
+    def runner(self) -> AgentLoop:
+        s = self.settings
+        return AgentLoop(self.model(), s.llm_max_tokens, s.turn_timeout)
+
+    async def prices(self) -> Prices | None:
+        return _known(await prices(self.settings))
+
+    async def reader_prices(self) -> Prices | None:
+        return _known(await prices(self.settings.reader_settings()))
 
     def reader(self) -> OpenAIChat:
         if self._reader is None:
@@ -146,8 +166,16 @@ class CodexBackend:
                 self._describer = CodexDescriber(self.cli())
         return self._describer
 
-    def turn_cli(self) -> CodexCLI:
-        return self.cli()
+    def runner(self) -> CodexTurn:
+        return CodexTurn(self.cli(), self.settings)
+
+    async def prices(self) -> Prices:
+        return FREE
+
+    async def reader_prices(self) -> Prices | None:
+        if self.settings.reader_base_url:  # an endpoint of its own, priced as any
+            return _known(await prices(self.settings.reader_settings()))
+        return FREE
 
     def reader(self) -> JsonModel:
         """An endpoint of its own where BIOMD_READER_BASE_URL names one, else Codex."""
@@ -163,6 +191,14 @@ class CodexBackend:
         if self.settings.reader_base_url and not self.settings.reader_is_local:
             return self.settings.reader_concurrency
         return 1
+
+
+FREE = Prices(0.0, 0.0)
+"""What a call costs on the owner's ChatGPT plan."""
+
+
+def _known(price: tuple[float, float] | None) -> Prices | None:
+    return Prices(*price) if price else None
 
 
 def choose(settings: Settings, ledger: Ledger) -> OpenAIBackend | CodexBackend:

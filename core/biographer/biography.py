@@ -7,13 +7,11 @@ from __future__ import annotations
 from core.biographer.backend import Backend
 from core.biographer.bio_budget import BioBudget
 from core.biographer.chat import Conversation
-from core.biographer.codex_turn import CodexTurn
-from core.biographer.loop import AgentLoop
 from core.biographer.profile import Profile
 from core.biographer.reading_cost import ReadingCost
 from core.biographer.reading_round import ReadingRounds
 from core.biographer.tools import Toolbox
-from core.biographer.turn import Agent, Runner, StepFn, TurnResult
+from core.biographer.turn import Agent, StepFn, TurnResult
 from core.biographer.turn_context import TurnContext
 from core.errors import NotFound
 from core.models.llm import TurnModel
@@ -72,15 +70,9 @@ class Biography:
         """Turns on the backend's runner: Codex runs its own tool loop, any other model runs
         in biomd's."""
         s = self.settings
-        model = self.model()
-        cli = self.backend.turn_cli()
-        runner: Runner = (
-            CodexTurn(cli, s) if cli else AgentLoop(model, s.llm_max_tokens, s.turn_timeout)
-        )
-
         return Agent(
-            runner,
-            model,
+            self.backend.runner(),
+            self.model(),
             self.toolbox,
             self.profile.load,
             self.store,

@@ -14,7 +14,7 @@ from core.biographer import estimate
 from core.biographer import scope as scope_of
 from core.biographer.backend import Backend
 from core.biographer.context import CHARS_PER_TOKEN
-from core.biographer.estimate import TURN_CALLS_SHARE, Estimate, Prices, Sizes
+from core.biographer.estimate import TURN_CALLS_SHARE, Estimate, Sizes
 from core.biographer.notes_pass import ReaderPlan
 from core.biographer.profile import Profile
 from core.biographer.prompts import system_prompt
@@ -22,7 +22,6 @@ from core.biographer.reader import SCHEMA
 from core.biographer.reader import system_prompt as reader_prompt
 from core.biographer.tools import TOOLS
 from core.errors import NotFound
-from core.models.pricing import prices
 from core.settings import Settings
 from core.storage.reading import Reading
 from core.storage.store import Store
@@ -72,11 +71,6 @@ class ReadingCost:
             await reader.context_tokens(), s.reading_part_chars, s.reader_max_tokens
         )
         bio = await self.profile.load()
-        codex = self.backend.name == "codex"
-        free = Prices(0.0, 0.0)
-        own_reader = bool(s.reader_base_url)
-        reader_price = await prices(s.reader_settings()) if own_reader or not codex else None
-        price = await prices(s) if not codex else None
         window = await self.backend.model().context_tokens()
         return Sizes(
             part_chars=plan.part_chars,
@@ -84,8 +78,8 @@ class ReadingCost:
             notes_chars=s.reading_notes_chars,
             turn_fixed_chars=reading_fixed_chars("", s.bio_max_chars),
             concurrency=self.backend.reader_concurrency,
-            reader_prices=Prices(*reader_price) if reader_price else free if codex else None,
-            prices=Prices(*price) if price else free if codex else None,
+            reader_prices=await self.backend.reader_prices(),
+            prices=await self.backend.prices(),
             local=s.reader_is_local,
             turn_chars=turn_chars(window, s.llm_max_tokens),
             bio_chars=len(bio),
