@@ -22,12 +22,12 @@ from core.app.replies import first_sentence_first, snippet, status_text, with_so
 from core.app.shares import args as share_args
 from core.app.shares.service import Draft, card_path
 from core.app.shares.service import render as render_share
+from core.app.sources import AUDIO, files_at
 from core.app.status_now import gather as gather_status
 from core.biographer.profile_text import Question, section
 from core.biographer.questions import question_text
 from core.biographer.turn import StepFn
 from core.errors import BiomdError, PlatformUnavailable
-from core.ingest.pipeline import walk_files
 
 log = logging.getLogger(__name__)
 
@@ -478,32 +478,4 @@ def commands(local: bool = False) -> list[Command]:
 def help_text(local: bool = False) -> str:
     """/help: what biomd is, and every command the channel offers."""
     usage = [c.help.split(": ", 1)[1] if ": " in c.help else f"/{c.name}" for c in commands(local)]
-    return "\n".join(
-        [
-            "I'm your biographer. I keep bio.md, one cited profile of your life, built from what "
-            "you send me.",
-            "",
-            "• Forward files and exports (WhatsApp, Telegram, Instagram, Messenger, iMessage, "
-            "Discord, ChatGPT, Claude, email, PDFs, documents, photos, audio, video). I read "
-            "them and tell you what I learned.",
-            "• Send a voice note: I transcribe it on this computer and keep it as a journal entry.",
-            "• Ask me anything about your life in plain text; my answers cite sources like [#12], "
-            "which /source 12 opens.",
-            "• I send you a question now and then. Reply to it (text or voice) to answer.",
-            "",
-            "Commands: " + " ".join(u for u in usage if u not in ("/start",)),
-        ]
-    )
-
-
-def files_at(arg: str) -> list[tuple[Path, str]]:
-    """The file named, or every file under the folder named, with the names to give them."""
-    path = Path(arg.strip("'\"")).expanduser().resolve()
-    if not path.exists():
-        raise BiomdError(f"{path}: no such file or folder.")
-    if path.is_dir():
-        return [(p, str(p.relative_to(path))) for p in walk_files(path)]
-    return [(path, path.name)]
-
-
-AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}
+    return replies.help_text(usage)

@@ -365,3 +365,23 @@ def share_list(records: Sequence[ShareRecord]) -> str:
         + (f", named: {', '.join(r.shown)}" if r.shown else "")
         for r in records
     )
+
+
+def help_text(usage: list[str]) -> str:
+    """/help: what biomd is, and the commands (their usage) the channel offers."""
+    return "\n".join(
+        [
+            "I'm your biographer. I keep bio.md, one cited profile of your life, built from what "
+            "you send me.",
+            "",
+            "• Forward files and exports (WhatsApp, Telegram, Instagram, Messenger, iMessage, "
+            "Discord, ChatGPT, Claude, email, PDFs, documents, photos, audio, video). I read "
+            "them and tell you what I learned.",
+            "• Send a voice note: I transcribe it on this computer and keep it as a journal entry.",
+            "• Ask me anything about your life in plain text; my answers cite sources like [#12], "
+            "which /source 12 opens.",
+            "• I send you a question now and then. Reply to it (text or voice) to answer.",
+            "",
+            "Commands: " + " ".join(u for u in usage if u not in ("/start",)),
+        ]
+    )

@@ -15,10 +15,10 @@ from core.biographer.backend import Backend
 from core.biographer.biography import Biography
 from core.biographer.estimate import Estimate
 from core.biographer.profile_text import section
-from core.errors import NotFound
+from core.errors import BiomdError, NotFound
 from core.ingest.convert import ArchiveBudget, ConvertContext
 from core.ingest.hints import capitalised_names, fit, people_names, rank
-from core.ingest.pipeline import Ingestor, ProgressFn
+from core.ingest.pipeline import Ingestor, ProgressFn, walk_files
 from core.ingest.pipeline import IngestResult as IngestResult  # a front-end shows each
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.retrieval import language
@@ -349,3 +349,16 @@ class Sources:
         done = await self.embeddings.reindex(on_progress)
         await self.searcher.notes.embed_new()
         return done
+
+
+def files_at(arg: str) -> list[tuple[Path, str]]:
+    """The file named, or every file under the folder named, with the names to give them."""
+    path = Path(arg.strip("'\"")).expanduser().resolve()
+    if not path.exists():
+        raise BiomdError(f"{path}: no such file or folder.")
+    if path.is_dir():
+        return [(p, str(p.relative_to(path))) for p in walk_files(path)]
+    return [(path, path.name)]
+
+
+AUDIO = {".ogg", ".opus", ".oga", ".m4a", ".mp3", ".wav", ".webm", ".flac", ".aac"}
