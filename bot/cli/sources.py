@@ -69,10 +69,12 @@ def ingest(
 
 def _result_line(r: IngestResult) -> str:
     ident = f"#{r.document_id}" if r.document_id is not None else "-"
+    note = f"; {r.note}" if r.note else ""
     if r.status == "added":
-        return f"added      {ident:>6}  {r.name}  ({r.kind}, {r.chars:,} chars, {r.chunks} chunks)"
+        size = f"{r.chars:,} chars, {r.chunks} chunks"
+        return f"added      {ident:>6}  {r.name}  ({r.kind}, {size}{note})"
     if r.status == "duplicate":
-        return f"duplicate  {ident:>6}  {r.name}  (already stored)"
+        return f"duplicate  {ident:>6}  {r.name}  ({r.note or 'already stored'})"
     return f"failed     {ident:>6}  {r.error}"
 
 

@@ -200,6 +200,8 @@ def finished_reading(results: Sequence[TurnResult]) -> str:
 def not_added(result: IngestResult) -> str:
     """A source that was not added: a duplicate, or why it could not be read."""
     if result.status == "duplicate":
+        if result.note:
+            return f"{result.name}: I already have this: {result.note}."
         return f"{result.name}: I already have this (source #{result.document_id})."
     return f"Could not read {result.error or result.name}"
 
