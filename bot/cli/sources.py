@@ -78,7 +78,9 @@ def _result_line(r: IngestResult) -> str:
     return f"failed     {ident:>6}  {r.error}"
 
 
-async def _embed_with_progress(engine: Engine, *, reindex: bool = False) -> int:
+async def _embed_with_progress(
+    engine: Engine, *, reindex: bool = False, retry: bool = False
+) -> int:
     with progress() as bar:
         task = bar.add_task("embedding", total=None)
 
@@ -87,12 +89,12 @@ async def _embed_with_progress(engine: Engine, *, reindex: bool = False) -> int:
 
         if reindex:
             return await engine.sources.reindex(tick)
-        return await engine.sources.embed_pending(tick)
+        return await engine.sources.embed_pending(tick, retry=retry)
 
 
 def embed(ctx: typer.Context) -> None:
     """Compute the vectors still missing (resumes an interrupted ingest or reindex)."""
-    done = run(ctx, _embed_with_progress)
+    done = run(ctx, lambda e: _embed_with_progress(e, retry=True))
     out.print(f"Embedded {done:,} chunks." if done else "Every chunk has its vector.")
 
 

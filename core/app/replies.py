@@ -91,12 +91,13 @@ SNIPPET_CHARS = 320
 READ_NEXT = " /bio shows it all, /timeline and /questions the parts."
 
 
-def search_reply(hits: Sequence[Hit], query: str, missing: str) -> str:
+def search_reply(hits: Sequence[Hit], query: str, missing: str, keywords_only: bool) -> str:
     """Search hits as an answer, cited, for when the biographer can't run (`missing` says
-    why, and how to set it up)."""
+    why, and how to set it up); `keywords_only` when there are no vectors yet."""
+    how = "keyword search (there are no vectors yet)" if keywords_only else "hybrid search"
     lines = [
         f"{missing}\nUntil then the biographer can't answer in its own words; here is what "
-        "hybrid search finds, best first:"
+        f"{how} finds, best first:"
     ]
     if not hits:
         lines.append("Search found nothing for that.")
