@@ -5,7 +5,6 @@ mirror, serve and upkeep. Errors become messages only here, in one place
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,6 +12,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
+from bot import logs
 from bot.cli import bio, mirror, reading, search, serve, share, sources, upkeep
 from bot.cli.common import err
 from core.errors import BiomdError
@@ -49,10 +49,16 @@ def _main(
     data_dir: Annotated[
         Path | None, typer.Option("--data-dir", help="Data folder (default: BIOMD_DATA_DIR).")
     ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Show every log line here, not only in the log file."),
+    ] = False,
 ) -> None:
-    """The settings every command runs with, kept on the context."""
+    """The settings every command runs with, kept on the context; log lines to the data
+    folder's logs/biomd.log."""
     overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
     ctx.obj = Settings(**overrides)
+    logs.configure(ctx.obj.data_dir, verbose)
 
 
 COMMANDS: dict[str, list[Callable[..., None] | tuple[str, Callable[..., None] | typer.Typer]]] = {
@@ -84,8 +90,4 @@ for panel, routes in COMMANDS.items():
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    for noisy in ("httpx", "httpcore", "apscheduler", "discord", "telegram", "mcp"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken PDFs get our own clear message
     app()
