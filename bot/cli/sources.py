@@ -10,12 +10,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from bot.cli.common import err, mb, out, progress, run, settings_of
+from bot.cli.common import err, mb, out, print_table, progress, run, settings_of
 from bot.cli.reading import Mine, Since, Yes, read_new_sources, scope_of
 from core.app.engine import Engine
-from core.app.sources import IngestResult
+from core.app.sources import IngestResult, SourceRow
 from core.errors import EmbeddingError
 
 
@@ -116,16 +115,27 @@ def sources(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")]
         ]
         print(json.dumps(listed, ensure_ascii=False, indent=2))
         return
-    table = Table("id", "name", "kind", "lang", "chunks", "added", "status", "reading")
-    for r in rows:
-        d = r.source
-        status = d.status if d.status != "failed" else f"failed: {d.error}"
-        reading = r.reading.describe() if r.reading else ""
-        table.add_row(
-            f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), d.added_at[:10], status,
-            reading,
-        )  # fmt: skip
-    out.print(table)
+    headers = ("id", "name", "kind", "lang", "chunks", "covers", "added", "status", "reading")
+    print_table(headers, [_source_row(r) for r in rows])
+
+
+def _source_row(r: SourceRow) -> tuple[str, ...]:
+    d = r.source
+    status = d.status if d.status != "failed" else f"failed: {d.error}"
+    reading = r.reading.describe() if r.reading else ""
+    covers = span(d.content_start, d.content_end)
+    return (
+        f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), covers, d.added_at[:10],
+        status, reading,
+    )  # fmt: skip
+
+
+def span(start: str | None, end: str | None) -> str:
+    """The dates a source covers, to the day: one date, or first to last."""
+    first, last = (start or "")[:10], (end or "")[:10]
+    if not first and not last:
+        return "-"
+    return first or last if first == last or not (first and last) else f"{first} to {last}"
 
 
 def forget(
