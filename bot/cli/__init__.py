@@ -15,6 +15,7 @@ from typer.core import TyperGroup
 from bot import logs
 from bot.cli import bio, mirror, reading, search, serve, share, sources, upkeep
 from bot.cli.common import err
+from core.app import data_folder
 from core.errors import BiomdError
 from core.settings import Settings
 
@@ -58,6 +59,8 @@ def _main(
     folder's logs/biomd.log."""
     overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
     ctx.obj = Settings(**overrides)
+    if moved := data_folder.adopt_legacy(ctx.obj, Path.cwd()):
+        err.print(moved, markup=False)
     logs.configure(ctx.obj.data_dir, verbose)
 
 
