@@ -61,6 +61,18 @@ def with_source_hint(reply: str) -> str:
     return f"{reply}\n\nSources: {shown}"
 
 
+_SOURCE_HINT = re.compile(r"\n\nSources: (/source \d+(?:, /source \d+)*)\s*$")
+
+
+def source_hint_of(reply: str) -> tuple[str, list[int]]:
+    """A reply without the hint `with_source_hint` added, and the sources it named: for a
+    front-end that links the sources itself instead of naming the command."""
+    found = _SOURCE_HINT.search(reply)
+    if found is None:
+        return reply, []
+    return reply[: found.start()], [int(n) for n in re.findall(r"\d+", found.group(1))]
+
+
 def snippet(text: str, query: str, width: int = 320) -> str:
     """About `width` characters of `text` where most words of `query` occur (matched by their
     first five letters, so "smoking" finds "smoke"), cut at spaces, with … where cut."""

@@ -19,8 +19,15 @@
     const link = e.target.closest("a.cite[data-doc]");
     if (!link) return;
     e.preventDefault();
-    const holder = link.closest("li, p, td, blockquote") || link.parentElement;
-    const claim = holder ? holder.textContent : "";
+    const holder = (a) => a.closest("li, p, td, blockquote") || a.parentElement;
+    let claim = holder(link).textContent;
+    const named = link.closest("p.named");
+    if (named) {  // a source a chat message names: the claim is what the message cites it for
+      const message = named.parentElement;
+      claim = Array.from(message.querySelectorAll('a.cite[data-doc="' + link.dataset.doc + '"]'))
+        .filter((a) => !a.closest("p.named")).map((a) => holder(a).textContent).join("\n") ||
+        message.textContent;
+    }
     body.textContent = "Finding the passage…";
     panel.hidden = false;
     const url = "/api/citation?doc=" + encodeURIComponent(link.dataset.doc) +
