@@ -49,6 +49,7 @@ class Assistant:
         self.engine = engine
         self.jobs = jobs
         self._drafts: dict[tuple[str, str], tuple[Draft, bool]] = {}  # each chat's last, card
+        self._told_no_model: set[tuple[str, str]] = set()  # chats told why answers are search
 
     # -- messages -------------------------------------------------------------------------
 
@@ -66,12 +67,14 @@ class Assistant:
         if qid:
             await self.answer(channel, chat, qid, text)
             return
+        told = (channel.platform, chat) in self._told_no_model
         try:
-            result = await asking.ask(self.engine, text, on_step=on_step)
+            result = await asking.ask(self.engine, text, on_step=on_step, told=told)
         except BiomdError as exc:
             await self._say(channel, chat, exc.user_message)
             return
         if isinstance(result, str):  # no language model: what search found
+            self._told_no_model.add((channel.platform, chat))
             await self._say(channel, chat, result)
             return
         reply = with_source_hint(result.report)
@@ -118,6 +121,13 @@ class Assistant:
     async def _say(self, channel: Channel, chat: str, text: str, buttons: Buttons = ()) -> None:
         """A reply; kept and sent later if the platform is unreachable right now."""
         await self.engine.outbox.deliver(channel, chat, text, buttons)
+
+    def _no_model(self, channel: Channel, chat: str) -> str:
+        """Why the biographer can't run and what to set: in full the first time a chat
+        hears it in this session, then in a line."""
+        told = (channel.platform, chat) in self._told_no_model
+        self._told_no_model.add((channel.platform, chat))
+        return replies.NO_MODEL_AGAIN if told else self.engine.biography.missing
 
     async def _ack(self, channel: Channel, chat: str, text: str) -> str | None:
         """The status message a job will edit; None if it cannot be sent now (the job is
@@ -175,7 +185,7 @@ class Assistant:
         items = await self.engine.profile.timeline()
         text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
         if not items and not self.engine.biography.configured:
-            text = await self._sources_by_date()
+            text = await self._sources_by_date(self._no_model(channel, chat))
         tl = await self.engine.pictures.timeline()
         if tl.years:
             png = await asyncio.to_thread(timeline_picture.render, tl, "png")
@@ -198,7 +208,7 @@ class Assistant:
         except PlatformUnavailable as exc:
             log.info("picture not sent: %s", exc.user_message)
 
-    async def _sources_by_date(self) -> str:
+    async def _sources_by_date(self, no_model: str) -> str:
         """Without a language model, the dates the sources themselves cover."""
         docs = [d for d in await self.engine.sources.all() if d.content_start]
         docs.sort(key=lambda d: d.content_start or "")
@@ -224,7 +234,7 @@ class Assistant:
             if not self.engine.biography.configured:
                 none = (
                     "Open questions come from the biographer's reading, so there are none "
-                    f"yet. {self.engine.biography.missing}"
+                    f"yet. {self._no_model(channel, chat)}"
                 )
             await self._say(channel, chat, none)
             return

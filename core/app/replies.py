@@ -100,15 +100,18 @@ def snippet(text: str, query: str, width: int = 320) -> str:
 
 
 SNIPPET_CHARS = 320
+NO_MODEL_AGAIN = "No language model yet (`biomd setup` connects one)."
 READ_NEXT = " /bio shows it all, /timeline and /questions the parts."
 
 
-def search_reply(hits: Sequence[Hit], query: str, missing: str) -> str:
+def search_reply(hits: Sequence[Hit], query: str, missing: str, told: bool = False) -> str:
     """Search hits as an answer, cited, for when the biographer can't run (`missing` says
-    why, and how to set it up)."""
+    why, and how to set it up; once `told`, a line says it again in short)."""
     lines = [
-        f"{missing}\nUntil then the biographer can't answer in its own words; here is what "
-        "hybrid search finds, best first:"
+        f"{NO_MODEL_AGAIN} Here is what hybrid search finds, best first:"
+        if told
+        else f"{missing}\nUntil then the biographer can't answer in its own words; here is "
+        "what hybrid search finds, best first:"
     ]
     if not hits:
         lines.append("Search found nothing for that.")
