@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.app import asking, reading, replies
+from core.app import asking, profile_view, reading, replies
 from core.app.channels import Buttons, Channel
 from core.app.engine import Engine
 from core.app.jobs import AnswerJob, ConsolidateJob, JobQueue, ReadJob, SourceJob
@@ -170,16 +170,13 @@ class Assistant:
 
     async def _cmd_bio(self, channel: Channel, chat: str, args: str) -> None:
         bio = await self.engine.profile.load()
-        summary = section(bio, "Summary") or "(no summary yet)"
+        if profile_view.is_empty(bio):  # eight empty headings say nothing: what fills them
+            filled_by = await profile_view.filled_by(self.engine, self._no_model(channel, chat))
+            await self._say(channel, chat, f"bio.md is empty so far. {filled_by}")
+            return
+        summary = profile_view.body_of(section(bio, "Summary")) or "(no summary yet)"
         await channel.send_file(chat, "bio.md", bio.encode("utf-8"), "Your bio.md")
-        biography = self.engine.biography
-        note = (
-            ""
-            if biography.configured
-            else "\n\nThe biographer (a language model) writes bio.md as it reads your sources, "
-            f"so it is still empty. {biography.missing}"
-        )
-        await self._say(channel, chat, f"Summary\n\n{summary}{note}")
+        await self._say(channel, chat, f"Summary\n\n{summary}")
 
     async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
         items = await self.engine.profile.timeline()
@@ -213,9 +210,8 @@ class Assistant:
         docs = [d for d in await self.engine.sources.all() if d.content_start]
         docs.sort(key=lambda d: d.content_start or "")
         head = (
-            "The timeline in bio.md is written by the biographer, which can't run yet "
-            f"({self.engine.biography.missing}). Meanwhile, here is what each source covers, "
-            "by date"
+            "The timeline in bio.md is written by the biographer, which can't run yet. "
+            f"{no_model}\nMeanwhile, here is what each source covers, by date"
         )
         if len(docs) > TIMELINE_SOURCES:
             head += f", the latest {TIMELINE_SOURCES} of {len(docs):,}"
