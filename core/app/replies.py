@@ -219,6 +219,11 @@ def not_added(result: IngestResult) -> str:
     return f"Could not read {result.error or result.name}"
 
 
+def outcome(name: str, added: Sequence[int], problems: Sequence[str]) -> str:
+    """A file's last status line: done, or, when nothing of it was added, what happened."""
+    return f"{name}: done" if added or not problems else problems[0]
+
+
 def stored_unread(name: str, why: str, later: bool = False) -> str:
     """A source that is kept and searchable, and that the biographer could not read yet."""
     if later:

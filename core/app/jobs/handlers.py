@@ -146,7 +146,7 @@ class Handlers:
         elif p.documents:
             said, waiting = await self._read_new(p.documents, show, p.name)
             lines.append(said)
-        await show(f"{p.name}: done", force=True)
+        await show(replies.outcome(p.name, p.documents, p.lines), force=True)
         channel, chat = self.queue.target(p)
         if channel is not None:
             text = "\n\n".join(x for x in lines if x) or f"{p.name}: stored."
