@@ -165,6 +165,9 @@
     drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
     drop.addEventListener("dragleave", () => drop.classList.remove("over"));
     drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); sendAll(e.dataTransfer.files); });
-    document.getElementById("files").addEventListener("change", (e) => sendAll(e.target.files));
+    document.getElementById("files").addEventListener("change", (e) => {
+      sendAll(e.target.files);
+      e.target.value = "";  // so that choosing the same file again sends it again
+    });
   }
 })();
