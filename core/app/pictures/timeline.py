@@ -261,20 +261,27 @@ def _bar(
     right: float,
     link: Callable[[int], str] | None,
 ) -> None:
-    """A source's bar, its name after it, before it or on it, wherever there is most room
-    (cut at a word, whole in its tooltip)."""
+    """A source's bar and its name: after it, on it or before it, the first where it fits
+    whole, else where there is most room (cut after a word, whole in its tooltip)."""
     href = link(sp.document_id) if link else ""
     tip = f"#{sp.document_id} {sp.name}: {sp.start} to {sp.end}"
     d.add(Rect(x0, y + 1, x1 - x0, 12, SOURCE, tip, href))
     name = f"#{sp.document_id} {sp.name}"
-    after, before, inside = right - x1 - 4, x0 - left - 4, x1 - x0 - 8
     base = y + 11
-    if after > 60 or (after >= max(before, inside) and after > 24):
-        d.add(label(x1 + 4, base, name, 10, after, MUTED, href=href))
-    elif before > 60 or (before >= inside and before > 24):
-        d.add(label(x0 - 4, base, name, 10, before, MUTED, "end", href=href))
-    elif inside > 24:  # a source that spans the years: its name on its bar
-        d.add(label(x0 + 4, base - 0.5, name, 10, inside, "#ffffff", href=href))
+    rooms = {"after": right - x1 - 4, "inside": x1 - x0 - 8, "before": x0 - left - 4}
+    need = text_width(name, 10)
+    where = next(
+        (w for w, room in rooms.items() if room >= need), max(rooms, key=rooms.__getitem__)
+    )
+    room = rooms[where]
+    if room < 24:  # no room anywhere: the bar keeps its tooltip
+        return
+    if where == "after":
+        d.add(label(x1 + 4, base, name, 10, room, MUTED, href=href))
+    elif where == "inside":  # a source that spans the years: its name on its bar
+        d.add(label(x0 + 4, base - 0.5, name, 10, room, "#ffffff", href=href))
+    else:
+        d.add(label(x0 - 4, base, name, 10, room, MUTED, "end", href=href))
 
 
 def render(tl: Timeline, fmt: str = "svg", link: Callable[[int], str] | None = None) -> bytes:
