@@ -49,7 +49,6 @@ class Assistant:
         self.engine = engine
         self.jobs = jobs
         self._drafts: dict[tuple[str, str], tuple[Draft, bool]] = {}  # each chat's last, card
-        self._told_no_model: set[tuple[str, str]] = set()  # chats told why answers are search
 
     # -- messages -------------------------------------------------------------------------
 
@@ -67,14 +66,14 @@ class Assistant:
         if qid:
             await self.answer(channel, chat, qid, text)
             return
-        told = (channel.platform, chat) in self._told_no_model
+        told = self.engine.told.heard(channel.platform, chat)
         try:
             result = await asking.ask(self.engine, text, on_step=on_step, told=told)
         except BiomdError as exc:
             await self._say(channel, chat, exc.user_message)
             return
         if isinstance(result, str):  # no language model: what search found
-            self._told_no_model.add((channel.platform, chat))
+            self.engine.told.no_model(channel.platform, chat)  # heard now: in a line next time
             await self._say(channel, chat, result)
             return
         reply = with_source_hint(result.report)
@@ -123,11 +122,8 @@ class Assistant:
         await self.engine.outbox.deliver(channel, chat, text, buttons)
 
     def _no_model(self, channel: Channel, chat: str) -> str:
-        """Why the biographer can't run and what to set: in full the first time a chat
-        hears it in this session, then in a line."""
-        told = (channel.platform, chat) in self._told_no_model
-        self._told_no_model.add((channel.platform, chat))
-        return replies.NO_MODEL_AGAIN if told else self.engine.biography.missing
+        """Why the biographer can't run and what to set (in full once a session)."""
+        return self.engine.told.no_model(channel.platform, chat)
 
     async def _ack(self, channel: Channel, chat: str, text: str) -> str | None:
         """The status message a job will edit; None if it cannot be sent now (the job is
