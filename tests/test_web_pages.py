@@ -239,6 +239,10 @@ async def test_a_failed_source_shows_its_reason_once_and_a_resent_one_says_it_fa
     jobs = page[page.index('<ul id="jobs"') : page.index("</ul>", page.index('<ul id="jobs"'))]
     assert jobs.count("<li") == 2 and jobs.count('class="bad"') == 2, "each file's last word"
     assert 'data-label="status"' in page, "a card a row on a phone"
+    (doc,) = await site.engine.sources.all()
+    page = (await site.client.get(f"/source/{doc.id}")).text
+    assert "This file could not be read: the file is empty. Send a copy" in page
+    assert "Find in this source" not in page, "nothing to find in"
 
 
 async def test_dates_do_not_break_mid_date(newcomer: Site) -> None:
