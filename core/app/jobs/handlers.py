@@ -148,10 +148,11 @@ class Handlers:
                 p.documents, show, p.name, (str(p.platform), p.chat)
             )
             lines.append(said)
-        await show(replies.outcome(p.name, p.documents, p.lines), force=True)
+        last = replies.outcome(p.name, p.documents, p.lines)
+        await show(last, force=True)
         channel, chat = self.queue.target(p)
-        if channel is not None:
-            text = "\n\n".join(x for x in lines if x) or f"{p.name}: stored."
+        text = "\n\n".join(x for x in lines if x) or f"{p.name}: stored."
+        if channel is not None and (text != last or p.status is None):  # not said twice
             await self.app.outbox.deliver(channel, chat, text)
             if waiting:
                 await self.app.outbox.deliver(
