@@ -121,7 +121,7 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
     note.write_text("A postcard from Porto, June 2024: the river, the bridges, the tiles.")
     await page.goto(view.link.split("?")[0] + "sources")
     await page.set_input_files("#files", str(note))
-    await page.wait_for_selector("#uploads li:has-text('queued')")
+    await page.wait_for_selector("#uploads li.ok:has-text('postcard.txt: done')", timeout=30_000)
     await page.wait_for_selector("table.sources td a:has-text('postcard.txt')", timeout=30_000)
 
     # Answer a question inline.

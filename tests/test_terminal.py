@@ -86,8 +86,12 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     assert "#10 voice-note-2024-06-02.ogg" in out and "Porto" in out
     # /ingest works like forwarding a file to the bot, and the note is then searchable
     assert "my-note.md: queued" in out and "#11 my-note.md" in out
-    assert "Nothing is known yet" in out and "People & relationships" in out  # /bio
-    assert "writes bio.md as it reads your sources, so it is still empty" in out
+    # /bio of an empty bio.md: what fills it, not eight empty headings and raw Markdown
+    assert "bio.md is empty so far. The biographer (a language model) writes bio.md" in out
+    assert "_Nothing is known yet" not in out and "People & relationships" not in out
+    # what to set up is said in full once, then in a line
+    assert out.count("Set BIOMD_LLM_API_KEY") == 1, out
+    assert "No language model yet (`biomd setup` connects one)." in out
     assert note.exists(), "the owner's own file is copied, never moved"
     assert (tmp_path / "data-sample" / "biomd.sqlite3").exists()
     assert not (tmp_path / "data").exists(), "the sample writes only its own folder"

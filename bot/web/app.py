@@ -10,7 +10,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -30,6 +30,12 @@ from bot.web.pages import (
 from bot.web.pages.sources import UploadTooBig
 from bot.web.security import Guard
 from core.errors import NotFound
+
+
+async def favicon(request: Request) -> Response:
+    """The tab's icon (browsers ask for /favicon.ico whatever the page links)."""
+    return FileResponse(HERE / "static" / "favicon.ico", media_type="image/x-icon")
+
 
 ROUTES = [
     Route("/", profile.profile),
@@ -74,6 +80,7 @@ ROUTES = [
     Route("/share/{sid:int}/delete", share.share_delete, methods=["POST"]),
     Route("/status", status.status),
     Route("/events", status.events),
+    Route("/favicon.ico", favicon),
     Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
 ]
 

@@ -5,6 +5,7 @@ live citations."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,11 +17,13 @@ from starlette.templating import Jinja2Templates
 
 from bot.web.hub import Hub, WebChannel
 from bot.web.memo import RenderMemo
-from bot.web.render import cite_links, markdown
+from bot.web.render import chat_message, cite_links, markdown
 from bot.web.security import Keys
 from core.app.assistant import Assistant
 from core.app.engine import Engine
+from core.app.replies import source_hint_of
 from core.app.shares.service import Draft
+from core.errors import NotFound
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
@@ -89,6 +92,12 @@ class Links:
         """Markdown as HTML, every citation a link (or marked broken)."""
         return cite_links(markdown(text), self.sources.__contains__, self.chat_days, self.questions)
 
+    def chat(self, text: str, names: dict[int, str]) -> str:
+        """A chat message as plain text, every citation a link, the sources it names linked
+        by their `names`."""
+        real = self.sources.__contains__
+        return chat_message(text, real, self.chat_days, self.questions, names)
+
 
 async def links(web: Web) -> Links:
     engine = web.engine
@@ -99,10 +108,20 @@ async def links(web: Web) -> Links:
     )
 
 
-async def render_text(web: Web, text: str) -> str:
-    """Markdown with live citations."""
-    now = await links(web)
-    html: str = await in_render_thread(lambda: now.html(text))
+async def source_names(web: Web, texts: list[str]) -> dict[int, str]:
+    """The names of the sources that chat messages name at their end, by id."""
+    named = {n for text in texts for n in source_hint_of(text)[1]}
+    names = {}
+    for doc in sorted(named):
+        with contextlib.suppress(NotFound):
+            names[doc] = (await web.engine.sources.get(doc)).name
+    return names
+
+
+async def render_chat(web: Web, text: str) -> str:
+    """A chat message with live citations."""
+    now, names = await links(web), await source_names(web, [text])
+    html: str = await in_render_thread(lambda: now.chat(text, names))
     return html
 
 

@@ -17,9 +17,12 @@ __all__ = ["SEARCH_INSTEAD_HITS", "TurnResult", "ask"]
 SEARCH_INSTEAD_HITS = 4
 
 
-async def ask(engine: Engine, question: str, on_step: StepFn | None = None) -> TurnResult | str:
+async def ask(
+    engine: Engine, question: str, on_step: StepFn | None = None, told: bool = False
+) -> TurnResult | str:
     """The biographer's turn, which `on_step` hears step by step; with no language model
-    (or a key it rejects), the search results as the reply's text."""
+    (or a key it rejects), the search results as the reply's text (saying why in full
+    unless the owner was `told` already)."""
     if engine.biography.configured:
         try:
             return await engine.biography.chat.ask(question, on_step=on_step)
@@ -27,4 +30,4 @@ async def ask(engine: Engine, question: str, on_step: StepFn | None = None) -> T
             pass
     hits = await engine.sources.search(question, limit=SEARCH_INSTEAD_HITS)
     keywords_only = await engine.sources.without_vectors() is not None
-    return search_reply(hits, question, engine.biography.missing, keywords_only)
+    return search_reply(hits, question, engine.biography.missing, told, keywords_only)

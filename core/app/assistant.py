@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.app import asking, reading, replies
+from core.app import asking, profile_view, reading, replies
 from core.app.channels import Buttons, Channel
 from core.app.engine import Engine
 from core.app.jobs import AnswerJob, ConsolidateJob, JobQueue, ReadJob, SourceJob
@@ -66,12 +66,14 @@ class Assistant:
         if qid:
             await self.answer(channel, chat, qid, text)
             return
+        told = self.engine.told.heard(channel.platform, chat)
         try:
-            result = await asking.ask(self.engine, text, on_step=on_step)
+            result = await asking.ask(self.engine, text, on_step=on_step, told=told)
         except BiomdError as exc:
             await self._say(channel, chat, exc.user_message)
             return
         if isinstance(result, str):  # no language model: what search found
+            self.engine.told.no_model(channel.platform, chat)  # heard now: in a line next time
             await self._say(channel, chat, result)
             return
         reply = with_source_hint(result.report)
@@ -119,6 +121,10 @@ class Assistant:
         """A reply; kept and sent later if the platform is unreachable right now."""
         await self.engine.outbox.deliver(channel, chat, text, buttons)
 
+    def _no_model(self, channel: Channel, chat: str) -> str:
+        """Why the biographer can't run and what to set (in full once a session)."""
+        return self.engine.told.no_model(channel.platform, chat)
+
     async def _ack(self, channel: Channel, chat: str, text: str) -> str | None:
         """The status message a job will edit; None if it cannot be sent now (the job is
         queued all the same)."""
@@ -160,22 +166,19 @@ class Assistant:
 
     async def _cmd_bio(self, channel: Channel, chat: str, args: str) -> None:
         bio = await self.engine.profile.load()
-        summary = section(bio, "Summary") or "(no summary yet)"
+        if profile_view.is_empty(bio):  # eight empty headings say nothing: what fills them
+            filled_by = await profile_view.filled_by(self.engine, self._no_model(channel, chat))
+            await self._say(channel, chat, f"bio.md is empty so far. {filled_by}")
+            return
+        summary = profile_view.body_of(section(bio, "Summary")) or "(no summary yet)"
         await channel.send_file(chat, "bio.md", bio.encode("utf-8"), "Your bio.md")
-        biography = self.engine.biography
-        note = (
-            ""
-            if biography.configured
-            else "\n\nThe biographer (a language model) writes bio.md as it reads your sources, "
-            f"so it is still empty. {biography.missing}"
-        )
-        await self._say(channel, chat, f"Summary\n\n{summary}{note}")
+        await self._say(channel, chat, f"Summary\n\n{summary}")
 
     async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
         items = await self.engine.profile.timeline()
         text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
         if not items and not self.engine.biography.configured:
-            text = await self._sources_by_date()
+            text = await self._sources_by_date(self._no_model(channel, chat))
         tl = await self.engine.pictures.timeline()
         if tl.years:
             png = await asyncio.to_thread(timeline_picture.render, tl, "png")
@@ -198,14 +201,13 @@ class Assistant:
         except PlatformUnavailable as exc:
             log.info("picture not sent: %s", exc.user_message)
 
-    async def _sources_by_date(self) -> str:
+    async def _sources_by_date(self, no_model: str) -> str:
         """Without a language model, the dates the sources themselves cover."""
         docs = [d for d in await self.engine.sources.all() if d.content_start]
         docs.sort(key=lambda d: d.content_start or "")
         head = (
-            "The timeline in bio.md is written by the biographer, which can't run yet "
-            f"({self.engine.biography.missing}). Meanwhile, here is what each source covers, "
-            "by date"
+            "The timeline in bio.md is written by the biographer, which can't run yet. "
+            f"{no_model}\nMeanwhile, here is what each source covers, by date"
         )
         if len(docs) > TIMELINE_SOURCES:
             head += f", the latest {TIMELINE_SOURCES} of {len(docs):,}"
@@ -224,7 +226,7 @@ class Assistant:
             if not self.engine.biography.configured:
                 none = (
                     "Open questions come from the biographer's reading, so there are none "
-                    f"yet. {self.engine.biography.missing}"
+                    f"yet. {self._no_model(channel, chat)}"
                 )
             await self._say(channel, chat, none)
             return

@@ -13,6 +13,7 @@ The app's API, what the front-ends call, is these services:
     engine.outbox      messages kept while a platform is unreachable
     engine.shares      portraits for an audience: drafted, scanned, saved, listed, deleted
     engine.mirror      the mirror: figures per person, findings and patterns, the owner's word
+    engine.told        what each chat has heard this session (why there is no model, once)
     engine.settings
     engine.job_queue(channels)  the queue of long work, reporting on those channels
 
@@ -33,6 +34,7 @@ from core.app.outbox import Outbox
 from core.app.pictures.service import Pictures
 from core.app.shares.service import Shares
 from core.app.sources import Sources
+from core.app.told import Told
 from core.app.usage import Usage
 from core.biographer.backend import choose
 from core.biographer.biography import Biography
@@ -103,6 +105,7 @@ class Engine:
         self.usage = Usage(store, self.ledger)
         self.pictures = Pictures(settings, store, self.profile)
         self.outbox = Outbox(store)
+        self.told = Told(self.biography)
         self.shares = Shares(settings, store, self.profile, self.backend)
         self.mirror = Mirror(
             settings, store, self.profile, self.sources, self.backend, self.searcher.notes
@@ -118,6 +121,7 @@ class Engine:
             answers=self.answers,
             outbox=self.outbox,
             mirror=self.mirror,
+            told=self.told,
         )
         return JobQueue(deps, channels)
 

@@ -61,6 +61,18 @@ def with_source_hint(reply: str) -> str:
     return f"{reply}\n\nSources: {shown}"
 
 
+_SOURCE_HINT = re.compile(r"\n\nSources: (/source \d+(?:, /source \d+)*)\s*$")
+
+
+def source_hint_of(reply: str) -> tuple[str, list[int]]:
+    """A reply without the hint `with_source_hint` added, and the sources it named: for a
+    front-end that links the sources itself instead of naming the command."""
+    found = _SOURCE_HINT.search(reply)
+    if found is None:
+        return reply, []
+    return reply[: found.start()], [int(n) for n in re.findall(r"\d+", found.group(1))]
+
+
 def snippet(text: str, query: str, width: int = 320) -> str:
     """About `width` characters of `text` around the line where most words of `query` occur
     (matched by their first five letters, so "smoking" finds "smoke"): whole lines (a chat's
@@ -116,16 +128,22 @@ def _cut_line(flat: str, stems: list[str], width: int) -> str:
 
 
 SNIPPET_CHARS = 320
+NO_MODEL_AGAIN = "No language model yet (`biomd setup` connects one)."
 READ_NEXT = " /bio shows it all, /timeline and /questions the parts."
 
 
-def search_reply(hits: Sequence[Hit], query: str, missing: str, keywords_only: bool) -> str:
+def search_reply(
+    hits: Sequence[Hit], query: str, missing: str, told: bool = False, keywords_only: bool = False
+) -> str:
     """Search hits as an answer, cited, for when the biographer can't run (`missing` says
-    why, and how to set it up); `keywords_only` when there are no vectors yet."""
+    why, and how to set it up; once `told`, a line says it again in short); `keywords_only`
+    when there are no vectors yet."""
     how = "keyword search (there are no vectors yet)" if keywords_only else "hybrid search"
     lines = [
-        f"{missing}\nUntil then the biographer can't answer in its own words; here is what "
-        f"{how} finds, best first:"
+        f"{NO_MODEL_AGAIN} Here is what {how} finds, best first:"
+        if told
+        else f"{missing}\nUntil then the biographer can't answer in its own words; here is "
+        f"what {how} finds, best first:"
     ]
     if not hits:
         lines.append("Search found nothing for that.")
@@ -233,6 +251,11 @@ def not_added(result: IngestResult) -> str:
             return f"{result.name}: I already have this: {result.note}."
         return f"{result.name}: I already have this (source #{result.document_id})."
     return f"Could not read {result.error or result.name}"
+
+
+def outcome(name: str, added: Sequence[int], problems: Sequence[str]) -> str:
+    """A file's last status line: done, or, when nothing of it was added, what happened."""
+    return f"{name}: done" if added or not problems else problems[0]
 
 
 def stored_unread(name: str, why: str, later: bool = False) -> str:

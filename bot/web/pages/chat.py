@@ -9,16 +9,17 @@ from datetime import datetime
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from bot.web.context import links, page, render_text, web_of
+from bot.web.context import links, page, render_chat, source_names, web_of
 from bot.web.hub import CHAT
 
 
 async def chat_page(request: Request) -> Response:
     web = web_of(request)
     zone = web.engine.settings.zone
-    now = await links(web)
+    now, stored = await links(web), await web.engine.biography.chat.messages(200)
+    names = await source_names(web, [m.content for m in stored])
     messages = []
-    for m in await web.engine.biography.chat.messages(200):
+    for m in stored:
         local = datetime.fromisoformat(m.at).astimezone(zone)
         messages.append(
             {
@@ -26,7 +27,7 @@ async def chat_page(request: Request) -> Response:
                 "day": local.date().isoformat(),
                 "at": local.strftime("%Y-%m-%d %H:%M"),
                 "role": m.role,
-                "html": now.html(m.content),
+                "html": now.chat(m.content, names),
             }
         )
     return await page(request, "chat.html", messages=messages, llm=web.engine.biography.configured)
@@ -58,7 +59,7 @@ async def chat_send(request: Request) -> Response:
 
 
 async def rendered(request: Request) -> Response:
-    """Markdown with live citations, for text the page received as an event."""
+    """A chat message the page received as an event, with live citations."""
     body = await request.json()
-    html = await render_text(web_of(request), str(body.get("text", ""))[:100_000])
+    html = await render_chat(web_of(request), str(body.get("text", ""))[:100_000])
     return JSONResponse({"html": html})

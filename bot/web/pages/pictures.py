@@ -12,20 +12,23 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 
 from bot.web.context import page, web_of
+from bot.web.render import markdown
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
 from core.app.pictures.drawing import DESK, PHONE, Drawing, to_svg
 
 
 async def timeline_page(request: Request) -> Response:
-    tl = await web_of(request).engine.pictures.timeline()
+    web = web_of(request)
+    tl = await web.engine.pictures.timeline()
     link = _source_link
     return await page(
         request,
         "timeline.html",
-        caption=timeline_picture.caption(tl),
+        summary=timeline_picture.summary(tl),
         tl=tl,
         svg=pair(lambda w: timeline_picture.draw(tl, w, link)),
+        missing="" if web.engine.biography.configured else markdown(web.engine.biography.missing),
     )
 
 

@@ -9,33 +9,26 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from bot.web.context import in_render_thread, links, message, page, web_of
-from bot.web.render import slug
+from bot.web.render import markdown, slug
+from core.app import profile_view
 
 
 async def profile(request: Request) -> Response:
     web = web_of(request)
-    sections = await web.engine.profile.sections()
-    changes = await web.engine.profile.section_changes()
-    now = await links(web)
+    shown, now = await profile_view.view(web.engine), await links(web)
 
     def render() -> list[dict[str, Any]]:
         return [
-            {
-                "title": title,
-                "slug": slug(title),
-                "html": now.html(body),
-                "change": changes.get(title),
-            }
-            for title, body in sections
+            {"title": s.title, "slug": slug(s.title), "html": now.html(s.body), "change": s.change}
+            for s in shown.sections
         ]
 
-    shown = await in_render_thread(render)
     return await page(
         request,
         "profile.html",
-        sections=shown,
-        llm=web.engine.biography.configured,
-        empty=not any(s["html"].strip() for s in shown),
+        sections=await in_render_thread(render),
+        empty=shown.empty,
+        filled_by=markdown(shown.filled_by),
     )
 
 

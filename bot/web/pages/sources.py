@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from pathlib import Path
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
@@ -33,9 +34,15 @@ async def sources(request: Request) -> Response:
         "sources.html",
         rows=await web.engine.sources.states(),
         max_mb=web.max_upload // 2**20,
-        statuses=web.hub.recent("status")[-20:],
+        statuses=latest(web.hub.recent("status"))[:20],
         llm=web.engine.biography.configured,
     )
+
+
+def latest(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each status line as it reads now (a job edits its line as it goes), newest first."""
+    now = {e["message"]: e for e in events}
+    return sorted(now.values(), key=lambda e: -int(e["id"]))
 
 
 async def upload(request: Request) -> Response:

@@ -19,8 +19,15 @@
     const link = e.target.closest("a.cite[data-doc]");
     if (!link) return;
     e.preventDefault();
-    const holder = link.closest("li, p, td, blockquote") || link.parentElement;
-    const claim = holder ? holder.textContent : "";
+    const holder = (a) => a.closest("li, p, td, blockquote") || a.parentElement;
+    let claim = holder(link).textContent;
+    const named = link.closest("p.named");
+    if (named) {  // a source a chat message names: the claim is what the message cites it for
+      const message = named.parentElement;
+      claim = Array.from(message.querySelectorAll('a.cite[data-doc="' + link.dataset.doc + '"]'))
+        .filter((a) => !a.closest("p.named")).map((a) => holder(a).textContent).join("\n") ||
+        message.textContent;
+    }
     body.textContent = "Finding the passage…";
     panel.hidden = false;
     const url = "/api/citation?doc=" + encodeURIComponent(link.dataset.doc) +
@@ -53,6 +60,7 @@
   // -- live events ------------------------------------------------------------------------------
   const live = document.getElementById("live");
   const jobs = document.getElementById("jobs");
+  const uploads = document.getElementById("uploads");
   const steps = document.getElementById("steps");
   const messages = document.getElementById("messages");
   const toast = (text) => {
@@ -70,12 +78,25 @@
   if (events) {
     events.addEventListener("status", (e) => {
       const ev = JSON.parse(e.data);
-      if (jobs) {
+      const done = /: done$/.test(ev.text);
+      // a file dropped on this page: its line in the list of uploads says how it went
+      const upload = uploads && Array.from(uploads.querySelectorAll("li.sent"))
+        .find((li) => ev.text.startsWith(li.dataset.name + ": ") || ev.text.includes(" " + li.dataset.name + ": "));
+      if (upload) {
+        upload.textContent = ev.text;
+        if (done || !/…$/.test(ev.text)) {  // its last word: done, or what happened instead
+          upload.classList.remove("sent");
+          upload.classList.add(done ? "ok" : "bad");
+        }
+      } else if (jobs) {
         let li = jobs.querySelector('li[data-message="' + CSS.escape(ev.message) + '"]');
         if (!li) { li = document.createElement("li"); li.dataset.message = ev.message; jobs.prepend(li); }
         li.textContent = ev.text;
-        if (/: done$/.test(ev.text)) setTimeout(() => location.reload(), 1200);
+        li.className = done ? "ok" : (/…$/.test(ev.text) ? "" : "bad");
       } else { toast(ev.text); }
+      if (done && jobs && !(uploads && uploads.querySelector("li.sent"))) {
+        setTimeout(() => location.reload(), 1500);  // the table shows what arrived
+      }
     });
     events.addEventListener("message", async (e) => {
       const ev = JSON.parse(e.data);
@@ -86,7 +107,9 @@
         messages.append(li);
         li.scrollIntoView({ block: "end" });
         if (steps) steps.textContent = "";
-      } else { toast(ev.text.split("\n")[0]); }
+      } else if (!(uploads && Array.from(uploads.children).some((li) => ev.text.includes(li.dataset.name + ":")))) {
+        toast(ev.text.split("\n")[0]);  // (what a file dropped here says is in its line already)
+      }
     });
     events.addEventListener("step", (e) => {
       const ev = JSON.parse(e.data);
@@ -121,21 +144,30 @@
   // -- uploads ----------------------------------------------------------------------------------------
   const drop = document.getElementById("drop");
   if (drop) {
-    const list = document.getElementById("uploads");
     const send = async (file) => {
       const li = document.createElement("li");
+      li.dataset.name = file.name;
+      li.className = "sent";  // its job's status lines come here from now on
       li.textContent = file.name + ": sending…";
-      list.append(li);
+      uploads.append(li);
       const r = await fetch("/upload?name=" + encodeURIComponent(file.name), {
         method: "PUT", credentials: "same-origin", headers: { "X-CSRF-Token": csrf }, body: file,
       });
       const data = await r.json().catch(() => ({}));
-      li.textContent = file.name + ": " + (r.ok ? "queued" : (data.error || "refused (" + r.status + ")"));
+      if (!r.ok) {
+        li.textContent = file.name + ": " + (data.error || "refused (" + r.status + ")");
+        li.className = "bad";
+      } else if (li.textContent.endsWith(": sending…")) {
+        li.textContent = file.name + ": queued";
+      }
     };
     const sendAll = (files) => { for (const f of files) send(f); };
     drop.addEventListener("dragover", (e) => { e.preventDefault(); drop.classList.add("over"); });
     drop.addEventListener("dragleave", () => drop.classList.remove("over"));
     drop.addEventListener("drop", (e) => { e.preventDefault(); drop.classList.remove("over"); sendAll(e.dataTransfer.files); });
-    document.getElementById("files").addEventListener("change", (e) => sendAll(e.target.files));
+    document.getElementById("files").addEventListener("change", (e) => {
+      sendAll(e.target.files);
+      e.target.value = "";  // so that choosing the same file again sends it again
+    });
   }
 })();

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from core.app.mirror.service import Mirror
     from core.app.outbox import Outbox
     from core.app.sources import Sources
+    from core.app.told import Told
     from core.biographer.biography import Biography
     from core.storage.jobs import Jobs
 
@@ -25,3 +26,4 @@ class JobDeps:
     answers: Answers
     outbox: Outbox
     mirror: Mirror
+    told: Told  # what each chat has heard this session

@@ -145,12 +145,15 @@ class Handlers:
             await show(f"{p.name}: taking it as your answer to {p.question}…", force=True)
             lines.append(await self._spoken_answer(p.question, p.documents[0]))
         elif p.documents:
-            said, waiting = await self._read_new(p.documents, show, p.name)
+            said, waiting = await self._read_new(
+                p.documents, show, p.name, (str(p.platform), p.chat)
+            )
             lines.append(said)
-        await show(f"{p.name}: done", force=True)
+        last = replies.outcome(p.name, p.documents, p.lines)
+        await show(last, force=True)
         channel, chat = self.queue.target(p)
-        if channel is not None:
-            text = "\n\n".join(x for x in lines if x) or f"{p.name}: stored."
+        text = "\n\n".join(x for x in lines if x) or f"{p.name}: stored."
+        if channel is not None and (text != last or p.status is None):  # not said twice
             await self.app.outbox.deliver(channel, chat, text)
             if waiting:
                 await self.app.outbox.deliver(
@@ -163,10 +166,10 @@ class Handlers:
             await self.mirror(MirrorJob())  # after the owner has heard what was learned
 
     async def _read_new(
-        self, added: list[int], show: Throttled, name: str
+        self, added: list[int], show: Throttled, name: str, chat: tuple[str, str]
     ) -> tuple[str, list[Choice]]:
-        """The biographer's reading of new sources, or why it has to wait; and those that
-        wait for the owner's choice."""
+        """The biographer's reading of new sources, or why it has to wait (in full the first
+        time the `chat` hears it); and those that wait for the owner's choice."""
         biography = self.app.biography
 
         async def started(_: int) -> None:
@@ -178,7 +181,7 @@ class Handlers:
             said = replies.stored_unread(name, exc.user_message, later=True)
             return said, await biography.cost.choices(only=set(added))
         if done.missing:
-            return replies.stored_unread(name, done.missing), []
+            return replies.stored_unread(name, self.app.told.no_model(*chat)), []
         waiting = await biography.cost.choices(only=set(added))
         if not done.results and waiting:
             return "", waiting  # what it costs, and the choice, follow as a message of their own

@@ -68,6 +68,7 @@ class Text:
     anchor: str = "start"  # start, middle, end
     bold: bool = False
     href: str = ""
+    title: str = ""  # the whole text, where `text` is cut to fit (a tooltip)
 
 
 Shape = Rect | Line | Polyline | Dot | Text
@@ -140,9 +141,10 @@ def _svg_shape(s: Shape) -> str:
         )
     else:
         weight = ' font-weight="600"' if s.bold else ""
+        tip = f"<title>{_attr(s.title)}</title>" if s.title else ""
         body = (
             f'<text x="{_num(s.x)}" y="{_num(s.y)}" font-size="{_num(s.size)}" '
-            f'fill="{s.fill}" text-anchor="{s.anchor}"{weight}>{_attr(s.text)}</text>'
+            f'fill="{s.fill}" text-anchor="{s.anchor}"{weight}>{tip}{_attr(s.text)}</text>'
         )
     href = getattr(s, "href", "")
     return f'<a href="{_attr(href)}">{body}</a>' if href else body
@@ -236,9 +238,42 @@ def text_width(text: str, size: float, bold: bool = False) -> float:
 
 
 def fit(text: str, size: float, room: float, bold: bool = False) -> str:
-    """`text` cut (with an ellipsis) to fit `room` units at `size`."""
+    """`text` cut (with an ellipsis) to fit `room` units at `size`: after a whole word where
+    one fits, mid-word only when not even the first word does."""
     if text_width(text, size, bold) <= room:
         return text
+    words = text.split(" ")
+    for n in range(len(words) - 1, 0, -1):
+        kept = " ".join(words[:n]).rstrip(" ,;:–—-")
+        if kept and text_width(kept + "…", size, bold) <= room:
+            return kept + "…"
     while text and text_width(text + "…", size, bold) > room:
         text = text[:-1]
     return text.rstrip() + "…"
+
+
+def label(
+    x: float,
+    y: float,
+    text: str,
+    size: float,
+    room: float,
+    fill: str = INK,
+    anchor: str = "start",
+    bold: bool = False,
+    href: str = "",
+) -> Text:
+    """`text` at (x, y), cut at a word to fit `room`, with the whole of it as its tooltip."""
+    shown = fit(text, size, room, bold)
+    return Text(x, y, shown, size, fill, anchor, bold, href, text if shown != text else "")
+
+
+def wrap(text: str, size: float, room: float, bold: bool = False) -> list[str]:
+    """`text` in lines at word boundaries, each fitting `room` units at `size`."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and text_width(f"{lines[-1]} {word}", size, bold) <= room:
+            lines[-1] += f" {word}"
+        else:
+            lines.append(fit(word, size, room, bold))
+    return lines

@@ -22,11 +22,13 @@ from core.app.pictures.drawing import (
     Drawing,
     Line,
     Rect,
+    Shape,
     Text,
-    fit,
+    label,
     text_width,
     to_png,
     to_svg,
+    wrap,
 )
 from core.biographer.citations import in_order
 from core.biographer.profile_text import timeline
@@ -39,9 +41,15 @@ _DATE = re.compile(r"^\s*(\d{4})(?:-(\d{2}))?(?:-(\d{2}))?\b\s*[:–—-]?\s*(.*
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    when: date
+    when: date  # where it goes on the axis: a month or a year alone counts from its first day
     label: str
     cites: tuple[int, ...]
+    written: str = ""  # the date as bio.md gives it: 2021, 2021-03 or 2021-03-05
+
+    @property
+    def day(self) -> str:
+        """The date as precise as bio.md has it."""
+        return self.written or self.when.isoformat()
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +65,12 @@ class Timeline:
     events: list[Event] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
     months: dict[str, int] = field(default_factory=dict)  # "YYYY-MM" → dated messages
-    undated: int = 0  # sources with no date to place them by
+    unplaced: list[tuple[int, str]] = field(default_factory=list)  # sources with no date
+
+    @property
+    def undated(self) -> int:
+        """How many sources have no date to place them by."""
+        return len(self.unplaced)
 
     @property
     def years(self) -> list[int]:
@@ -87,7 +100,8 @@ def events_of(bio: str) -> list[Event]:
         except ValueError:
             continue
         label = re.sub(r"\s*\[[^\]]*\]", "", m[4]).strip()
-        out.append(Event(when, label, tuple(in_order(item))))
+        written = "-".join(part for part in (m[1], m[2], m[3]) if part)
+        out.append(Event(when, label, tuple(in_order(item)), written))
     return sorted(out, key=lambda e: e.when)
 
 
@@ -99,32 +113,46 @@ async def gather(store: Store, bio: str) -> Timeline:
     for doc in sources:
         first, last = _day(doc.content_start), _day(doc.content_end or doc.content_start)
         if first is None or last is None:
-            tl.undated += 1
+            tl.unplaced.append((doc.id, doc.name))
             continue
         tl.spans.append(Span(doc.id, doc.name, first, max(first, last)))
     tl.months = await store.activity.months()
     return tl
 
 
-def caption(tl: Timeline) -> str:
-    """The picture in words: under the image on Telegram and Discord, and for screen readers."""
+def summary(tl: Timeline) -> list[str]:
+    """What the picture covers, in a few lines: its years, the sources it could not place,
+    and the years with no source at all."""
     lines = []
     if tl.years:
-        lines.append(f"{tl.years[0]}–{tl.years[-1]}: {len(tl.spans)} dated sources")
+        n = len(tl.spans)
+        lines.append(f"{tl.years[0]}–{tl.years[-1]}: {n} dated source{'' if n == 1 else 's'}")
     if tl.undated:
         lines.append(f"{tl.undated} source{' has' if tl.undated == 1 else 's have'} no date")
     if tl.gaps:
         lines.append("No sources at all for " + _ranges(tl.gaps))
+    return lines
+
+
+def caption(tl: Timeline) -> str:
+    """The picture in words: under the image on Telegram and Discord, and for screen readers."""
+    lines = summary(tl)
     for e in tl.events[-12:]:
         cites = ", ".join(f"#{i}" for i in e.cites)
-        lines.append(f"{e.when.isoformat()[:10]} {e.label[:80]}" + (f" [{cites}]" if cites else ""))
+        lines.append(f"{e.day} {_short(e.label, 80)}" + (f" [{cites}]" if cites else ""))
     return "\n".join(lines) or "Nothing dated yet."
 
 
+NO_EVENTS = "None yet: the biographer writes your life's dated events into bio.md as it reads."
+NO_SPANS = "No dated source yet: chat exports, e-mails and dated notes show here."
+NO_MONTHS = "No dated messages yet: they come from chat exports."
+
+
 def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -> Drawing:
-    """The picture laid out for `width`: numbered event dots (the page lists them, linked),
-    a bar per source (or sources per year, past MAX_BARS), messages per month, and the
-    years with no source shaded."""
+    """The picture laid out for `width`, in three lanes under one time axis: numbered event
+    dots (the page lists them, linked), a bar per source (or sources per year, past
+    MAX_BARS), messages per month; the years with no source shaded, and an empty lane
+    saying what fills it."""
     years = tl.years or [date.today().year]
     lo, hi = date(years[0], 1, 1), date(years[-1] + 1, 1, 1)
     left, right = 8.0, width - 8.0
@@ -136,54 +164,55 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
     d = Drawing(width, 0, caption(tl).split("\n")[0] if tl.years else "Nothing dated yet.")
     narrow = width < 500
     title = (
-        "Events, sources and messages"
+        "Events, sources, messages"
         if narrow
         else "Events in bio.md, your sources, and your messages"
     )
-    d.add(Text(left, 16, fit(title, 13, right - left, bold=True), 13, bold=True))
-    top = 28.0
-    bars = tl.spans if len(tl.spans) <= MAX_BARS else []
-    row_h = 14.0  # a source's bar and its label (10 units: readable on a phone)
-    events_h, bar_h, messages_h = 34.0, (row_h * len(bars) if bars else 40.0), 52.0
-    bottom = top + events_h + 14 + bar_h + 14 + messages_h
-    for gap in tl.gaps:  # the years worth asking about
-        x0, x1 = at(date(gap, 1, 1)), at(date(gap + 1, 1, 1))
-        d.add(Rect(x0, top, x1 - x0, bottom - top, GAP, f"{gap}: no source at all"))
-    for year in range(years[0], years[-1] + 2):
-        d.add(Line(at(date(year, 1, 1)), top, at(date(year, 1, 1)), bottom, LINE, 0.6))
-    step = max(1, math.ceil(34 / max(1.0, (right - left) / len(years))))
-    for i, year in enumerate(years):
-        if i % step == 0:
-            d.add(Text(at(date(year, 1, 1)) + 2, bottom + 14, str(year), 10, MUTED))
+    d.add(label(left, 16, title, 13, right - left, bold=True))
+    lanes: list[tuple[float, float]] = []  # each lane's band, for the year lines
+    notes: list[Shape] = []  # what an empty lane says, drawn over the shading
+
+    def lane(y: float, name: str, height: float, empty: str) -> float:
+        """A lane's name above its band from y; its band's top."""
+        d.add(label(left, y + 10, name, 10, right - left, MUTED, bold=True))
+        top = y + 14
+        if not empty:
+            lanes.append((top, top + height))
+        else:
+            for i, line in enumerate(wrap(empty, 10, right - left - 8)[:3]):
+                notes.append(Text(left + 4, top + 12 + 13 * i, line, 10, MUTED))
+        return top
+
+    events_name = "Events in bio.md" + ("" if narrow or not tl.events else ", numbered as below")
+    events_h = 34.0 if tl.events else 13.0 * len(wrap(NO_EVENTS, 10, right - left - 8)) + 6
+    top = lane(28, events_name, events_h, "" if tl.events else NO_EVENTS)
     last = [-1e9, -1e9]  # where each row of numbers last put one
     for i, e in enumerate(tl.events, 1):
         x = at(e.when)
         href = link(e.cites[0]) if link and e.cites else ""
-        d.add(Dot(x, top + events_h - 6, 4, OWNER, f"{e.when.isoformat()}: {e.label}", href))
+        d.add(Dot(x, top + events_h - 6, 4, OWNER, f"{e.day}: {e.label}", href))
         room = text_width(str(i), 10) + 4
         row = next((r for r in (0, 1) if x - last[r] >= room), None)
         if row is not None:  # crowded: the dot keeps its tooltip, the list below its number
             last[row] = x
-            d.add(Text(x, top + 12 + 11 * row, str(i), 10, OWNER, anchor="middle", href=href))
-    y = top + events_h + 14
-    d.add(Text(left, y - 3, "Sources", 10, MUTED, bold=True))
-    if bars:
-        for row, sp in enumerate(bars):
-            x0 = at(sp.start)
-            x1 = max(at(sp.end), x0 + 3)
-            href = link(sp.document_id) if link else ""
-            tip = f"#{sp.document_id} {sp.name}: {sp.start} to {sp.end}"
-            d.add(Rect(x0, y + row_h * row + 1, x1 - x0, 12, SOURCE, tip, href))
-            label = f"#{sp.document_id} {sp.name}"
-            after, before, inside = right - x1 - 4, x0 - left - 4, x1 - x0 - 8
-            base = y + row_h * row + 11
-            if after > 60 or (after >= max(before, inside) and after > 24):
-                d.add(Text(x1 + 4, base, fit(label, 10, after), 10, MUTED, href=href))
-            elif before > 60 or (before >= inside and before > 24):
-                d.add(Text(x0 - 4, base, fit(label, 10, before), 10, MUTED, "end", href=href))
-            elif inside > 24:  # a source that spans the years: its name on its bar
-                d.add(Text(x0 + 4, base - 0.5, fit(label, 10, inside), 10, "#ffffff", href=href))
-    else:
+            d.add(Text(x, top + 10 + 11 * row, str(i), 10, OWNER, anchor="middle", href=href))
+
+    bars = tl.spans if len(tl.spans) <= MAX_BARS else []
+    row_h = 14.0  # a source's bar and its label (10 units: readable on a phone)
+    bar_h = row_h * len(bars) if bars else (40.0 if tl.spans else 20.0)
+    y = lane(top + events_h + 4, "Sources", bar_h, "" if tl.spans else NO_SPANS)
+    for row, sp in enumerate(bars):
+        _bar(
+            d,
+            sp,
+            y + row_h * row,
+            at(sp.start),
+            max(at(sp.end), at(sp.start) + 3),
+            left,
+            right,
+            link,
+        )
+    if tl.spans and not bars:
         per_year = {yy: sum(s.start.year <= yy <= s.end.year for s in tl.spans) for yy in years}
         most = max(per_year.values()) or 1
         for yy, n in per_year.items():
@@ -191,8 +220,11 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
             x0 = at(date(yy, 1, 1)) + 1
             w = at(date(yy + 1, 1, 1)) - x0 - 1
             d.add(Rect(x0, y + bar_h - h, w, h, SOURCE, f"{yy}: {n} sources"))
-    y += bar_h + 14
-    d.add(Text(left, y - 3, "Your dated messages a month", 10, MUTED, bold=True))
+
+    messages_h = 52.0 if tl.months else 20.0
+    y = lane(
+        y + bar_h + 4, "Your dated messages a month", messages_h, "" if tl.months else NO_MONTHS
+    )
     peak = float(max(tl.months.values(), default=0) or 1)
     for month, n in tl.months.items():
         first = date(int(month[:4]), int(month[5:7]), 1)
@@ -200,10 +232,56 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
         h = messages_h * n / peak
         d.add(Rect(at(first), y + messages_h - h, max(1.0, at(nxt) - at(first) - 0.5), h, ALERT,
                    f"{month}: {n} messages"))  # fmt: skip
-    for yy in tl.gaps:
-        d.add(Text(at(date(yy, 7, 1)), y + messages_h - 2, "no sources", 10, BAD, anchor="middle"))
+    bottom = y + messages_h
+    for gap in tl.gaps:  # the years worth asking about, under everything else
+        x0, x1 = at(date(gap, 1, 1)), at(date(gap + 1, 1, 1))
+        d.shapes.insert(0, Rect(x0, 28, x1 - x0, bottom - 28, GAP, f"{gap}: no source at all"))
+        if x1 - x0 >= text_width("no sources", 10):
+            d.add(Text((x0 + x1) / 2, bottom - 2, "no sources", 10, BAD, anchor="middle"))
+    for year in range(years[0], years[-1] + 2):
+        x = at(date(year, 1, 1))
+        for a, b in lanes:
+            d.shapes.insert(len(tl.gaps), Line(x, a, x, b, LINE, 0.6))
+    step = max(1, math.ceil(34 / max(1.0, (right - left) / len(years))))
+    for i, year in enumerate(years):
+        if i % step == 0:
+            d.add(Text(at(date(year, 1, 1)) + 2, bottom + 14, str(year), 10, MUTED))
+    d.add(*notes)
     d.height = bottom + 22
     return d
+
+
+def _bar(
+    d: Drawing,
+    sp: Span,
+    y: float,
+    x0: float,
+    x1: float,
+    left: float,
+    right: float,
+    link: Callable[[int], str] | None,
+) -> None:
+    """A source's bar and its name: after it, on it or before it, the first where it fits
+    whole, else where there is most room (cut after a word, whole in its tooltip)."""
+    href = link(sp.document_id) if link else ""
+    tip = f"#{sp.document_id} {sp.name}: {sp.start} to {sp.end}"
+    d.add(Rect(x0, y + 1, x1 - x0, 12, SOURCE, tip, href))
+    name = f"#{sp.document_id} {sp.name}"
+    base = y + 11
+    rooms = {"after": right - x1 - 4, "inside": x1 - x0 - 8, "before": x0 - left - 4}
+    need = text_width(name, 10)
+    where = next(
+        (w for w, room in rooms.items() if room >= need), max(rooms, key=rooms.__getitem__)
+    )
+    room = rooms[where]
+    if room < 24:  # no room anywhere: the bar keeps its tooltip
+        return
+    if where == "after":
+        d.add(label(x1 + 4, base, name, 10, room, MUTED, href=href))
+    elif where == "inside":  # a source that spans the years: its name on its bar
+        d.add(label(x0 + 4, base - 0.5, name, 10, room, "#ffffff", href=href))
+    else:
+        d.add(label(x0 - 4, base, name, 10, room, MUTED, "end", href=href))
 
 
 def render(tl: Timeline, fmt: str = "svg", link: Callable[[int], str] | None = None) -> bytes:
@@ -225,6 +303,14 @@ def _day(value: object) -> date | None:
         return date.fromisoformat(str(value)[:10])
     except ValueError:
         return None
+
+
+def _short(text: str, most: int) -> str:
+    """`text` in at most `most` characters, cut after a word."""
+    if len(text) <= most:
+        return text
+    cut = text[: most - 1].rsplit(" ", 1)[0] if " " in text[: most - 1] else text[: most - 1]
+    return cut.rstrip(" ,;:–—-") + "…"
 
 
 def _ranges(years: list[int]) -> str:
