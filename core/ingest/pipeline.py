@@ -40,7 +40,7 @@ from core.ingest.convert import (
     detect,
 )
 from core.ingest.convert.archive import is_junk
-from core.ingest.timestamps import date_in_name, line_facts
+from core.ingest.timestamps import date_in_heading, date_in_name, line_facts
 from core.ingest.twins import Units
 from core.settings import Settings
 from core.storage.chunks import ChunkRow
@@ -85,6 +85,7 @@ class ChunkStream:
     names: Counter[str] = field(default_factory=Counter)
     months: Counter[tuple[str, str]] = field(default_factory=Counter)
     units: Units = field(default_factory=Units)  # its fingerprint, as the text goes by
+    dated: str | None = None  # the date its first line gives, if any
     _counted_to: int = 0  # where the chunks already counted end (chunks overlap)
     _done: bool = False
 
@@ -95,6 +96,8 @@ class ChunkStream:
         rows: list[ChunkRow] = []
         for piece in self.pieces:
             self.length += len(piece)
+            if not self.has_text and not piece.isspace():
+                self.dated = date_in_heading(piece)  # a journal entry's heading
             self.has_text = self.has_text or not piece.isspace()
             self.units.feed(piece)
             rows.extend(self._rows(self.chunker.feed(piece)))
@@ -291,8 +294,8 @@ class Ingestor:
             doc_id,
             text_length=stream.length,
             n_chunks=stream.chunks,
-            content_start=stream.first_stamp or date_in_name(probe.name),
-            content_end=stream.last_stamp or date_in_name(probe.name),
+            content_start=stream.first_stamp or stream.dated or date_in_name(probe.name),
+            content_end=stream.last_stamp or stream.dated or date_in_name(probe.name),
             names=stream.names,
             months=stream.months,
         )

@@ -50,6 +50,47 @@ def date_in_name(name: str) -> str | None:
     return None
 
 
+_MONTH_NAMES = {
+    1: "january jan januar janvier enero ene janeiro gennaio genn",
+    2: "february feb februar février fevrier febrero fevereiro fev febbraio",
+    3: "march mar märz maerz mars marzo março marco",
+    4: "april apr avril abril aprile",
+    5: "may mai mayo maio maggio mag",
+    6: "june jun juni juin junio junho giugno giu",
+    7: "july jul juli juillet julio julho luglio lug",
+    8: "august aug août aout agosto ago",
+    9: "september sep sept septembre septiembre setiembre setembro settembre set",
+    10: "october oct oktober octobre octubre outubro ottobre ott out",
+    11: "november nov novembre noviembre novembro",
+    12: "december dec dezember décembre decembre diciembre dic dezembro dez dicembre",
+}
+_MONTHS = {name: number for number, names in _MONTH_NAMES.items() for name in names.split()}
+_MONTH = "(" + "|".join(sorted(map(re.escape, _MONTHS), key=len, reverse=True)) + r")\.?"
+_NAMED = _MONTH.replace("(", "(?P<name>", 1)
+_HEADING_DATES = (
+    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})\b"),
+    re.compile(
+        rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th|\.|º)?(?: de)? {_NAMED}(?: de)?,? (?P<y>\d{{4}})\b",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"\b{_NAMED} (?P<d>\d{{1,2}})(?:st|nd|rd|th)?,? (?P<y>\d{{4}})\b", re.IGNORECASE),
+)
+
+
+def date_in_heading(text: str) -> str | None:
+    """The date a text's first line gives ("# Saturday 14 May 2022", "3 de mayo de 2021",
+    "May 3rd, 2021", "2021-05-03"), as YYYY-MM-DD: a journal entry's own date."""
+    first = next((line for line in text.splitlines() if line.strip()), "")[:160]
+    for pattern in _HEADING_DATES:
+        for m in pattern.finditer(first):
+            month = int(m["m"]) if "m" in m.groupdict() else _MONTHS[m["name"].lower()]
+            try:
+                return date(int(m["y"]), month, int(m["d"])).isoformat()
+            except ValueError:
+                continue
+    return None
+
+
 _MESSAGE = re.compile(
     r"^\[(\d{4}-\d{2})-\d{2}(?: \d{2}:\d{2})?\] ?"
     r"(?:(?!\(system\))([^:\n]{1,80}?)(?: \(owner\))?: )?",
