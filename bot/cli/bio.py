@@ -10,7 +10,7 @@ import typer
 
 from bot.cli.common import out, print_table, run, show_step, summary
 from core.app import asking
-from core.app.replies import cost_text
+from core.app.replies import cost_text, source_hint_of
 
 
 def ask(
@@ -21,7 +21,10 @@ def ask(
     language model configured, cited search results instead."""
     result = run(ctx, lambda e: asking.ask(e, question, on_step=show_step))
     if isinstance(result, str):
-        out.print(result, markup=False, highlight=False)
+        text, cited = source_hint_of(result)  # the bots' /source N is `biomd read N` here
+        out.print(text, markup=False, highlight=False)
+        if cited:
+            out.print("Sources: " + ", ".join(f"biomd read {i}" for i in cited), markup=False)
         return
     summary([result])
 

@@ -45,6 +45,9 @@ def run(ctx: typer.Context, work: Callable[[Engine], Awaitable[T]]) -> T:
     return asyncio.run(go())
 
 
+NARROW = 110  # columns; a terminal narrower than this gets a table's rows as cards
+
+
 def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
     """Rows under their headers: at a terminal a table whose cells wrap rather than lose
     their ends; piped, tab-separated lines, whole, for the next program."""
@@ -52,6 +55,14 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
         clean = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
         for row in (headers, *rows):
             print("\t".join(cell.translate(clean) for cell in row))
+        return
+    if out.width < NARROW and len(headers) > 4:  # a card a row: nothing wraps mid-word
+        for row in rows:
+            out.print(f"{row[0]}  {row[1]}", markup=False, style="bold")
+            rest = [
+                f"{h}: {v}" for h, v in zip(headers[2:], row[2:], strict=True) if v not in ("", "-")
+            ]
+            out.print("    " + " · ".join(rest), markup=False)
         return
     table = Table(*(Column(h, overflow="fold") for h in headers))
     for row in rows:

@@ -121,13 +121,18 @@ def sources(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")]
 
 def _source_row(r: SourceRow) -> tuple[str, ...]:
     d = r.source
-    status = d.status if d.status != "failed" else f"failed: {d.error}"
+    status = d.status if d.status != "failed" else f"failed: {_reason(d.error, d.name)}"
     reading = r.reading.describe() if r.reading else ""
     covers = span(d.content_start, d.content_end)
     return (
         f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), covers, d.added_at[:10],
         status, reading,
     )  # fmt: skip
+
+
+def _reason(error: str | None, name: str) -> str:
+    """Why a source failed, without its name, which the row already shows."""
+    return (error or "").removeprefix(f"{name}: ") or "unknown"
 
 
 def span(start: str | None, end: str | None) -> str:

@@ -132,6 +132,18 @@ NO_MODEL_AGAIN = "No language model yet (`biomd setup` connects one)."
 READ_NEXT = " /bio shows it all, /timeline and /questions the parts."
 
 
+def _apart(hits: Sequence[Hit]) -> list[Hit]:
+    """The hits without those that overlap a better one of the same source (chunks overlap,
+    and a chat's neighbouring messages come with each)."""
+    kept: list[Hit] = []
+    for h in hits:
+        if not any(
+            k.document_id == h.document_id and k.start < h.end and h.start < k.end for k in kept
+        ):
+            kept.append(h)
+    return kept
+
+
 def search_reply(
     hits: Sequence[Hit], query: str, missing: str, told: bool = False, keywords_only: bool = False
 ) -> str:
@@ -147,7 +159,7 @@ def search_reply(
     ]
     if not hits:
         lines.append("Search found nothing for that.")
-    for h in hits:
+    for h in _apart(hits):
         lines.append(f"[#{h.document_id}] {h.document}\n{snippet(h.text, query, SNIPPET_CHARS)}")
     return with_source_hint("\n\n".join(lines))
 

@@ -92,7 +92,7 @@ class MeasuredSide:
         parsed = parser.finish()
         chats, data = await asyncio.to_thread(parsed.dump)
         await self.store.mirror.keep_parsed(Parsed(doc_id, VERSION, chats, data))
-        log.info("mirror: parsed source #%d, %d messages", doc_id, parsed.size)
+        log.debug("mirror: parsed source #%d, %d messages", doc_id, parsed.size)
         return parsed
 
     async def _quoted(self, findings: list[Finding]) -> tuple[list[Finding], int]:
