@@ -216,7 +216,8 @@ def test_ask_without_a_language_model_answers_with_cited_search_results(
     code, output = run("ask", "puffins on the cliffs")
     assert code == 0
     assert "No language model is configured" in output
-    assert "corpus/saoirse.md" in output and "Sources: /source" in output
+    assert "corpus/saoirse.md" in output and "Sources: biomd read " in output
+    assert "/source" not in output, "the bots' command is not the CLI's"
 
 
 def test_share_refuses_findings_then_saves_lists_reopens_and_deletes(
