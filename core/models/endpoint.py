@@ -10,9 +10,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from core.endpoints import is_local_url
 from core.errors import ContextExceeded, LLMError, LLMNotConfigured, LLMRequestRefused
 from core.models.ledger import Usage
-from core.settings import Settings, is_local_url
+from core.settings import Settings
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
