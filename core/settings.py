@@ -329,33 +329,6 @@ class Settings(BaseSettings):
             return None
         return replace(self.endpoint(), model=self.vision_model)
 
-    @property
-    def call_timeout(self) -> float:
-        return self.endpoint().call_timeout
-
-    @property
-    def stream(self) -> bool:
-        return self.endpoint().stream
-
-    @property
-    def max_retries(self) -> int:
-        return self.endpoint().retries
-
-    def reader_settings(self) -> Settings:
-        """These settings with the reader's model, endpoint, window and prices in the llm_
-        fields, for the model client that takes notes."""
-        r = self.reader_endpoint()
-        return self.model_copy(
-            update={
-                "llm_model": r.model,
-                "llm_base_url": r.base_url,
-                "llm_api_key": r.api_key,
-                "llm_context_tokens": r.context_tokens,
-                "llm_price_prompt_per_mtok": r.price_prompt_per_mtok,
-                "llm_price_completion_per_mtok": r.price_completion_per_mtok,
-            }
-        )
-
     def _call_limits(self) -> _CallLimits:
         """BIOMD_LLM_TIMEOUT, _TURN_TIMEOUT, _MAX_RETRIES and _STREAM as set (None: by where
         the model runs), for every endpoint."""

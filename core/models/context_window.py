@@ -9,7 +9,7 @@ import logging
 import re
 from typing import Any
 
-from core.settings import Settings
+from core.endpoints import Endpoint
 
 log = logging.getLogger(__name__)
 
@@ -23,29 +23,29 @@ def server_root(base_url: str) -> str:
     return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
 
 
-async def context_tokens(settings: Settings) -> int:
-    if settings.llm_context_tokens:
-        return settings.llm_context_tokens
+async def context_tokens(ep: Endpoint) -> int:
+    if ep.context_tokens:
+        return ep.context_tokens
     try:
-        found = await _ask(settings)
+        found = await _ask(ep)
     except Exception as exc:  # any server, any answer: a wrong guess must not stop a turn
         log.info("could not ask the endpoint for the context window: %s", exc)
         found = None
     if found:
         return found
-    return LOCAL_DEFAULT if settings.llm_is_local else REMOTE_DEFAULT
+    return LOCAL_DEFAULT if ep.is_local else REMOTE_DEFAULT
 
 
-async def _ask(settings: Settings) -> int | None:
+async def _ask(ep: Endpoint) -> int | None:
     import httpx
 
-    root = server_root(settings.llm_base_url)
-    model = settings.llm_model
-    headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
+    root = server_root(ep.base_url)
+    model = ep.model
+    headers = {"Authorization": f"Bearer {ep.api_key}"} if ep.api_key else {}
     async with httpx.AsyncClient(timeout=5.0, headers=headers) as http:
         if await _ok(http, f"{root}/api/version"):
             return await _ollama(http, root, model)
-        listed = await fetch_json(http, f"{settings.llm_base_url.rstrip('/')}/models")
+        listed = await fetch_json(http, f"{ep.base_url.rstrip('/')}/models")
         for entry in (listed or {}).get("data", []) if isinstance(listed, dict) else []:
             if isinstance(entry, dict) and entry.get("id") == model:
                 for key in ("context_length", "max_model_len", "context_window"):
@@ -62,12 +62,12 @@ async def _ask(settings: Settings) -> int | None:
     return None
 
 
-async def server_tokens(settings: Settings, text: str) -> int | None:
+async def server_tokens(ep: Endpoint, text: str) -> int | None:
     """How many tokens `text` is for the server's model, by its own tokenizer (llama.cpp's
     /tokenize); None where the server has no such endpoint."""
     import httpx
 
-    root = server_root(settings.llm_base_url)
+    root = server_root(ep.base_url)
     async with httpx.AsyncClient(timeout=30.0) as http:
         found = await fetch_json(http, f"{root}/tokenize", {"content": text})
     tokens = found.get("tokens") if isinstance(found, dict) else None
