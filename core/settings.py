@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Literal, TypedDict
@@ -15,6 +15,17 @@ from core.endpoints import CLOUD, LOCAL, Endpoint, is_local_url
 from core.errors import ConfigError
 
 DEFAULT_EMBED_MODEL = "snowflake/snowflake-arctic-embed-s"
+
+
+@dataclass(frozen=True)
+class ZipLimits:
+    """What one upload may expand to, archives inside archives included: the guard against
+    zip bombs (BIOMD_ZIP_MAX_*)."""
+
+    total_bytes: int = 20 * 1024**3
+    entries: int = 20_000
+    depth: int = 3  # archives inside archives
+    ratio: int = 200  # a member's size over its compressed size
 
 
 class _CallLimits(TypedDict):
@@ -51,10 +62,10 @@ class Settings(BaseSettings):
         description="Embed with an int8 copy of the model, made once beside it (faster).",
     )
 
-    zip_max_total_bytes: int = Field(default=20 * 1024**3, ge=1)
-    zip_max_entries: int = Field(default=20_000, ge=1)
-    zip_max_depth: int = Field(default=3, ge=0)
-    zip_max_ratio: int = Field(default=200, ge=1)
+    zip_max_total_bytes: int = Field(default=ZipLimits.total_bytes, ge=1)
+    zip_max_entries: int = Field(default=ZipLimits.entries, ge=1)
+    zip_max_depth: int = Field(default=ZipLimits.depth, ge=0)
+    zip_max_ratio: int = Field(default=ZipLimits.ratio, ge=1)
 
     read_max_chars: int = Field(default=8_000, ge=100)
 
@@ -338,6 +349,13 @@ class Settings(BaseSettings):
             "retries": self.llm_max_retries,
             "stream": self.llm_stream,
         }
+
+    @property
+    def zip_limits(self) -> ZipLimits:
+        """What one upload may expand to (BIOMD_ZIP_MAX_*)."""
+        return ZipLimits(
+            self.zip_max_total_bytes, self.zip_max_entries, self.zip_max_depth, self.zip_max_ratio
+        )
 
     @property
     def db_path(self) -> Path:
