@@ -25,14 +25,26 @@ class Defaults:
     turn_timeout: float  # seconds one biographer turn may take
     retries: int  # retries of a failed call; each sends the whole prompt again
     stream: bool  # stream replies, so a tool call written as text ends the reply at once
+    context_tokens: int  # the window assumed when the server does not say
 
 
-LOCAL = Defaults(call_timeout=900.0, turn_timeout=3600.0, retries=1, stream=True)
-"""A model on this machine: a CPU writes a long reply slowly, a retry costs it minutes, and
-streaming saves it running on for minutes after a tool call it wrote as text."""
+LOCAL = Defaults(
+    call_timeout=900.0, turn_timeout=3600.0, retries=1, stream=True, context_tokens=8192
+)
+"""A model on this machine: a CPU writes a long reply slowly, a retry costs it minutes,
+streaming saves it running on for minutes after a tool call it wrote as text, and its
+window is what a small server is usually started with."""
 
-CLOUD = Defaults(call_timeout=120.0, turn_timeout=900.0, retries=4, stream=False)
-"""A model behind a provider's API: quick, and now and then busy (429, 5xx)."""
+CLOUD = Defaults(
+    call_timeout=120.0, turn_timeout=900.0, retries=4, stream=False, context_tokens=128_000
+)
+"""A model behind a provider's API: quick, now and then busy (429, 5xx), with a large
+window."""
+
+
+def defaults_for(base_url: str) -> Defaults:
+    """LOCAL for a model on this machine or network, else CLOUD."""
+    return LOCAL if is_local_url(base_url) else CLOUD
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +81,7 @@ class Endpoint:
         stream: bool | None = None,
     ) -> Endpoint:
         """The endpoint at `base_url`: what is given, and the rest from where it runs."""
-        d = LOCAL if is_local_url(base_url) else CLOUD
+        d = defaults_for(base_url)
         return cls(
             base_url=base_url,
             model=model,
@@ -88,6 +100,11 @@ class Endpoint:
     def is_local(self) -> bool:
         """The model runs on this machine or network."""
         return is_local_url(self.base_url)
+
+    @property
+    def defaults(self) -> Defaults:
+        """LOCAL or CLOUD, by where it runs."""
+        return defaults_for(self.base_url)
 
     @property
     def configured(self) -> bool:

@@ -25,6 +25,7 @@ def test_a_cloud_endpoint_gets_the_cloud_defaults_and_needs_a_key() -> None:
     assert defaults_of(e) == (120.0, 900.0, 4, False)
     assert defaults_of(e) == (CLOUD.call_timeout, CLOUD.turn_timeout, CLOUD.retries, CLOUD.stream)
     assert not e.is_local and not e.configured
+    assert e.defaults is CLOUD and CLOUD.context_tokens == 128_000
     assert settings(llm_base_url=CLOUD_URL, llm_api_key="sk-1").endpoint().configured
 
 
@@ -33,6 +34,7 @@ def test_a_local_endpoint_gets_the_local_defaults_and_needs_no_key() -> None:
     assert defaults_of(e) == (900.0, 3600.0, 1, True)
     assert defaults_of(e) == (LOCAL.call_timeout, LOCAL.turn_timeout, LOCAL.retries, LOCAL.stream)
     assert e.is_local and e.configured
+    assert e.defaults is LOCAL and LOCAL.context_tokens == 8192
     for url in ("http://ollama.lan:11434/v1", "http://box.local/v1", "http://[::1]:8080/v1"):
         assert Endpoint.at(url, "m").is_local, url
 

@@ -1,7 +1,8 @@
 """How many tokens the model can see at once. BIOMD_LLM_CONTEXT_TOKENS when set; else asked
 of the server: OpenRouter's and vLLM's model lists, llama.cpp's /props, Ollama's /api/ps and
 /api/show (Ollama runs a model at its `num_ctx`, 4,096 tokens unless the model sets more,
-and silently cuts longer prompts); else a cautious default."""
+and silently cuts longer prompts); else the default for where the model runs
+(core.endpoints: LOCAL, CLOUD)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from core.endpoints import Endpoint
 
 log = logging.getLogger(__name__)
 
-LOCAL_DEFAULT = 8192
-REMOTE_DEFAULT = 128_000
 OLLAMA_DEFAULT = 4096
 
 
@@ -33,7 +32,7 @@ async def context_tokens(ep: Endpoint) -> int:
         found = None
     if found:
         return found
-    return LOCAL_DEFAULT if ep.is_local else REMOTE_DEFAULT
+    return ep.defaults.context_tokens
 
 
 async def _ask(ep: Endpoint) -> int | None:
