@@ -28,6 +28,11 @@ class ZipLimits:
     ratio: int = 200  # a member's size over its compressed size
 
 
+SECRET_FIELDS = ("llm_api_key", "reader_api_key", "telegram_token", "discord_token")
+"""The settings that hold a key or token: kept out of logs, messages and what a Codex turn's
+tool server is given."""
+
+
 class _CallLimits(TypedDict):
     call_timeout: float | None
     turn_timeout: float | None
@@ -237,7 +242,7 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str | None]:
         """Values that must never appear in logs or messages."""
-        return [self.llm_api_key, self.reader_api_key, self.telegram_token, self.discord_token]
+        return [getattr(self, name) for name in SECRET_FIELDS]
 
     @property
     def telegram_users(self) -> frozenset[int]:
