@@ -269,7 +269,8 @@ async def check_llm(s: Settings) -> list[Finding]:
     if s.llm_backend == "codex":
         return await check_codex(s)
 
-    if not s.llm_api_key and not model_checks.is_local(s.llm_base_url):
+    ep = s.endpoint()
+    if not ep.configured:
         return [
             Finding(
                 WARN,
@@ -279,29 +280,29 @@ async def check_llm(s: Settings) -> list[Finding]:
                 "`biomd setup`, or BIOMD_LLM_API_KEY in .env",
             )
         ]
-    problem = await model_checks.answers(s.llm_base_url, s.llm_api_key or "", s.llm_model)
+    problem = await model_checks.answers(ep.base_url, ep.api_key or "", ep.model)
     if problem:
         return [
             Finding(
                 FAIL,
                 "llm",
-                f"{s.llm_model} at {s.llm_base_url}: {problem}",
+                f"{ep.model} at {ep.base_url}: {problem}",
                 "check BIOMD_LLM_API_KEY, BIOMD_LLM_BASE_URL and BIOMD_LLM_MODEL",
             )
         ]
-    found = [Finding(OK, "llm", f"{s.llm_model} at {s.llm_base_url} answers")]
+    found = [Finding(OK, "llm", f"{ep.model} at {ep.base_url} answers")]
     found += await check_reader(s)
-    tools = await model_checks.tool_calls(s.llm_base_url, s.llm_api_key or "", s.llm_model)
+    tools = await model_checks.tool_calls(ep.base_url, ep.api_key or "", ep.model)
     status = {"native": OK, "text": WARN}.get(tools.how, FAIL)
     fix = "" if status == OK else "a model trained for tool use (README: Local and private)"
     found.append(Finding(status, "llm", f"tool-call round trip: {tools.advice}", fix))
-    context = await model_checks.short_context(s.llm_base_url, s.llm_model)
-    if context is not None and not s.llm_context_tokens:
+    context = await model_checks.short_context(ep.base_url, ep.model)
+    if context is not None and not ep.context_tokens:
         found.append(
             Finding(
                 WARN,
                 "llm",
-                f"Ollama runs {s.llm_model} with a {context:,}-token context; turns are trimmed "
+                f"Ollama runs {ep.model} with a {context:,}-token context; turns are trimmed "
                 f"to fit, but reading a source wants about {model_checks.WANTED_CONTEXT:,}",
                 "`biomd setup` makes a copy of the model with a larger num_ctx",
             )
@@ -313,18 +314,18 @@ async def check_reader(s: Settings) -> list[Finding]:
     """The reader, where it is a model or an endpoint of its own."""
     if not (s.reader_model or s.reader_base_url):
         return []
-    r = s.reader_settings()
-    problem = await model_checks.answers(r.llm_base_url, r.llm_api_key or "", r.llm_model)
+    r = s.reader_endpoint()
+    problem = await model_checks.answers(r.base_url, r.api_key or "", r.model)
     if problem:
         return [
             Finding(
                 FAIL,
                 "reader",
-                f"{r.llm_model} at {r.llm_base_url}: {problem}",
+                f"{r.model} at {r.base_url}: {problem}",
                 "check BIOMD_READER_MODEL, BIOMD_READER_BASE_URL and BIOMD_READER_API_KEY",
             )
         ]
-    return [Finding(OK, "reader", f"{r.llm_model} at {r.llm_base_url} answers")]
+    return [Finding(OK, "reader", f"{r.model} at {r.base_url} answers")]
 
 
 def unreachable(topic: str, exc: PlatformUnavailable) -> Finding:

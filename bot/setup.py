@@ -78,8 +78,8 @@ class Wizard:
         codex = await self._codex()
         if codex:
             self.io.say(f"   [4] your ChatGPT subscription, through the Codex CLI ({codex})")
-        if self.settings.llm_api_key or model_checks.is_local(self.settings.llm_base_url):
-            self.io.say(f"   Now: {self.settings.llm_model} at {self.settings.llm_base_url}.")
+        if (now := self.settings.endpoint()).configured:
+            self.io.say(f"   Now: {now.model} at {now.base_url}.")
         choice = self.io.ask(f"   Which one? (1/2/3{'/4' if codex else ''}, Enter to skip)").strip()
         if choice == "4" and codex:
             self.values["BIOMD_LLM_BACKEND"] = "codex"

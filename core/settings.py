@@ -2,19 +2,42 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from datetime import UTC, tzinfo
 from pathlib import Path
-from typing import Literal
-from urllib.parse import urlparse
+from typing import Literal, TypedDict
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from core.endpoints import CLOUD, LOCAL, Endpoint, is_local_url
 from core.errors import ConfigError
 
 DEFAULT_EMBED_MODEL = "snowflake/snowflake-arctic-embed-s"
-_LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1", "0.0.0.0", "host.docker.internal"}
+
+
+@dataclass(frozen=True)
+class ZipLimits:
+    """What one upload may expand to, archives inside archives included: the guard against
+    zip bombs (BIOMD_ZIP_MAX_*)."""
+
+    total_bytes: int = 20 * 1024**3
+    entries: int = 20_000
+    depth: int = 3  # archives inside archives
+    ratio: int = 200  # a member's size over its compressed size
+
+
+SECRET_FIELDS = ("llm_api_key", "reader_api_key", "telegram_token", "discord_token")
+"""The settings that hold a key or token: kept out of logs, messages and what a Codex turn's
+tool server is given."""
+
+
+class _CallLimits(TypedDict):
+    call_timeout: float | None
+    turn_timeout: float | None
+    retries: int | None
+    stream: bool | None
 
 
 class Settings(BaseSettings):
@@ -44,10 +67,10 @@ class Settings(BaseSettings):
         description="Embed with an int8 copy of the model, made once beside it (faster).",
     )
 
-    zip_max_total_bytes: int = Field(default=20 * 1024**3, ge=1)
-    zip_max_entries: int = Field(default=20_000, ge=1)
-    zip_max_depth: int = Field(default=3, ge=0)
-    zip_max_ratio: int = Field(default=200, ge=1)
+    zip_max_total_bytes: int = Field(default=ZipLimits.total_bytes, ge=1)
+    zip_max_entries: int = Field(default=ZipLimits.entries, ge=1)
+    zip_max_depth: int = Field(default=ZipLimits.depth, ge=0)
+    zip_max_ratio: int = Field(default=ZipLimits.ratio, ge=1)
 
     read_max_chars: int = Field(default=8_000, ge=100)
 
@@ -91,13 +114,22 @@ class Settings(BaseSettings):
     vision_model: str | None = Field(default=None, description="Model that describes photos.")
     llm_model: str = Field(default="openai/gpt-4o-mini")
     llm_timeout: float | None = Field(
-        default=None, gt=0, description="Seconds per model call (default 120; 900 local)."
+        default=None,
+        gt=0,
+        description=f"Seconds per model call (default {CLOUD.call_timeout:.0f}; "
+        f"{LOCAL.call_timeout:.0f} local).",
     )
     llm_turn_timeout: float | None = Field(
-        default=None, gt=0, description="Seconds per biographer turn (default 900; 3600 local)."
+        default=None,
+        gt=0,
+        description=f"Seconds per biographer turn (default {CLOUD.turn_timeout:.0f}; "
+        f"{LOCAL.turn_timeout:.0f} local).",
     )
     llm_max_retries: int | None = Field(
-        default=None, ge=0, le=20, description="Retries per call (default 4; 1 local)."
+        default=None,
+        ge=0,
+        le=20,
+        description=f"Retries per call (default {CLOUD.retries}; {LOCAL.retries} local).",
     )
     llm_max_tokens: int = Field(default=1024, ge=64, description="The longest reply, in tokens.")
     llm_stream: bool | None = Field(
@@ -210,7 +242,7 @@ class Settings(BaseSettings):
 
     def secrets(self) -> list[str | None]:
         """Values that must never appear in logs or messages."""
-        return [self.llm_api_key, self.reader_api_key, self.telegram_token, self.discord_token]
+        return [getattr(self, name) for name in SECRET_FIELDS]
 
     @property
     def telegram_users(self) -> frozenset[int]:
@@ -255,58 +287,80 @@ class Settings(BaseSettings):
 
     @property
     def llm_is_local(self) -> bool:
-        """The model runs on this machine or network (Ollama, llama.cpp, LM Studio, vLLM)."""
+        """The biographer's model runs on this machine or network."""
         return is_local_url(self.llm_base_url)
 
     @property
-    def call_timeout(self) -> float:
-        """Seconds one model call may take: a CPU model writes a long reply slowly."""
-        return self.llm_timeout or (900.0 if self.llm_is_local else 120.0)
+    def reader_is_local(self) -> bool:
+        """The reader's model runs on this machine or network."""
+        return is_local_url(self.reader_base_url or self.llm_base_url)
 
     @property
     def turn_timeout(self) -> float:
-        return self.llm_turn_timeout or (3600.0 if self.llm_is_local else 900.0)
+        """Seconds one biographer turn may take."""
+        return self.endpoint().turn_timeout
 
-    @property
-    def stream(self) -> bool:
-        """Streaming lets a reply be cut short once a tool call written as text is complete,
-        which a local model on a CPU would otherwise spend minutes running on from."""
-        return self.llm_stream if self.llm_stream is not None else self.llm_is_local
+    def endpoint(self) -> Endpoint:
+        """The biographer's endpoint (BIOMD_LLM_*)."""
+        return Endpoint.at(
+            self.llm_base_url,
+            self.llm_model,
+            api_key=self.llm_api_key,
+            context_tokens=self.llm_context_tokens,
+            price_prompt_per_mtok=self.llm_price_prompt_per_mtok,
+            price_completion_per_mtok=self.llm_price_completion_per_mtok,
+            max_tokens=self.llm_max_tokens,
+            **self._call_limits(),
+        )
 
-    @property
-    def max_retries(self) -> int:
-        """Each retry sends the whole prompt again, which a local model pays for in minutes."""
-        if self.llm_max_retries is not None:
-            return self.llm_max_retries
-        return 1 if self.llm_is_local else 4
-
-    def reader_settings(self) -> Settings:
-        """These settings with the reader's model, endpoint, window and prices in the llm_
-        fields, for the model client that takes notes."""
+    def reader_endpoint(self) -> Endpoint:
+        """The reader's endpoint: BIOMD_READER_MODEL at BIOMD_READER_BASE_URL (each the
+        biographer's where unset), with the reader's key where it has an endpoint of its own.
+        The biographer's window and prices carry over only to the same model on the same
+        endpoint; its timeouts, retries and streaming where they are set."""
         own_endpoint = bool(self.reader_base_url) and self.reader_base_url != self.llm_base_url
         same_model = not self.reader_model or self.reader_model == self.llm_model
         same = same_model and not own_endpoint
-        return self.model_copy(
-            update={
-                "llm_model": self.reader_model or self.llm_model,
-                "llm_base_url": self.reader_base_url or self.llm_base_url,
-                "llm_api_key": self.reader_api_key if own_endpoint else self.llm_api_key,
-                "llm_context_tokens": self.reader_context_tokens
-                or (self.llm_context_tokens if same else None),
-                "llm_price_prompt_per_mtok": _first(
-                    self.reader_price_prompt_per_mtok,
-                    self.llm_price_prompt_per_mtok if same else 0.0,
-                ),
-                "llm_price_completion_per_mtok": _first(
-                    self.reader_price_completion_per_mtok,
-                    self.llm_price_completion_per_mtok if same else 0.0,
-                ),
-            }
+        return Endpoint.at(
+            self.reader_base_url or self.llm_base_url,
+            self.reader_model or self.llm_model,
+            api_key=self.reader_api_key if own_endpoint else self.llm_api_key,
+            context_tokens=self.reader_context_tokens
+            or (self.llm_context_tokens if same else None),
+            price_prompt_per_mtok=_first(
+                self.reader_price_prompt_per_mtok, self.llm_price_prompt_per_mtok if same else 0.0
+            ),
+            price_completion_per_mtok=_first(
+                self.reader_price_completion_per_mtok,
+                self.llm_price_completion_per_mtok if same else 0.0,
+            ),
+            max_tokens=self.reader_max_tokens,
+            **self._call_limits(),
         )
 
+    def vision_endpoint(self) -> Endpoint | None:
+        """The biographer's endpoint with BIOMD_VISION_MODEL, which describes photos; None
+        without one."""
+        if not self.vision_model:
+            return None
+        return replace(self.endpoint(), model=self.vision_model)
+
+    def _call_limits(self) -> _CallLimits:
+        """BIOMD_LLM_TIMEOUT, _TURN_TIMEOUT, _MAX_RETRIES and _STREAM as set (None: by where
+        the model runs), for every endpoint."""
+        return {
+            "call_timeout": self.llm_timeout,
+            "turn_timeout": self.llm_turn_timeout,
+            "retries": self.llm_max_retries,
+            "stream": self.llm_stream,
+        }
+
     @property
-    def reader_is_local(self) -> bool:
-        return is_local_url(self.reader_base_url or self.llm_base_url)
+    def zip_limits(self) -> ZipLimits:
+        """What one upload may expand to (BIOMD_ZIP_MAX_*)."""
+        return ZipLimits(
+            self.zip_max_total_bytes, self.zip_max_entries, self.zip_max_depth, self.zip_max_ratio
+        )
 
     @property
     def db_path(self) -> Path:
@@ -336,11 +390,6 @@ def default_cache_dir() -> Path:
     from platformdirs import user_cache_path
 
     return user_cache_path("biomd", appauthor=False)
-
-
-def is_local_url(url: str) -> bool:
-    host = urlparse(url).hostname or ""
-    return host in _LOCAL_HOSTS or host.endswith((".local", ".lan", ".internal"))
 
 
 def _ids(value: str, name: str) -> frozenset[int]:

@@ -7,6 +7,7 @@ import asyncio
 import base64
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -143,7 +144,7 @@ async def metered_describer(
     store = await Store.open(settings.db_path)
     try:
         ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
-        yield VisionDescriber(settings, ledger, "vision-1"), ledger
+        yield VisionDescriber(replace(settings.endpoint(), model="vision-1"), ledger), ledger
     finally:
         await store.close()
 

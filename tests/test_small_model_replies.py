@@ -441,16 +441,16 @@ async def test_the_context_window_is_asked_of_ollama_and_llama_cpp(
     from core.models.context_window import context_tokens
 
     root = llm.base_url.removesuffix("/v1")
-    settings = llm_settings(tmp_path, minilm_path, llm, llm_base_url=f"{root}/v1")
-    assert await context_tokens(settings) == 8192, "a local server that says nothing"
+    local = llm_settings(tmp_path, minilm_path, llm, llm_base_url=f"{root}/v1").endpoint()
+    assert await context_tokens(local) == 8192, "a local server that says nothing"
     llm.routes["/props"] = {"default_generation_settings": {"n_ctx": 16384}}
-    assert await context_tokens(settings) == 16384, "llama.cpp's /props"
+    assert await context_tokens(local) == 16384, "llama.cpp's /props"
     llm.routes["/api/version"] = {"version": "0.12.0"}
-    assert await context_tokens(settings) == 4096, "Ollama without num_ctx: its default"
+    assert await context_tokens(local) == 4096, "Ollama without num_ctx: its default"
     llm.routes["/api/show"] = {"parameters": "stop <|im_end|>\nnum_ctx 32768"}
-    assert await context_tokens(settings) == 32768, "the model's num_ctx"
+    assert await context_tokens(local) == 32768, "the model's num_ctx"
     override = llm_settings(tmp_path, minilm_path, llm, llm_context_tokens=12000)
-    assert await context_tokens(override) == 12000
+    assert await context_tokens(override.endpoint()) == 12000
 
 
 async def test_a_bio_md_too_big_for_the_context_window_is_consolidated_first(

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from core.models import local_servers
 from core.models.codex import TESTED, CodexCLI, binary
-from core.models.endpoint import is_local
 from core.models.local_servers import WANTED_CONTEXT, LocalServer
 from core.models.probe import tool_advice, try_language_model, try_tool_call
 from core.retrieval.embedding import download_size, model_downloaded
@@ -27,7 +26,6 @@ __all__ = [
     "embedding_downloaded",
     "embedding_size",
     "find_local_servers",
-    "is_local",
     "make_ollama_variant",
     "short_context",
     "tool_calls",

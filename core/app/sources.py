@@ -16,7 +16,7 @@ from core.biographer.biography import Biography
 from core.biographer.estimate import Estimate
 from core.biographer.profile_text import section
 from core.errors import BiomdError, NotFound
-from core.ingest.convert import ArchiveBudget, ConvertContext
+from core.ingest.convert import ConvertContext
 from core.ingest.hints import capitalised_names, fit, people_names, rank
 from core.ingest.pipeline import Ingestor, ProgressFn, walk_files
 from core.ingest.pipeline import IngestResult as IngestResult  # a front-end shows each
@@ -185,7 +185,9 @@ class Sources:
 
     def _ingestor(self, on_progress: ProgressFn | None) -> Ingestor:
         self.take_ingest_lock()
-        return Ingestor(self.store, self.raw, self.settings, self.convert_context(), on_progress)
+        return Ingestor(
+            self.store, self.raw, self.settings.data_dir, self.convert_context(), on_progress
+        )
 
     def convert_context(self) -> ConvertContext:
         """What converters need: the owner, the time zone, speech and vision models."""
@@ -197,7 +199,7 @@ class Sources:
             describer=self.backend.describer(),
             hints=self._hints_from_thread(),
             scratch_dir=self.raw.tmp,
-            zip_limits=ArchiveBudget.of(s),
+            zip_limits=s.zip_limits,
         )
 
     def transcriber(self) -> WhisperTranscriber:

@@ -13,7 +13,7 @@ from core.biographer.loop import AgentLoop
 from core.biographer.turn import Runner
 from core.errors import LLMNotConfigured
 from core.models.codex import CodexChat, CodexCLI, binary
-from core.models.endpoint import NO_MODEL, is_local
+from core.models.endpoint import NO_MODEL
 from core.models.ledger import Ledger
 from core.models.llm import JsonModel, OpenAIChat, TurnModel
 from core.models.pricing import prices
@@ -80,7 +80,7 @@ class OpenAIBackend:
 
     @property
     def configured(self) -> bool:
-        return bool(self.settings.llm_api_key) or is_local(self.settings.llm_base_url)
+        return self.settings.endpoint().configured
 
     @property
     def missing(self) -> str:
@@ -88,13 +88,13 @@ class OpenAIBackend:
 
     def model(self) -> OpenAIChat:
         if self._model is None:
-            self._model = OpenAIChat(self.settings, self.ledger)
+            self._model = OpenAIChat(self.settings.endpoint(), self.ledger)
         return self._model
 
     def describer(self) -> Describer | None:
-        vision = self.settings.vision_model
+        vision = self.settings.vision_endpoint()
         if self._describer is None and vision:
-            self._describer = VisionDescriber(self.settings, self.ledger, vision)
+            self._describer = VisionDescriber(vision, self.ledger)
         return self._describer
 
     def runner(self) -> AgentLoop:
@@ -102,14 +102,14 @@ class OpenAIBackend:
         return AgentLoop(self.model(), s.llm_max_tokens, s.turn_timeout)
 
     async def prices(self) -> Prices | None:
-        return _known(await prices(self.settings))
+        return _known(await prices(self.settings.endpoint()))
 
     async def reader_prices(self) -> Prices | None:
-        return _known(await prices(self.settings.reader_settings()))
+        return _known(await prices(self.settings.reader_endpoint()))
 
     def reader(self) -> OpenAIChat:
         if self._reader is None:
-            self._reader = OpenAIChat(self.settings.reader_settings(), self.ledger)
+            self._reader = OpenAIChat(self.settings.reader_endpoint(), self.ledger)
         return self._reader
 
     @property
@@ -158,10 +158,8 @@ class CodexBackend:
 
     def describer(self) -> Describer | None:
         if self._describer is None:
-            if self.settings.vision_model:
-                self._describer = VisionDescriber(
-                    self.settings, self.ledger, self.settings.vision_model
-                )
+            if vision := self.settings.vision_endpoint():
+                self._describer = VisionDescriber(vision, self.ledger)
             elif self.configured:
                 self._describer = CodexDescriber(self.cli())
         return self._describer
@@ -174,14 +172,14 @@ class CodexBackend:
 
     async def reader_prices(self) -> Prices | None:
         if self.settings.reader_base_url:  # an endpoint of its own, priced as any
-            return _known(await prices(self.settings.reader_settings()))
+            return _known(await prices(self.settings.reader_endpoint()))
         return FREE
 
     def reader(self) -> JsonModel:
         """An endpoint of its own where BIOMD_READER_BASE_URL names one, else Codex."""
         if self._reader is None:
             if self.settings.reader_base_url:
-                self._reader = OpenAIChat(self.settings.reader_settings(), self.ledger)
+                self._reader = OpenAIChat(self.settings.reader_endpoint(), self.ledger)
             else:
                 self._reader = self.model()
         return self._reader

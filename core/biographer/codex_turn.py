@@ -20,9 +20,8 @@ from core.errors import LLMError
 from core.models.codex import CodexCLI, prompt
 from core.models.llm import ToolCall
 from core.models.text_calls import visible
-from core.settings import Settings
+from core.settings import SECRET_FIELDS, Settings
 
-SECRETS = {"llm_api_key", "telegram_token", "discord_token"}
 STATE = "state.json"  # the turn's record, as the tool server keeps it
 
 
@@ -74,7 +73,7 @@ class CodexTurn:
         return Outcome(report, state, f"({run.failure})" if run.failure else "")
 
     def _write_turn(self, folder: Path, turn: Turn) -> None:
-        settings = self.settings.model_dump(mode="json", exclude=SECRETS)
+        settings = self.settings.model_dump(mode="json", exclude=set(SECRET_FIELDS))
         spec = {"settings": settings, **turn.context.to_json()}
         path = folder / "turn.json"
         path.write_text(json.dumps(spec), encoding="utf-8")

@@ -42,7 +42,6 @@ from core.ingest.convert import (
 from core.ingest.convert.archive import is_junk
 from core.ingest.timestamps import date_in_heading, date_in_name, line_facts
 from core.ingest.twins import Units
-from core.settings import Settings
 from core.storage.chunks import ChunkRow
 from core.storage.documents import DuplicateSource, Source
 from core.storage.rawfiles import RawFiles, Staged
@@ -134,13 +133,13 @@ class Ingestor:
         self,
         store: Store,
         raw: RawFiles,
-        settings: Settings,
+        data_dir: Path,
         ctx: ConvertContext,
         on_progress: ProgressFn | None = None,
     ) -> None:
         self.store = store
         self.raw = raw
-        self.settings = settings
+        self.data_dir = data_dir  # never ingested: it is biomd's own
         self.ctx = ctx
         self.on_progress = on_progress
 
@@ -148,7 +147,7 @@ class Ingestor:
 
     async def ingest_paths(self, paths: list[Path]) -> AsyncIterator[IngestResult]:
         """Ingest files and folders (recursively), yielding one result per source."""
-        own = self.settings.data_dir.resolve()
+        own = self.data_dir.resolve()
         for path in paths:
             if path.resolve().is_relative_to(own):
                 yield IngestResult(
@@ -401,18 +400,16 @@ class Ingestor:
         budget: ArchiveBudget | None,
     ) -> AsyncIterator[IngestResult]:
         """Ingest each member of an archive as a source of its own; the archive is not kept."""
-        s = self.settings
-        if depth > s.zip_max_depth:
+        limits = self.ctx.zip_limits
+        if depth > limits.depth:
             self.raw.discard(staged)
             message = (
-                f"{probe.name}: archives nested more than {s.zip_max_depth} deep "
+                f"{probe.name}: archives nested more than {limits.depth} deep "
                 "(BIOMD_ZIP_MAX_DEPTH); it looks like a zip bomb."
             )
             yield IngestResult(probe.name, "failed", error=message)
             return
-        budget = budget or ArchiveBudget(
-            s.zip_max_total_bytes, s.zip_max_entries, s.zip_max_depth, s.zip_max_ratio
-        )
+        budget = budget or self.ctx.budget()
         members = reader.members(probe, budget)
         try:
             while True:

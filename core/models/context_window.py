@@ -1,7 +1,8 @@
 """How many tokens the model can see at once. BIOMD_LLM_CONTEXT_TOKENS when set; else asked
 of the server: OpenRouter's and vLLM's model lists, llama.cpp's /props, Ollama's /api/ps and
 /api/show (Ollama runs a model at its `num_ctx`, 4,096 tokens unless the model sets more,
-and silently cuts longer prompts); else a cautious default."""
+and silently cuts longer prompts); else the default for where the model runs
+(core.endpoints: LOCAL, CLOUD)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,10 @@ import logging
 import re
 from typing import Any
 
-from core.settings import Settings
+from core.endpoints import Endpoint
 
 log = logging.getLogger(__name__)
 
-LOCAL_DEFAULT = 8192
-REMOTE_DEFAULT = 128_000
 OLLAMA_DEFAULT = 4096
 
 
@@ -23,29 +22,29 @@ def server_root(base_url: str) -> str:
     return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
 
 
-async def context_tokens(settings: Settings) -> int:
-    if settings.llm_context_tokens:
-        return settings.llm_context_tokens
+async def context_tokens(ep: Endpoint) -> int:
+    if ep.context_tokens:
+        return ep.context_tokens
     try:
-        found = await _ask(settings)
+        found = await _ask(ep)
     except Exception as exc:  # any server, any answer: a wrong guess must not stop a turn
         log.info("could not ask the endpoint for the context window: %s", exc)
         found = None
     if found:
         return found
-    return LOCAL_DEFAULT if settings.llm_is_local else REMOTE_DEFAULT
+    return ep.defaults.context_tokens
 
 
-async def _ask(settings: Settings) -> int | None:
+async def _ask(ep: Endpoint) -> int | None:
     import httpx
 
-    root = server_root(settings.llm_base_url)
-    model = settings.llm_model
-    headers = {"Authorization": f"Bearer {settings.llm_api_key}"} if settings.llm_api_key else {}
+    root = server_root(ep.base_url)
+    model = ep.model
+    headers = {"Authorization": f"Bearer {ep.api_key}"} if ep.api_key else {}
     async with httpx.AsyncClient(timeout=5.0, headers=headers) as http:
         if await _ok(http, f"{root}/api/version"):
             return await _ollama(http, root, model)
-        listed = await fetch_json(http, f"{settings.llm_base_url.rstrip('/')}/models")
+        listed = await fetch_json(http, f"{ep.base_url.rstrip('/')}/models")
         for entry in (listed or {}).get("data", []) if isinstance(listed, dict) else []:
             if isinstance(entry, dict) and entry.get("id") == model:
                 for key in ("context_length", "max_model_len", "context_window"):
@@ -62,12 +61,12 @@ async def _ask(settings: Settings) -> int | None:
     return None
 
 
-async def server_tokens(settings: Settings, text: str) -> int | None:
+async def server_tokens(ep: Endpoint, text: str) -> int | None:
     """How many tokens `text` is for the server's model, by its own tokenizer (llama.cpp's
     /tokenize); None where the server has no such endpoint."""
     import httpx
 
-    root = server_root(settings.llm_base_url)
+    root = server_root(ep.base_url)
     async with httpx.AsyncClient(timeout=30.0) as http:
         found = await fetch_json(http, f"{root}/tokenize", {"content": text})
     tokens = found.get("tokens") if isinstance(found, dict) else None

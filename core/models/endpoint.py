@@ -1,6 +1,7 @@
-"""One OpenAI-compatible endpoint: the client, what a call's usage cost, and its failures as
-plain messages. Retries are the `openai` client's own: exponential backoff on
-408/409/429/5xx, timeouts and dropped connections, honouring Retry-After."""
+"""Calls to one OpenAI-compatible endpoint (a core.endpoints.Endpoint): the client, what a
+call's usage cost, and its failures as plain messages. Retries are the `openai` client's
+own: exponential backoff on 408/409/429/5xx, timeouts and dropped connections, honouring
+Retry-After."""
 
 from __future__ import annotations
 
@@ -10,16 +11,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+from core.endpoints import Endpoint
 from core.errors import ContextExceeded, LLMError, LLMNotConfigured, LLMRequestRefused
 from core.models.ledger import Usage
-from core.settings import Settings, is_local_url
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
-
-is_local = is_local_url
-"""A model on this machine or network, which needs no key."""
-
 
 NO_MODEL = (
     "No language model is configured. Set BIOMD_LLM_API_KEY (an OpenRouter key, or your "
@@ -28,26 +25,26 @@ NO_MODEL = (
 )
 
 
-def require_key(settings: Settings) -> None:
+def require_key(endpoint: Endpoint) -> None:
     """A remote endpoint needs a key; LLMNotConfigured says what to set."""
-    if not settings.llm_api_key and not is_local(settings.llm_base_url):
+    if not endpoint.configured:
         raise LLMNotConfigured(NO_MODEL)
 
 
-def client(settings: Settings) -> AsyncOpenAI:
+def client(endpoint: Endpoint) -> AsyncOpenAI:
     from openai import AsyncOpenAI
 
     return AsyncOpenAI(
-        base_url=settings.llm_base_url,
-        api_key=settings.llm_api_key or "local",
-        timeout=settings.call_timeout,
-        max_retries=settings.max_retries,
+        base_url=endpoint.base_url,
+        api_key=endpoint.api_key or "local",
+        timeout=endpoint.call_timeout,
+        max_retries=endpoint.retries,
     )
 
 
-def extra_body(settings: Settings) -> dict[str, Any]:
+def extra_body(endpoint: Endpoint) -> dict[str, Any]:
     """OpenRouter reports each call's cost when asked."""
-    return {"usage": {"include": True}} if "openrouter.ai" in settings.llm_base_url else {}
+    return {"usage": {"include": True}} if "openrouter.ai" in endpoint.base_url else {}
 
 
 def takes_cache_markers(model: str) -> bool:
@@ -71,7 +68,7 @@ def cache_marked(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def usage_of(usage: Any, settings: Settings) -> Usage:
+def usage_of(usage: Any, endpoint: Endpoint) -> Usage:
     """Tokens and cost: the endpoint's own figure where it gives one, else the set prices."""
     if usage is None:
         return Usage()
@@ -80,22 +77,15 @@ def usage_of(usage: Any, settings: Settings) -> Usage:
     reported = (usage.model_extra or {}).get("cost") if hasattr(usage, "model_extra") else None
     if isinstance(reported, int | float):
         return Usage(prompt, completion, float(reported), "endpoint")
-    s = settings
-    price = (
-        prompt * s.llm_price_prompt_per_mtok + completion * s.llm_price_completion_per_mtok
-    ) / 1e6
+    price = endpoint.usd(prompt, completion)
     return Usage(prompt, completion, price, "price" if price else "none")
 
 
-def estimated(messages: Any, text: str, settings: Settings) -> Usage:
+def estimated(messages: Any, text: str, endpoint: Endpoint) -> Usage:
     """Tokens guessed from characters (about 3.5 each) where the endpoint gave no count."""
     prompt = int(len(json.dumps(messages, ensure_ascii=False)) / 3.5)
     completion = int(len(text) / 3.5)
-    s = settings
-    price = (
-        prompt * s.llm_price_prompt_per_mtok + completion * s.llm_price_completion_per_mtok
-    ) / 1e6
-    return Usage(prompt, completion, price, "estimate")
+    return Usage(prompt, completion, endpoint.usd(prompt, completion), "estimate")
 
 
 _TOO_LONG = re.compile(
@@ -107,9 +97,7 @@ _TOO_LONG = re.compile(
 
 
 @asynccontextmanager
-async def plain_errors(
-    settings: Settings, model: str, setting: str = "BIOMD_LLM_MODEL"
-) -> AsyncIterator[None]:
+async def plain_errors(endpoint: Endpoint, setting: str = "BIOMD_LLM_MODEL") -> AsyncIterator[None]:
     """The `openai` client's exceptions, after its retries, as messages the owner can act on."""
     import openai
 
@@ -117,7 +105,7 @@ async def plain_errors(
         yield
     except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
         raise LLMNotConfigured(
-            f"The LLM endpoint {settings.llm_base_url} rejected the key "
+            f"The LLM endpoint {endpoint.base_url} rejected the key "
             f"(BIOMD_LLM_API_KEY): {reason(exc)}"
         ) from exc
     except openai.BadRequestError as exc:
@@ -130,7 +118,8 @@ async def plain_errors(
         ) from exc
     except openai.NotFoundError as exc:
         raise LLMError(
-            f"The LLM endpoint does not know the model {model!r} ({setting}): {reason(exc)}"
+            f"The LLM endpoint does not know the model {endpoint.model!r} ({setting}): "
+            f"{reason(exc)}"
         ) from exc
     except openai.APIStatusError as exc:
         raise LLMError(
@@ -138,21 +127,21 @@ async def plain_errors(
         ) from exc
     except (openai.APITimeoutError, openai.APIConnectionError) as exc:
         raise LLMError(
-            f"The LLM endpoint {settings.llm_base_url} could not be reached after "
+            f"The LLM endpoint {endpoint.base_url} could not be reached after "
             f"retries ({type(exc).__name__})."
         ) from exc
     except (ValueError, openai.APIResponseValidationError) as exc:  # JSONDecodeError too
         raise LLMError(
-            f"The LLM endpoint {settings.llm_base_url} sent a reply that is not valid "
+            f"The LLM endpoint {endpoint.base_url} sent a reply that is not valid "
             f"JSON (cut off, or not an OpenAI-compatible answer): {str(exc)[:200]}"
         ) from exc
 
 
-def check_json(response: Any, settings: Settings) -> None:
+def check_json(response: Any, endpoint: Endpoint) -> None:
     """A proxy or a wrong URL can answer 200 with HTML; say so instead of failing later."""
     if isinstance(response, str | bytes):
         raise LLMError(
-            f"The LLM endpoint {settings.llm_base_url} sent something that is not "
+            f"The LLM endpoint {endpoint.base_url} sent something that is not "
             f"JSON: {str(response)[:200]!r}. Is BIOMD_LLM_BASE_URL the API's "
             "address (it usually ends in /v1)?"
         )

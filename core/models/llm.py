@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from core.endpoints import Endpoint
 from core.errors import ContextExceeded, LLMError, LLMRequestRefused
 from core.models import endpoint
 from core.models.context_window import context_tokens, server_tokens
 from core.models.ledger import Ledger, Usage
 from core.models.streaming import assemble, tool_params
-from core.settings import Settings
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,14 +75,14 @@ class TurnModel(ChatModel, Protocol):
 
 
 class OpenAIChat:
-    """The `openai` client pointed at the configured endpoint. Every call is recorded."""
+    """The `openai` client pointed at one endpoint. Every call is recorded."""
 
-    def __init__(self, settings: Settings, ledger: Ledger) -> None:
-        endpoint.require_key(settings)
-        self.settings = settings
-        self.model = settings.llm_model
+    def __init__(self, ep: Endpoint, ledger: Ledger) -> None:
+        endpoint.require_key(ep)
+        self.endpoint = ep
+        self.model = ep.model
         self.ledger = ledger
-        self._client = endpoint.client(settings)
+        self._client = endpoint.client(ep)
         self._context: int | None = None
         self._structured: bool | None = None  # whether the endpoint takes response_format
         self._tokenizes: bool | None = None  # whether the server counts tokens (/tokenize)
@@ -91,8 +91,8 @@ class OpenAIChat:
     async def count_tokens(self, text: str) -> int | None:
         """Tokens in `text`: by the server's own tokenizer where it has one (llama.cpp), else
         from the fewest characters per token its calls have been counted at, else None."""
-        if self._tokenizes is not False and self.settings.llm_is_local:
-            n = await server_tokens(self.settings, text)
+        if self._tokenizes is not False and self.endpoint.is_local:
+            n = await server_tokens(self.endpoint, text)
             self._tokenizes = n is not None
             if n is not None:
                 return n
@@ -112,7 +112,7 @@ class OpenAIChat:
     async def context_tokens(self) -> int:
         """The model's context window, asked of the endpoint once."""
         if self._context is None:
-            self._context = await context_tokens(self.settings)
+            self._context = await context_tokens(self.endpoint)
         return self._context
 
     async def check_budget(self) -> None:
@@ -134,7 +134,7 @@ class OpenAIChat:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": sent,
-            "max_tokens": max_tokens or self.settings.llm_max_tokens,
+            "max_tokens": max_tokens or self.endpoint.max_tokens,
         }
         if tools:
             kwargs["tools"] = list(tools)
@@ -142,12 +142,12 @@ class OpenAIChat:
             kwargs["response_format"] = response_format
         if temperature is not None:
             kwargs["temperature"] = temperature
-        if extra := endpoint.extra_body(self.settings):
+        if extra := endpoint.extra_body(self.endpoint):
             kwargs["extra_body"] = extra
-        if self.settings.stream:
+        if self.endpoint.stream:
             reply = await self._streamed(kwargs, tools)
         else:
-            async with endpoint.plain_errors(self.settings, self.model):
+            async with endpoint.plain_errors(self.endpoint):
                 response = await self._client.chat.completions.create(**kwargs)
             reply = self._reply(response)
         if not tools:  # a schema sent beside the messages would skew the count
@@ -168,7 +168,7 @@ class OpenAIChat:
         remembered, and the reply is parsed tolerantly by the caller. `steady` asks a local
         server for its likeliest answer (temperature 0: the same question, the same answer);
         a cloud model keeps its own setting (some refuse any other)."""
-        temperature = 0.0 if steady and self.settings.llm_is_local else None
+        temperature = 0.0 if steady and self.endpoint.is_local else None
         if self._structured is not False:
             fmt = {
                 "type": "json_schema",
@@ -194,7 +194,7 @@ class OpenAIChat:
         """The reply streamed (see core.models.streaming), which lets a text tool call end
         the reply as soon as it is complete."""
         kwargs = kwargs | {"stream": True, "stream_options": {"include_usage": True}}
-        async with endpoint.plain_errors(self.settings, self.model):
+        async with endpoint.plain_errors(self.endpoint):
             stream = await self._client.chat.completions.create(**kwargs)
             try:
                 got = await assemble(stream, tool_params(tools))
@@ -202,7 +202,7 @@ class OpenAIChat:
                 await stream.close()
         if not got.chunks:
             raise LLMError(
-                f"The LLM endpoint {self.settings.llm_base_url} returned no answer (no "
+                f"The LLM endpoint {self.endpoint.base_url} returned no answer (no "
                 "choices, or a body that is not a stream of JSON events)."
             )
         calls = [
@@ -210,13 +210,13 @@ class OpenAIChat:
             for i, c in sorted(got.calls.items())
             if c["name"]
         ]
-        usage = endpoint.usage_of(got.usage, self.settings)
+        usage = endpoint.usage_of(got.usage, self.endpoint)
         if got.usage is None:  # cut short, or a server that does not count
-            usage = endpoint.estimated(kwargs["messages"], got.text, self.settings)
+            usage = endpoint.estimated(kwargs["messages"], got.text, self.endpoint)
         return Reply(got.text, calls, usage, got.finish_reason or "stop")
 
     def _reply(self, response: Any) -> Reply:
-        endpoint.check_json(response, self.settings)
+        endpoint.check_json(response, self.endpoint)
         choices = getattr(response, "choices", None)
         first = choices[0] if choices else None
         message = getattr(first, "message", None)
@@ -227,6 +227,6 @@ class OpenAIChat:
             for i, c in enumerate(message.tool_calls or [])
             if getattr(c, "function", None) is not None
         ]
-        usage = endpoint.usage_of(response.usage, self.settings)
+        usage = endpoint.usage_of(response.usage, self.endpoint)
         finish = str(getattr(first, "finish_reason", None) or "stop")
         return Reply(message.content or "", calls, usage, finish)

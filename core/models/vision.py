@@ -7,10 +7,10 @@ import asyncio
 import base64
 from typing import Any
 
+from core.endpoints import Endpoint
 from core.errors import ConversionError, LLMError, LLMNotConfigured, SpendLimitReached
 from core.models import endpoint
 from core.models.ledger import Ledger
-from core.settings import Settings
 
 PROMPT = """Describe this photo for someone's private biography, in plain prose, under 150 words.
 Say, where you can tell:
@@ -23,17 +23,18 @@ Say what you cannot tell rather than guessing."""
 
 
 class VisionDescriber:
-    """Sends the image as a data URL in a chat completion.
+    """Sends the image as a data URL in a chat completion to the endpoint's model
+    (Settings.vision_endpoint()).
 
     Conversion runs in worker threads, so `describe` hands the call to the event loop the
     describer was made on, where the ledger lives, and waits for it."""
 
-    def __init__(self, settings: Settings, ledger: Ledger, model: str) -> None:
-        self.settings = settings
+    def __init__(self, ep: Endpoint, ledger: Ledger) -> None:
+        self.endpoint = ep
         self.ledger = ledger
-        self.model = model
+        self.model = ep.model
         self._loop = asyncio.get_running_loop()
-        self._client = endpoint.client(settings)
+        self._client = endpoint.client(ep)
 
     def describe(self, image: bytes, mime: str, facts: str) -> str:
         try:
@@ -49,7 +50,7 @@ class VisionDescriber:
 
     async def describe_async(self, image: bytes, mime: str, facts: str) -> str:
         try:
-            endpoint.require_key(self.settings)
+            endpoint.require_key(self.endpoint)
             await self.ledger.check_limit()
         except LLMNotConfigured as exc:
             raise ConversionError(exc.user_message) from exc
@@ -67,19 +68,19 @@ class VisionDescriber:
             ],
         }
         try:
-            async with endpoint.plain_errors(self.settings, self.model, "BIOMD_VISION_MODEL"):
+            async with endpoint.plain_errors(self.endpoint, "BIOMD_VISION_MODEL"):
                 reply = await self._client.chat.completions.create(
                     model=self.model,
                     messages=[message],  # type: ignore[list-item]
-                    extra_body=endpoint.extra_body(self.settings) or None,
+                    extra_body=endpoint.extra_body(self.endpoint) or None,
                 )
-            endpoint.check_json(reply, self.settings)
+            endpoint.check_json(reply, self.endpoint)
         except LLMError as exc:
             raise ConversionError(
                 f"the vision model could not describe it ({exc.user_message})"
             ) from exc
         await self.ledger.record(
-            self.model, "vision", endpoint.usage_of(reply.usage, self.settings)
+            self.model, "vision", endpoint.usage_of(reply.usage, self.endpoint)
         )
         content = reply.choices[0].message.content if reply.choices else None
         if not content:

@@ -186,9 +186,10 @@ class FoundSide:
         system = len(judge.system_prompt(self.settings.owner_list))
         prompt = int((chars + calls * system) / CHARS_PER_TOKEN)
         completion = calls * out_each
-        price = await prices(self.settings.reader_settings())
+        reader = self.settings.reader_endpoint()
+        price = await prices(reader)
         usd = Prices(*price).usd(prompt, completion) if price is not None else None
-        local = self.settings.reader_is_local
+        local = reader.is_local
         seconds = calls * (40.0 if local else 3.0) + (prompt / 80 if local else 0.0)
         return Estimate(calls, prompt, completion, usd, seconds)
 

@@ -131,7 +131,7 @@ class Shares:
         if model:
             written = await write(self.backend.reader(), portrait)
             portrait, support = written.portrait, written.support
-            writer = self.settings.reader_model or self.settings.llm_model
+            writer = self.settings.reader_endpoint().model
         findings = await self.scan(portrait, names)
         return Draft(audience, portrait, people, findings, names, support, writer)
 

@@ -9,9 +9,7 @@ from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Protocol
 
-from core.settings import Settings
-
-DEFAULTS = Settings(_env_file=None)  # type: ignore[call-arg]
+from core.settings import ZipLimits
 
 
 @dataclass
@@ -24,10 +22,9 @@ class ArchiveBudget:
     max_ratio: int
 
     @classmethod
-    def of(cls, settings: Settings) -> ArchiveBudget:
-        """The limits BIOMD_ZIP_MAX_* set, for one upload."""
-        s = settings
-        return cls(s.zip_max_total_bytes, s.zip_max_entries, s.zip_max_depth, s.zip_max_ratio)
+    def of(cls, limits: ZipLimits) -> ArchiveBudget:
+        """The whole of the limits, to spend on one upload."""
+        return cls(limits.total_bytes, limits.entries, limits.depth, limits.ratio)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +62,7 @@ class ConvertContext:
     describer: ImageDescriber | None = None
     hints: Callable[[], str] = field(default=_no_hints)
     scratch_dir: Path | None = None  # where media inside archives are unpacked for a moment
-    zip_limits: ArchiveBudget = field(default_factory=lambda: ArchiveBudget.of(DEFAULTS))
+    zip_limits: ZipLimits = field(default_factory=ZipLimits)
     _owner_keys: frozenset[str] = field(init=False, repr=False)
     _known: dict[str, bool] = field(init=False, repr=False, compare=False)  # name → owner?
 
@@ -85,9 +82,8 @@ class ConvertContext:
         return known
 
     def budget(self) -> ArchiveBudget:
-        """A fresh copy of the archive limits, to spend on one archive."""
-        z = self.zip_limits
-        return ArchiveBudget(z.bytes_left, z.entries_left, z.max_depth, z.max_ratio)
+        """The archive limits afresh, to spend on one archive."""
+        return ArchiveBudget.of(self.zip_limits)
 
     @property
     def owner_label(self) -> str:
