@@ -7,6 +7,7 @@ state behind biomd's back (an older schema, a crash, a corruption) that a test r
 from __future__ import annotations
 
 import contextlib
+import itertools
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -379,7 +380,7 @@ def old_source(
     """A source of one chunk per text as an older biomd stored it, written straight into
     the file: its first chunk with `vector`, and the keyword index filled where that
     biomd had no trigger to fill it."""
-    starts = [sum(len(t) for t in texts[:i]) for i in range(len(texts))]
+    starts = [0, *itertools.accumulate(map(len, texts))][:-1]
     with _writing(path) as db:
         cur = db.execute(
             "INSERT INTO documents(sha256, name, kind, size, raw_path, added_at, text_length,"
