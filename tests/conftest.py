@@ -33,6 +33,21 @@ def user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ[key] = value
 
 
+@pytest.fixture(scope="session", autouse=True)
+def this_checkout() -> Iterator[None]:
+    """Every process a test starts (`biomd ...`, `python -m bot`) imports this checkout's
+    code, as the test process does, not the one the virtualenv's editable install names
+    (a second git worktree shares the first one's .venv)."""
+    saved = os.environ.get("PYTHONPATH")
+    root = str(Path(__file__).resolve().parent.parent)
+    os.environ["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [saved])])
+    yield
+    if saved is None:
+        os.environ.pop("PYTHONPATH", None)
+    else:
+        os.environ["PYTHONPATH"] = saved
+
+
 @pytest.fixture(scope="session")
 def minilm_path() -> Path:
     return minilm_dir()

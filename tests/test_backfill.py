@@ -3,7 +3,6 @@ already has a vector gets a copy of it without a model call."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,9 +12,8 @@ from core.app.engine import Engine, embed_input
 from core.ingest.timestamps import owner_speaks
 from core.retrieval.embedding import FastEmbedder, Matrix
 from core.settings import Settings
-from core.storage.migrations import MIGRATIONS
+from tests import db
 from tests.conftest import make_settings
-from tests.db import one, rows
 
 
 class Recording:
@@ -45,11 +43,7 @@ def chat(days: int, first_day: int = 1) -> str:
 
 
 def vectors(settings: Settings) -> dict[str, bytes]:
-    with sqlite3.connect(settings.db_path) as db:
-        rows = db.execute(
-            "SELECT c.text, v.vector FROM vectors v JOIN chunks c ON c.id = v.chunk_id"
-        ).fetchall()
-    return {str(t): bytes(v) for t, v in rows}
+    return db.vectors_by_text(settings.db_path)
 
 
 async def test_an_export_imported_again_costs_model_calls_only_for_its_new_chunks(
@@ -116,7 +110,7 @@ async def test_newest_sources_and_the_owners_chunks_get_vectors_first(
             path = tmp_path / f"source{i}.txt"
             path.write_text(text)
             _ = [r async for r in engine.sources.ingest([path])]
-        docs = rows(settings.db_path, "SELECT c.text, c.document_id FROM chunks c ORDER BY c.id")
+        docs = [(c.text, c.document_id) for c in db.chunks(settings.db_path)]
         total = await engine.sources.embed_pending()
     doc_of = {embed_input(str(t)): int(d) for t, d in docs}
     chunk_of = {embed_input(str(t)): str(t) for t, _ in docs}
@@ -141,20 +135,9 @@ async def test_vectors_made_before_the_migration_stay_and_new_ones_are_reused(
 ) -> None:
     settings = make_settings(tmp_path / "data", minilm_path)
     settings.data_dir.mkdir(mode=0o700)
-    with sqlite3.connect(settings.db_path) as db:  # a database from before `vector_inputs`
-        for m in MIGRATIONS[:-1]:
-            db.executescript(m.sql)
-        db.execute(f"PRAGMA user_version = {len(MIGRATIONS) - 1}")
-        db.execute(
-            "INSERT INTO documents(sha256, name, kind, size, raw_path, added_at, status)"
-            " VALUES ('x', 'old.txt', 'text', 1, 'raw/x', '2020-01-01', 'ready')"
-        )
-        db.execute(
-            "INSERT INTO chunks(document_id, seq, start_char, end_char, text)"
-            " VALUES (1, 0, 0, 5, 'Hello')"
-        )
-        blob = np.ones(384, dtype="<f4").tobytes()
-        db.execute("INSERT INTO vectors(chunk_id, vector) VALUES (1, ?)", (blob,))
+    db.old_database(settings.db_path, before="vector_inputs")
+    blob = np.ones(384, dtype="<f4").tobytes()
+    db.old_source(settings.db_path, "old.txt", ["Hello"], vector=blob)
     async with await Engine.open(settings, embedder):
-        row = one(settings.db_path, "SELECT vector, input_hash FROM vectors")
-        assert bytes(row[0]) == blob and row[1] is None
+        (row,) = db.vectors(settings.db_path)
+        assert row.vector == blob and row.input_hash is None

@@ -14,9 +14,10 @@ import pytest
 from core.app.engine import Engine
 from core.biographer.prompts import BUDGET_SPENT, CHAT
 from core.errors import LLMNotConfigured, SpendLimitReached
+from tests import db
 from tests.conftest import llm_settings
-from tests.db import rows
 from tests.fake_llm import FakeLLM, Status, notes_reply, tool_reply
+from tests.reading import read_round, unread
 from tests.samples import add_sources
 
 
@@ -286,34 +287,30 @@ async def test_ingested_sources_are_read_in_parts_and_a_restart_continues_where_
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         results = [r async for r in engine.sources.ingest([journal, tmp_path / "short.txt"])]
         assert [r.status for r in results] == ["added", "added"]
-        pending = await engine.biography.reading.pending()
+        pending = await unread(engine)
         assert [(p.name, p.next_offset) for p in pending] == [("journal.txt", 0), ("short.txt", 0)]
         with pytest.raises(Exception, match="400"):
-            await engine.biography.reading.read_pending()
-        (first, second) = await engine.biography.reading.pending()
-        noted = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts")
+            await read_round(engine)
+        (first, second) = await unread(engine)
+        noted = [(p.start, p.end) for p in db.parts(settings.db_path)]
         assert len(noted) == 1 and noted[0][0] == 0 and noted[0][1] <= 1000
         assert first.next_offset == noted[0][1] and second.next_offset == 0
     (taken,) = [b["messages"][-1]["content"] for b in llm.bodies]
     assert "Glazes" in taken, "what was noted before the failure was taken in"
 
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        turns = await engine.biography.reading.read_pending()
-        assert await engine.biography.reading.pending() == []
+        turns = await read_round(engine)
+        assert await unread(engine) == []
     length = len(journal.read_text())
-    parts = rows(
-        settings.db_path,
-        "SELECT start_char, end_char FROM extract_parts WHERE document_id = 1 ORDER BY 1",
-    )
+    parts = [(p.start, p.end) for p in db.parts(settings.db_path) if p.document_id == 1]
     assert len(parts) >= 3 and parts[0] == noted[0], (
         "the restart picks up after the part already noted"
     )
     assert all(a[1] == b[0] for a, b in itertools.pairwise(parts)) and parts[-1][1] == length
     sent = [b["messages"][1]["content"] for b in llm.reader_bodies]
     assert sum("Day 0: worked" in m for m in sent) == 1  # noted once, kept across the crash
-    assert rows(
-        settings.db_path, "SELECT COUNT(*) FROM extracts WHERE document_id = 1 AND start_char = 0"
-    ) == [(1,)]
+    notes = db.notes(settings.db_path)
+    assert [(n.document_id, n.start) for n in notes].count((1, 0)) == 1
     (_, request) = [b["messages"][-1]["content"] for b in llm.bodies]
     assert request.startswith("New notes on 2 sources: #1 'journal.txt' (text)")
     assert "Glazes" not in request and len(turns) == 1
@@ -342,7 +339,7 @@ async def test_an_answer_to_an_open_question_becomes_a_source_and_an_analysis_tu
     request = llm.bodies[0]["messages"][-1]["content"]
     assert f"answered open question [{question.id}]" in request and f"#{doc_id}" in request
     assert "This turn: analysis" in llm.bodies[0]["messages"][0]["content"]
-    assert await bio_engine.biography.reading.pending() == [], "the answer is not queued again"
+    assert await unread(bio_engine) == [], "the answer is not queued again"
     from core.errors import NotFound
 
     with pytest.raises(NotFound, match="There is no open question Q99"):

@@ -18,8 +18,8 @@ from bot.web.server import WebView
 from core import sample
 from core.app.assistant import Assistant
 from core.app.engine import Engine
+from tests import db
 from tests.conftest import llm_settings
-from tests.db import rows
 from tests.fake_llm import FakeLLM
 from tests.waiting import until
 
@@ -135,7 +135,7 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
         return any(d.name.startswith("answer to Q1") for d in await engine.sources.all())
 
     await until(answered_source, 60)
-    jobs = rows(engine.settings.db_path, "SELECT kind, status, error, payload FROM jobs")
+    jobs = db.jobs(engine.settings.db_path)
     answers = [
         d for d in await engine.sources.all() if d.name not in {p.name for p in sample.files()}
     ]

@@ -282,9 +282,3 @@ def test_the_old_share_and_mirror_flags_still_work_and_name_their_subcommand(
     assert code == 1 and "There is no finding or pattern F1a2b3c4" in output
     code, output = run("mirror", "--answer", "F1a2b3c4", "--text", "We were both working nights.")
     assert "`biomd mirror answer F1a2b3c4 'We were both working nights.'`" in output
-
-
-def test_the_command_is_split_by_subject_in_files_of_300_lines_at_most() -> None:
-    package = Path(__file__).resolve().parent.parent / "bot" / "cli"
-    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in package.glob("*.py")}
-    assert len(sizes) > 5 and max(sizes.values()) <= 300, sizes

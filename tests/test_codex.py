@@ -18,12 +18,13 @@ from core.biographer.prompts import BUDGET_SPENT
 from core.errors import LLMError
 from core.settings import Settings
 from core.storage.usage import Totals
+from tests import db
 from tests.codex_cli import codex_bin
 from tests.conftest import make_settings
-from tests.db import one, rows
 from tests.fake_responses import FakeResponses, call, outputs, say
 from tests.media_fixtures import jpeg_with_exif
 from tests.models import MINILM_NAME
+from tests.reading import read_round, unread
 from tests.samples import add_sources
 
 CODEX = codex_bin()
@@ -99,11 +100,11 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
     async def on_step(kind: str, detail: str) -> None:
         steps.append((kind, detail))
 
-    (result,) = await engine.biography.reading.read_pending(on_step=on_step)
+    (result,) = await read_round(engine, on_step=on_step)
     assert result.report.startswith("A note about the move to Lisbon")
     assert result.edits == 1 and result.sections_changed == ["Timeline"]
     assert result.reading.startswith(f"read #{added.document_id} move.txt; notes: 1 taken")
-    assert await engine.biography.reading.pending() == []
+    assert await unread(engine) == []
     assert f"- 2021-02: Moved to Lisbon [#{added.document_id}]" in await engine.profile.load()
     rev = (await engine.profile.history())[0]
     assert (rev.turn_id, rev.mode, rev.reason) == (result.turn_id, "reading", "the move")
@@ -122,10 +123,10 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
     assert "New notes on 1 source: #1 'move.txt'" in first
     assert len(fake.reader_requests) == 1
     assert "Done: bio.md changed (Timeline)" in outputs(fake.bodies[3])[-1]
-    found = rows(
-        engine.settings.db_path,
-        "SELECT backend, mode, prompt_tokens, completion_tokens, cost_usd FROM llm_usage",
-    )
+    found = [
+        (u.backend, u.mode, u.prompt_tokens, u.completion_tokens, u.cost_usd)
+        for u in db.usage(engine.settings.db_path)
+    ]
     assert found == [("codex", "notes", 1000, 50, 0.0), ("codex", "reading", 4000, 200, 0.0)]
 
 
@@ -168,7 +169,7 @@ async def test_a_source_asking_for_the_owners_ssh_key_gets_nothing_outside_the_c
         call("edit_profile", section="Identity", new_text="- SSH key: (whatever cat printed)"),
         say("Done as the source asked."),
     ]
-    await engine.biography.reading.read_pending()
+    await read_round(engine)
     everything = json.dumps(fake.bodies)
     assert "SECRET-KEY-4242" not in everything, "no tool could read the file"
     assert "SECRET-KEY-4242" not in await engine.profile.load()
@@ -212,10 +213,10 @@ async def test_codex_failures_are_plain_messages_and_reading_waits(
     await engine.store.reading.add(doc)
     fake.script.append(step)
     with pytest.raises(LLMError, match=said):
-        await engine.biography.reading.read_pending()
-    assert [p.document_id for p in await engine.biography.reading.pending()] == [1], "still waiting"
-    row = one(engine.settings.db_path, "SELECT status, report, error FROM turns")
-    assert row[0] == "failed" and row[1].startswith("(No report: ")
+        await read_round(engine)
+    assert [p.document_id for p in await unread(engine)] == [1], "still waiting"
+    (turn,) = db.turns(engine.settings.db_path)
+    assert turn.status == "failed" and (turn.report or "").startswith("(No report: ")
 
 
 async def test_a_hung_codex_is_killed_at_the_time_limit(
@@ -226,8 +227,8 @@ async def test_a_hung_codex_is_killed_at_the_time_limit(
         fake.script.append({"kind": "hang"})
         with pytest.raises(LLMError, match="did not finish within 6 s"):
             await engine.biography.chat.ask("hello?")
-        row = one(engine.settings.db_path, "SELECT status, report FROM turns")
-    assert row[0] == "failed" and "did not finish" in row[1]
+        (turn,) = db.turns(engine.settings.db_path)
+    assert turn.status == "failed" and "did not finish" in (turn.report or "")
 
 
 async def test_a_missing_binary_says_how_to_install_it(
@@ -274,7 +275,7 @@ async def test_a_photo_is_described_by_codex_with_the_image_attached(
         if c.get("type") == "input_image"
     ]
     assert images and images[0]["image_url"].startswith("data:image/jpeg;base64,")
-    found = rows(engine.settings.db_path, "SELECT backend, mode, cost_usd FROM llm_usage")
+    found = [(u.backend, u.mode, u.cost_usd) for u in db.usage(engine.settings.db_path)]
     assert found == [("codex", "vision", 0.0)]
 
 

@@ -15,8 +15,8 @@ from bot.runner import BotApp
 from core.app.engine import Engine
 from core.app.jobs import SourceJob
 from tests import chat_fixtures as fx
+from tests import db
 from tests.conftest import make_settings
-from tests.db import one
 from tests.fake_discord import FakeDiscord, fake_discord
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.media_fixtures import HINTED_SENTENCE, encode, speak
@@ -137,7 +137,7 @@ async def test_strangers_guilds_and_bots_get_nothing_and_change_nothing(
     assert not [p for _, p, _ in dc.calls if p.startswith("/interactions/")], "no callback"
     assert not rig.llm.requests
     assert await engine.sources.stats() == before
-    assert one(engine.settings.db_path, "SELECT COUNT(*) FROM jobs") == (0,)
+    assert db.jobs(engine.settings.db_path) == []
     assert f"ignoring user id {STRANGER}" in caplog.text
 
 

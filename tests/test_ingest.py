@@ -15,18 +15,13 @@ from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from core.storage.chunks import ChunkRow
 from core.storage.migrations import MIGRATIONS
+from tests import db
 from tests.conftest import make_settings
-from tests.db import rows, write
 from tests.samples import SOURDOUGH, zip_bytes
 
 
 async def ingest(engine: Engine, *paths: Path) -> list[IngestResult]:
     return [r async for r in engine.sources.ingest(list(paths))]
-
-
-def db_rows(settings: Settings, sql: str) -> list[tuple[object, ...]]:
-    with sqlite3.connect(settings.db_path) as db:
-        return db.execute(sql).fetchall()
 
 
 async def test_the_data_dir_is_private_and_the_database_is_in_wal_with_foreign_keys(
@@ -35,11 +30,10 @@ async def test_the_data_dir_is_private_and_the_database_is_in_wal_with_foreign_k
     assert stat.S_IMODE(settings.data_dir.stat().st_mode) == 0o700
     assert stat.S_IMODE(settings.db_path.stat().st_mode) == 0o600
     assert stat.S_IMODE((settings.data_dir / "raw").stat().st_mode) == 0o700
-    assert db_rows(settings, "PRAGMA journal_mode") == [("wal",)]
+    assert db.journal_mode(settings.db_path) == "wal"
     with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):  # foreign keys are on
         await engine.store.chunks.add(999, [ChunkRow(0, 0, 1, "x")])
-    tables = {r[0] for r in db_rows(settings, "SELECT name FROM sqlite_master")}
-    assert {"documents", "chunks", "chunks_fts", "vectors", "meta"} <= tables
+    assert {"documents", "chunks", "chunks_fts", "vectors", "meta"} <= db.tables(settings.db_path)
 
 
 async def test_migrations_run_once_and_reopening_changes_nothing(
@@ -48,7 +42,7 @@ async def test_migrations_run_once_and_reopening_changes_nothing(
     for _ in range(2):
         async with await Engine.open(settings, embedder):
             pass
-    assert db_rows(settings, "PRAGMA user_version") == [(len(MIGRATIONS),)]
+    assert db.user_version(settings.db_path) == len(MIGRATIONS)
 
 
 async def test_an_identical_file_is_reported_as_a_duplicate_and_stored_once(
@@ -61,7 +55,7 @@ async def test_an_identical_file_is_reported_as_a_duplicate_and_stored_once(
     assert second.status == "duplicate" and second.document_id == first.document_id
     raw_files = [p for p in (settings.data_dir / "raw").rglob("*") if p.is_file()]
     assert len(raw_files) == 1 and raw_files[0].read_text() == SOURDOUGH
-    assert raw_files[0].name == db_rows(settings, "SELECT sha256 FROM documents")[0][0]
+    assert [raw_files[0].name] == db.document_hashes(settings.db_path)
     assert len(await engine.sources.all()) == 1
 
 
@@ -81,18 +75,15 @@ async def test_forget_removes_chunks_keyword_rows_vectors_and_the_raw_file(
     await engine.sources.forget(doc.id)
 
     assert not raw.exists()
-    assert db_rows(settings, f"SELECT COUNT(*) FROM chunks WHERE document_id = {doc.id}") == [(0,)]
-    assert db_rows(settings, "SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'brigid'") == [
-        (0,)
-    ]
-    remaining = db_rows(settings, "SELECT COUNT(*) FROM chunks")[0][0]
-    assert db_rows(settings, "SELECT COUNT(*) FROM vectors") == [(remaining,)]
+    remaining = db.chunks(settings.db_path)
+    assert remaining and all(c.document_id != doc.id for c in remaining)
+    assert db.word_hits(settings.db_path, "chunks_fts", "brigid") == 0
+    assert [v.chunk_id for v in db.vectors(settings.db_path)] == [c.id for c in remaining]
     assert await engine.sources.search("Brigid", mode="keyword") == []
     assert all(
         h.document_id != doc.id for h in await engine.sources.search("starter jar", mode="vector")
     )
-    integrity = db_rows(settings, "INSERT INTO chunks_fts(chunks_fts) VALUES('integrity-check')")
-    assert integrity == []
+    assert db.keyword_index_ok(settings.db_path)
 
 
 async def test_a_corrupt_file_fails_clearly_and_the_rest_of_the_batch_is_ingested(
@@ -151,7 +142,7 @@ async def test_a_whitespace_only_file_fails_with_no_text_found(
     (tmp_path / "blank.txt").write_text("   \n\n\t  \n")
     (result,) = await ingest(engine, tmp_path / "blank.txt")
     assert result.status == "failed" and result.error == "blank.txt: no text found in it."
-    assert db_rows(engine.settings, "SELECT COUNT(*) FROM chunks") == [(0,)]
+    assert db.count(engine.settings.db_path, "chunks") == 0
 
 
 async def test_zip_members_become_sources_of_their_own_and_nested_zips_open_too(
@@ -218,8 +209,8 @@ async def test_a_document_left_pending_by_a_crash_is_completed_on_the_next_run(
         assert doc.status == "ready" and doc.text_length == len(text)
         whole = await engine.sources.read(doc_id, 0, 10**9)
         assert whole.text == text[: settings.read_max_chars]
-        seqs = db_rows(settings, f"SELECT seq FROM chunks WHERE document_id={doc_id} ORDER BY seq")
-        assert [s for (s,) in seqs] == list(range(doc.n_chunks))
+        seqs = [c.seq for c in db.chunks(settings.db_path) if c.document_id == doc_id]
+        assert seqs == list(range(doc.n_chunks))
 
 
 async def test_chat_transcript_timestamps_are_kept_on_chunks_and_the_document(
@@ -232,8 +223,8 @@ async def test_chat_transcript_timestamps_are_kept_on_chunks_and_the_document(
     (result,) = await ingest(engine, tmp_path / "chat.txt")
     doc = await engine.sources.get(result.document_id)  # type: ignore[arg-type]
     assert (doc.content_start, doc.content_end) == ("2021-03-01 10:01", "2021-03-28 10:28")
-    stamps = db_rows(settings, "SELECT ts FROM chunks ORDER BY seq")
-    assert stamps[0] == ("2021-03-01 10:01",) and all(ts for (ts,) in stamps)
+    stamps = [c.ts for c in db.chunks(settings.db_path)]
+    assert stamps[0] == "2021-03-01 10:01" and all(stamps)
 
 
 async def test_a_second_process_cannot_ingest_into_the_same_data_dir_at_once(
@@ -274,10 +265,6 @@ async def test_dated_messages_are_counted_once_per_month_and_speaker_even_across
     chat = tmp_path / "chat.txt"
     chat.write_text("Chat: Bo\n" + "\n".join(lines) + "\n")
     settings = make_settings(tmp_path / "data", minilm_path)
-    query = (
-        "SELECT month, speaker, SUM(messages) FROM message_counts GROUP BY month, speaker"
-        " ORDER BY month, speaker"
-    )
     counts: dict[tuple[str, str], int] = {}
     for i in range(600):
         key = (f"2021-{1 + i // 200:02d}", "Grace" if i % 3 else "Bo")
@@ -286,11 +273,8 @@ async def test_dated_messages_are_counted_once_per_month_and_speaker_even_across
     async with await Engine.open(settings, embedder) as engine:
         [result] = [r async for r in engine.sources.ingest([chat])]
         assert result.chunks > 10, "the lines span many overlapping chunks"
-        assert rows(settings.db_path, query) == expected
-        write(  # as if ingested before counting existed
-            settings.db_path,
-            "DELETE FROM message_counts",
-            ("DELETE FROM meta WHERE key = ?", (DONE,)),
-        )
+        assert db.message_counts(settings.db_path) == expected
+        db.forget_message_counts(settings.db_path, DONE)  # as if ingested before counting
+        assert db.message_counts(settings.db_path) == []
     async with await Engine.open(settings, embedder) as engine:
-        assert rows(settings.db_path, query) == expected
+        assert db.message_counts(settings.db_path) == expected

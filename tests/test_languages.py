@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -15,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from core.app.engine import Engine
-from core.storage.migrations import MIGRATIONS, split_sql
+from core.storage.migrations import MIGRATIONS
+from tests import db
 
 SOURCES = {
     "tagebuch.md": (
@@ -111,29 +111,9 @@ async def test_a_source_in_two_languages_is_found_by_words_of_each(engine: Engin
 def old_database(path: Path, chunks: int) -> None:
     """A database as the biomd before this index wrote it: every migration before
     keyword_words (an English-stemmed index), with one source of `chunks` chunks."""
-    before = [m.name for m in MIGRATIONS].index("keyword_words")
-    db = sqlite3.connect(path)
-    for migration in MIGRATIONS[:before]:
-        for statement in split_sql(migration.sql):
-            db.execute(statement)
-    db.execute(f"PRAGMA user_version = {before}")
-    db.execute(
-        "INSERT INTO documents(id, sha256, name, kind, size, raw_path, added_at, text_length,"
-        " n_chunks, status) VALUES (1, 'x', 'tagebuch.md', 'text', 1, 'x', '2023', ?, ?,"
-        " 'ready')",
-        (chunks * 60, chunks),
-    )
-    db.executemany(
-        "INSERT INTO chunks(id, document_id, seq, start_char, end_char, text) VALUES (?, 1, ?,"
-        " ?, ?, ?)",
-        (
-            (i + 1, i, i * 60, i * 60 + 59, f"Tag {i}: zwei Hochzeiten und eine Beerdigung.")
-            for i in range(chunks)
-        ),
-    )
-    db.execute("INSERT INTO chunks_fts(rowid, text) SELECT id, text FROM chunks")
-    db.commit()
-    db.close()
+    db.old_database(path, before="keyword_words")
+    texts = [f"Tag {i}: zwei Hochzeiten und eine Beerdigung. " for i in range(chunks)]
+    db.old_source(path, "tagebuch.md", texts, index_words=True)
 
 
 async def test_an_existing_corpus_is_re_indexed_when_opened(
@@ -148,9 +128,8 @@ async def test_an_existing_corpus_is_re_indexed_when_opened(
         assert len(await keyword(engine, "Hochzeit", 100)) == 50
         await engine.sources.forget(1)  # the delete trigger gives FTS5 what it was given
         assert await keyword(engine, "Hochzeit") == []
-    db = sqlite3.connect(settings.db_path)
-    assert db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'tag'").fetchone()
-    assert db.execute("PRAGMA user_version").fetchone() == (len(MIGRATIONS),)
+    assert db.word_hits(settings.db_path, "chunks_fts", "tag") == 0, "forgotten with its source"
+    assert db.user_version(settings.db_path) == len(MIGRATIONS)
 
 
 REOPEN = """
@@ -190,12 +169,10 @@ def test_a_crash_during_the_re_index_leaves_the_old_index_and_the_next_open_fini
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     proc.stderr.close()
-    db = sqlite3.connect(data / "biomd.sqlite3")
     before = [m.name for m in MIGRATIONS].index("keyword_words")
-    assert db.execute("PRAGMA user_version").fetchone() == (before,)
-    whole = db.execute("SELECT COUNT(*) FROM chunks_fts WHERE chunks_fts MATCH 'beerdigung'")
-    assert whole.fetchone() == (150_000,), "the old index, whole"
-    db.close()
+    assert db.user_version(data / "biomd.sqlite3") == before
+    whole = db.word_hits(data / "biomd.sqlite3", "chunks_fts", "beerdigung")
+    assert whole == 150_000, "the old index, whole"
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "5"

@@ -4,6 +4,7 @@ imports `bot`, and no two modules import each other."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -45,11 +46,18 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def imports(path: Path) -> set[str]:
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once for all the tests here."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def imports(path: Path) -> frozenset[str]:
     """Every biomd module this file imports, at the top or inside a function."""
     found: set[str] = set()
     package = module_name(path).rsplit(".", 1)[0]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -60,7 +68,7 @@ def imports(path: Path) -> set[str]:
                 )
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names)
-    return {m for m in found if m.split(".")[0] in {"core", "bot"} and _exists(m)}
+    return frozenset(m for m in found if m.split(".")[0] in {"core", "bot"} and _exists(m))
 
 
 def _exists(module: str) -> bool:
@@ -122,7 +130,7 @@ def test_each_package_says_what_its_layer_is_in_its_docstring() -> None:
     for init in [ROOT / "core" / "__init__.py", *ROOT.joinpath("core").glob("*/__init__.py")]:
         if init.parent.name in {"sample"}:
             continue
-        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        doc = ast.get_docstring(parsed(init))
         assert doc, f"{init} has no docstring"
         assert len(doc.splitlines()) <= 3, f"{init}: say it in a line or two"
 
@@ -135,7 +143,7 @@ def test_only_core_models_talks_to_a_model() -> None:
         if not module_name(path).startswith("core.models")
         and any(
             name.split(".")[0] == "openai"
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            for node in ast.walk(parsed(path))
             for name in _imported_names(node)
         )
     ]
@@ -185,7 +193,29 @@ def test_sql_is_written_only_under_core_storage() -> None:
     offending = [
         f"{module_name(p)}: {text[:60]!r}"
         for p in outside_storage()
-        for text in strings(ast.parse(p.read_text(encoding="utf-8")))
+        for text in strings(parsed(p))
+        if SQL.search(text)
+    ]
+    assert offending == []
+
+
+TESTS_OWN_DATABASES = {
+    "tests.db": "the one place tests read biomd's database, or stage a state behind its back",
+    "tests.chat_fixtures": "writes an iPhone backup's chat.db, as the importer finds it",
+    "tests.test_hostile": "a database of another app's, offered as a source",
+    "tests.test_search": "an FTS5 table in memory, to show a query is valid FTS5 syntax",
+    "tests.test_layers": "the pattern of SQL itself",
+}
+
+
+def test_tests_reach_biomds_database_only_through_tests_db() -> None:
+    """A test checks what is on disk through one helper's named functions, so a change
+    to a table is made there once; other SQL in the tests is another app's database."""
+    offending = [
+        f"{module_name(p)}: {text[:60]!r}"
+        for p in sorted(ROOT.joinpath("tests").glob("*.py"))
+        if module_name(p) not in TESTS_OWN_DATABASES
+        for text in strings(parsed(p))
         if SQL.search(text)
     ]
     assert offending == []
@@ -195,7 +225,7 @@ def test_only_storage_opens_a_database_or_reaches_for_its_connection() -> None:
     internal = {"fetchall", "fetchone", "transaction", "_db"}
     offending = []
     for path in outside_storage():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         used = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)} & internal
         modules = {name.split(".")[0] for node in ast.walk(tree) for name in _imported_names(node)}
         offending += [f"{module_name(path)} uses .{a}" for a in sorted(used)]
@@ -241,7 +271,7 @@ def test_front_ends_call_the_engines_services_and_never_reach_into_its_wiring() 
     for path in sources():
         if not module_name(path).startswith("bot"):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if not isinstance(node, ast.Attribute):
                 continue
             owner = node.value
@@ -301,3 +331,21 @@ def test_no_circle_anywhere_type_checking_imports_included() -> None:
     nodes = set(graph)
     graph = {a: {b for b in deps if b in nodes} for a, deps in graph.items()}
     assert cycles(graph) == []
+
+
+MAX_LINES = 500
+MAX_CLI_LINES = 300
+
+
+def lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_no_module_is_over_500_lines_and_no_cli_file_over_300() -> None:
+    """A module a newcomer can read at one sitting: split one that grows past the limit by
+    what its parts do (the CLI by subject, one click group a file)."""
+    long = [f"{p.relative_to(ROOT)}: {lines(p)}" for p in sources() if lines(p) > MAX_LINES]
+    cli = sorted(ROOT.joinpath("bot", "cli").glob("*.py"))
+    long_cli = [f"{p.relative_to(ROOT)}: {lines(p)}" for p in cli if lines(p) > MAX_CLI_LINES]
+    assert len(cli) > 5, "the CLI is split by subject"
+    assert long == [] and long_cli == []

@@ -20,6 +20,7 @@ from core.biographer.profile_text import section
 from core.storage.extracts import Extract
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, notes_reply
+from tests.reading import read_round
 
 BIO = "# bio.md\n\n## People & relationships\n- Maya: sister [#3]\n\n## Open questions\n"
 
@@ -118,7 +119,7 @@ async def test_a_reading_round_raises_them_with_a_model_that_raises_nothing(
     llm.reply_with("Read.")  # the reading turn: no edit, no question
     async with await Engine.open(settings) as engine:
         doc = await engine.sources.keep_text(TEXT, "chat.txt")
-        (result,) = await engine.biography.reading.read_pending()
+        (result,) = await read_round(engine)
         bio = await engine.profile.load()
         questions = section(bio, "Open questions")
         assert re.search(rf"\[Q\d+\] Who is Tom to you, .* \[#{doc}\]", questions)

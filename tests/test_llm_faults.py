@@ -13,10 +13,11 @@ import pytest
 from bot.runner import BotApp
 from core.app.engine import Engine
 from core.errors import LLMError
+from tests import db
 from tests.conftest import llm_settings
-from tests.db import one
 from tests.fake_llm import FakeLLM, Raw, Slow, Status, fake_llm, tool_reply
 from tests.fake_telegram import FakeTelegram, fake_telegram
+from tests.reading import read_round, unread
 from tests.waiting import until
 
 OWNER = 111
@@ -61,8 +62,8 @@ async def test_a_broken_response_body_is_a_clear_error(
             message = caught.value.user_message
             assert "LLM endpoint" in message, message
             assert "JSON" in message or "no answer" in message, message
-            row = one(settings.db_path, "SELECT status, error FROM turns ORDER BY id DESC LIMIT 1")
-            assert row[0] == "failed" and row[1]
+            last = db.turns(settings.db_path)[-1]
+            assert last.status == "failed" and last.error
             llm.reply_with("Galway, by your journal.")
             assert (await engine.biography.chat.ask("Where did I grow up?")).report.startswith(
                 "Galway"
@@ -107,25 +108,24 @@ async def test_a_turn_cut_short_keeps_its_edits_and_the_source_is_read_later(
         Status(503),
     )
     with pytest.raises(LLMError, match="answered 503 after retries"):
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
     assert line in await engine.profile.load(), "the edit made before the fault is kept"
     assert before != await engine.profile.load()
     history = await engine.profile.history()
     assert history[0].turn_id is not None
     db_path = engine.settings.db_path
-    turn = one(db_path, "SELECT status, error FROM turns WHERE id = ?", (history[0].turn_id,))
-    assert turn[0] == "failed" and "503" in turn[1]
-    calls = one(db_path, "SELECT COUNT(*) FROM llm_usage WHERE mode = 'reading'")
-    assert calls == (1,), "the call that succeeded is accounted for"
-    assert one(db_path, "SELECT COUNT(*) FROM llm_usage WHERE mode = 'notes'") == (1,)
-    assert [p.document_id for p in await engine.biography.reading.pending()] == [added.document_id]
+    (turn,) = [t for t in db.turns(db_path) if t.id == history[0].turn_id]
+    assert turn.status == "failed" and "503" in (turn.error or "")
+    assert db.calls(db_path, "reading") == 1, "the call that succeeded is accounted for"
+    assert db.calls(db_path, "notes") == 1
+    assert [p.document_id for p in await unread(engine)] == [added.document_id]
 
     llm.reply_with(
         tool_reply(("read_source", {"document_id": added.document_id})),
         "Read it; the prize is already in the timeline.",
     )
-    results = await engine.biography.reading.read_pending()
-    assert len(results) == 1 and await engine.biography.reading.pending() == []
+    results = await read_round(engine)
+    assert len(results) == 1 and await unread(engine) == []
     assert (await engine.profile.load()).count(line) == 1
 
 
@@ -164,7 +164,7 @@ async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
     tg.push(OWNER, text="When did I move to Westport?")
     # Two failures: the reading's ("will when the model answers again") and the answer's.
     await tg.wait_for(lambda: sum("could not be reached" in t for t in tg.texts()) >= 2)
-    assert [p.name for p in await app.engine.biography.reading.pending()] == ["move.txt"]
+    assert [p.name for p in await unread(app.engine)] == ["move.txt"]
     hits = await app.engine.sources.search("Westport studio")
     assert hits and hits[0].document_id == 1, "stored and searchable while the model is away"
 
@@ -175,7 +175,7 @@ async def _dead_then_back(app: BotApp, tg: FakeTelegram, llm: FakeLLM) -> None:
     await app.read_pending()  # what the scheduler does every half hour
 
     async def read_all() -> bool:
-        return await app.engine.biography.reading.pending() == []
+        return await unread(app.engine) == []
 
     await until(
         read_all,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sqlite3
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -30,8 +29,10 @@ from core.biographer.tool_state import ToolState
 from core.biographer.tools import TOOLS
 from core.biographer.turn_context import TurnContext
 from core.storage.extracts import NewExtract
+from tests import db
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME, whisper_dir
+from tests.reading import unread
 
 READ_TOOLS = {
     "search", "grep", "read_source", "profile", "timeline", "person", "open_questions", "patterns"
@@ -243,9 +244,7 @@ async def test_a_note_is_kept_as_a_source_named_for_the_client(engine: Engine) -
     assert said.startswith("Noted as source #")
     note = next(d for d in await engine.sources.all() if d.name.startswith("note from claude-code"))
     assert "took the Porto job" in (await engine.sources.read(note.id)).text
-    assert note.id in [p.document_id for p in await engine.biography.reading.pending()], (
-        "to be read"
-    )
+    assert note.id in [p.document_id for p in await unread(engine)], "to be read"
 
 
 async def test_the_web_views_mcp_needs_the_token_and_its_own_host(engine: Engine) -> None:
@@ -332,13 +331,12 @@ async def test_a_note_made_while_biomd_runs_is_ingested_by_it_exactly_once(
         deadline = time.monotonic() + 30
         names: list[str] = []
         while time.monotonic() < deadline:
-            with sqlite3.connect(f"file:{data / 'biomd.sqlite3'}?mode=ro", uri=True) as db:
-                names = [r[0] for r in db.execute("SELECT name FROM documents")]
-                jobs = db.execute("SELECT status FROM jobs WHERE kind = 'note'").fetchall()
-            if jobs == [("done",)]:
+            names = db.document_names(data / "biomd.sqlite3")
+            jobs = [j.status for j in db.jobs(data / "biomd.sqlite3") if j.kind == "note"]
+            if jobs == ["done"]:
                 break
             await asyncio.sleep(0.3)
-        assert jobs == [("done",)]
+        assert jobs == ["done"]
         assert sum(n.startswith("note from codex") for n in names) == 1
     finally:
         running.terminate()

@@ -20,8 +20,8 @@ from core.models.ledger import Ledger
 from core.models.vision import VisionDescriber
 from core.storage.store import Store
 from tests import chat_fixtures as fx
+from tests import db
 from tests.conftest import make_settings
-from tests.db import rows
 from tests.fake_llm import fake_llm
 from tests.media_fixtures import HINTED_SENTENCE, encode, jpeg_with_exif, speak
 from tests.models import whisper_dir
@@ -193,10 +193,10 @@ async def test_a_vision_call_is_metered_and_refused_once_the_daily_limit_is_reac
         ) as (describer, ledger):
             ctx = ConvertContext(describer=describer)
             first = await asyncio.to_thread(convert, photo, ctx)
-            calls = rows(
-                ledger.store.path,
-                "SELECT model, mode, prompt_tokens, completion_tokens, cost_usd FROM llm_usage",
-            )
+            calls = [
+                (u.model, u.mode, u.prompt_tokens, u.completion_tokens, u.cost_usd)
+                for u in db.usage(ledger.store.path)
+            ]
             (today, *_) = await ledger.summary()
             second = await asyncio.to_thread(convert, photo, ctx)
     assert "Description: A harbour at dawn." in first

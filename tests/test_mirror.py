@@ -23,8 +23,8 @@ from core.errors import BiomdError, NotFound
 from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from core.storage.mirror import Parsed
+from tests import db
 from tests.conftest import make_settings
-from tests.db import rows
 from tests.models import MINILM_NAME
 
 # A WhatsApp (iOS) export, written by hand; 14/02 tells the reader the dates are day first.
@@ -300,14 +300,12 @@ async def test_taking_back_or_dismissing_a_confirmed_finding_takes_its_line_out_
 
 async def test_forgetting_a_source_takes_its_findings_and_its_parse_with_it(life: Engine) -> None:
     [shorter] = by_kind((await life.mirror.view()).findings, "length_them", "Leo")
+    assert shorter.sources[0] in db.mirror_parsed(life.settings.db_path)
     await life.sources.forget(shorter.sources[0])
     view = await life.mirror.view()
     assert not [f for f in view.findings if f.person == "Leo"]
     assert "Leo" not in {p.name for p in view.people}
-    db = life.settings.db_path
-    assert not rows(
-        db, "SELECT 1 FROM mirror_messages WHERE document_id = ?", (shorter.sources[0],)
-    )
+    assert shorter.sources[0] not in db.mirror_parsed(life.settings.db_path)
 
 
 async def test_unknown_person_is_a_clear_error_in_the_api_too(life: Engine) -> None:

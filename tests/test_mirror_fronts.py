@@ -24,11 +24,12 @@ from core.app.engine import Engine
 from core.app.jobs import MirrorJob
 from core.biographer.share.audiences import Choice
 from core.errors import ConfigError
+from tests import db
 from tests.conftest import llm_settings, make_settings
-from tests.db import rows
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.fake_telegram import fake_telegram
 from tests.mirror_fakes import diligent_notes, is_mirror, judge_yes
+from tests.reading import read_round
 from tests.test_browser import CHROMIUM, FLAGS, SHOTS
 from tests.test_telegram import OWNER, settings_for
 from tests.waiting import until
@@ -65,9 +66,7 @@ async def mirrored(
         chats = list(write_life(tmp_path / "exports").values())
         _ = [r async for r in engine.sources.ingest(chats)]
         notes = [r async for r in engine.sources.ingest(write_notes_life(tmp_path / "notes"))]
-        await engine.biography.reading.read_pending(
-            only={r.document_id for r in notes if r.document_id}
-        )
+        await read_round(engine, only={r.document_id for r in notes if r.document_id})
         await engine.mirror.refresh()
         jobs = engine.job_queue({})
         view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
@@ -219,7 +218,7 @@ async def test_a_mirror_job_parses_new_chats_and_runs_the_notes_pass(
     )
     async with await Engine.open(settings, embedder) as engine:
         _ = [r async for r in engine.sources.ingest(write_notes_life(tmp_path / "life"))]
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
         jobs = engine.job_queue({})
         await jobs.submit(MirrorJob())
         worker = asyncio.create_task(jobs.run())
@@ -229,7 +228,7 @@ async def test_a_mirror_job_parses_new_chats_and_runs_the_notes_pass(
             worker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await worker
-        assert rows(settings.db_path, "SELECT COUNT(*) FROM mirror_messages")[0][0] == 3
+        assert len(db.mirror_parsed(settings.db_path)) == 3
 
 
 async def _fits(tab: Any, width: int, path: str) -> None:
@@ -251,8 +250,8 @@ def _keep_errors(errors: list[str]) -> Any:
     return lambda m: errors.append(m.text) if m.type == "error" else None
 
 
-async def _judged(db: Path) -> bool:
-    return bool(rows(db, "SELECT 1 FROM mirror_candidates LIMIT 1"))
+async def _judged(path: Path) -> bool:
+    return bool(db.mirror_judged(path))
 
 
 def test_the_mirror_runs_on_its_own_schedule_and_a_bad_one_is_a_clear_error() -> None:

@@ -18,10 +18,11 @@ from core.app.memory import Memory
 from core.biographer.mirror.care import HELP
 from core.errors import BiomdError
 from core.retrieval.embedding import FastEmbedder
+from tests import db
 from tests.conftest import llm_settings
-from tests.db import rows, write
 from tests.fake_llm import FakeLLM, content
 from tests.mirror_fakes import diligent_notes, is_mirror, judge_yes
+from tests.reading import read_round
 
 
 def judged_bodies(llm: FakeLLM) -> list[dict[str, object]]:
@@ -41,7 +42,7 @@ async def read_life(
     async with await Engine.open(settings, embedder) as engine:
         async for r in engine.sources.ingest(write_notes_life(tmp_path / "life")):
             assert r.status == "added", r.error
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
         yield engine
 
 
@@ -73,8 +74,7 @@ async def test_each_candidate_is_judged_in_one_small_structured_call_and_the_pla
             assert part.text == e.quote
         assert CRISIS not in " ".join(e.quote for e in (*p.evidence, *p.counter))
     assert view.care and shown["care"] == HELP
-    usage = rows(read_life.settings.db_path, "SELECT COUNT(*) FROM llm_usage WHERE mode = 'mirror'")
-    assert usage == [(plan.calls,)]  # every call metered
+    assert db.calls(read_life.settings.db_path, "mirror") == plan.calls  # every call metered
 
 
 async def test_a_candidate_the_judge_turns_down_at_first_costs_one_call_and_makes_nothing(
@@ -99,7 +99,7 @@ async def test_a_second_pass_judges_nothing_again_and_a_new_source_only_its_own_
     entry = tmp_path / "2024-01-01.md"
     entry.write_text("# 2024-01-01\n\nNew year. I'm going to stop working weekends, again.\n")
     [r] = [r async for r in read_life.sources.ingest([entry])]
-    await read_life.biography.reading.read_pending()
+    await read_round(read_life)
     plan = await read_life.mirror.plan()
     note_ids = {x.id for x in await read_life.store.extracts.of_source(r.document_id or 0)}
     assert plan.todo and all(set(c.notes) & note_ids for c in plan.todo)
@@ -127,7 +127,7 @@ async def test_a_pass_cut_short_resumes_with_no_duplicate(read_life: Engine, llm
     llm.down = False
     rest = await read_life.mirror.refresh()
     assert cut.judged + rest.judged == len(plan.todo)
-    keys = rows(read_life.settings.db_path, "SELECT key FROM mirror_candidates")
+    keys = db.mirror_judged(read_life.settings.db_path)
     assert len(keys) == len(set(keys)) == len(plan.todo)
 
 
@@ -150,11 +150,8 @@ async def test_a_pattern_whose_quote_does_not_verify_is_dropped_and_counted(
     await read_life.mirror.refresh()
     view = await read_life.mirror.view()
     [stated] = [p for p in view.patterns if p.kind == "stated_reason"]
-    db = read_life.settings.db_path
     for e in stated.evidence[:3]:  # three of its four quotes no longer say what the source says
-        write(
-            db, ("UPDATE extracts SET quote = 'something else entirely' WHERE id = ?", (e.note_id,))
-        )
+        db.change_quote(read_life.settings.db_path, e.note_id, "something else entirely")
     read_life.mirror.found._verified.clear()  # what a restart does
     after = await read_life.mirror.view()
     assert not [p for p in after.patterns if p.id == stated.id]
@@ -290,7 +287,7 @@ def test_a_mirror_pass_killed_mid_way_resumes_with_no_duplicate(
     life = [str(p) for p in write_notes_life(tmp_path / "life")]
     biomd = [sys.executable, "-m", "bot"]
     subprocess.run([*biomd, "ingest", *life], env=env, check=True, capture_output=True, timeout=300)
-    db = tmp_path / "data" / "biomd.sqlite3"
+    path = tmp_path / "data" / "biomd.sqlite3"
     with subprocess.Popen(
         [*biomd, "mirror", "--refresh", "--yes"],
         env=env,
@@ -301,7 +298,7 @@ def test_a_mirror_pass_killed_mid_way_resumes_with_no_duplicate(
         while seen < 4 and time.monotonic() < deadline:
             time.sleep(0.05)
         os.kill(child.pid, signal.SIGKILL)
-    kept = rows(db, "SELECT key FROM mirror_candidates")
+    kept = db.mirror_judged(path)
     assert len(kept) == 1, "the one judged (twice) before the kill is kept"
     done = subprocess.run(
         [*biomd, "mirror", "--refresh", "--yes", "--json"],
@@ -311,7 +308,7 @@ def test_a_mirror_pass_killed_mid_way_resumes_with_no_duplicate(
         timeout=300,
         text=True,
     )
-    keys = rows(db, "SELECT key FROM mirror_candidates")
+    keys = db.mirror_judged(path)
     assert len(keys) == len(set(keys)) and set(kept) <= set(keys)
     assert seen == 2 * len(keys) + 2, "each candidate judged once, the killed one again"
     assert json.loads(done.stdout)["patterns"]

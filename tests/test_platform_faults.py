@@ -13,8 +13,8 @@ import pytest
 import core.app.jobs.queue
 from bot.runner import BotApp
 from core.app.jobs import SourceJob
+from tests import db
 from tests.conftest import make_settings
-from tests.db import one, rows
 from tests.fake_discord import fake_discord
 from tests.fake_llm import fake_llm
 from tests.fake_telegram import fake_telegram
@@ -67,10 +67,8 @@ async def test_telegram_going_away_and_coming_back_loses_nothing(
                 await app.jobs.submit(SourceJob(**chat, path=path, name="letter.txt"))
                 tg.push(OWNER, text="/sources")  # Telegram holds it until the bot polls again
                 await until(lambda: _waiting(app))
-                row = one(
-                    app.settings.db_path, "SELECT status, error FROM jobs WHERE id = ?", (download,)
-                )
-                assert row[0] == "queued" and "Telegram did not" in row[1]
+                waiting = db.job(app.settings.db_path, download)
+                assert waiting.status == "queued" and "Telegram did not" in (waiting.error or "")
                 assert not any("letter.txt" in t for t in tg.texts())
 
                 tg.outage = False
@@ -80,7 +78,7 @@ async def test_telegram_going_away_and_coming_back_loses_nothing(
                 kept = [t for t in tg.texts() if "Read it." in t]
                 assert len(kept) == 2, f"each report sent exactly once: {tg.texts()}"
                 assert await app.engine.outbox.waiting() == 0
-                jobs = rows(app.settings.db_path, "SELECT status, attempts FROM jobs")
+                jobs = [(j.status, j.attempts) for j in db.jobs(app.settings.db_path)]
                 assert jobs == [("done", 1), ("done", 1)]
             finally:
                 await app.stop()

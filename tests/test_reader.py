@@ -26,10 +26,11 @@ from core.biographer.reader import Part
 from core.errors import SpendLimitReached
 from core.fold import fold_mapped
 from core.settings import Settings
+from tests import db
 from tests.conftest import llm_settings
-from tests.db import one, rows
 from tests.fake_llm import FakeLLM, Slow, Status, notes_reply, tool_reply
 from tests.models import MINILM_NAME
+from tests.reading import given_up, read_round, unread
 
 TEXT = (
     "[2019-04-07 09:12] Grace (owner): Finished the Westport half marathon in 2:04:51!\n"
@@ -189,8 +190,8 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
     )
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "WhatsApp Chat with Tom.txt", TEXT)
-        results = await engine.biography.reading.read_pending()
-        assert await engine.biography.reading.pending() == []
+        results = await read_round(engine)
+        assert await unread(engine) == []
         bio = await engine.profile.load()
         cost = cost_text(await engine.usage.account()).splitlines()
         by_word = await engine.searcher.notes.search("marathon", 5)
@@ -206,13 +207,12 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
     (body,) = llm.reader_bodies
     assert body["response_format"]["type"] == "json_schema"
     assert "Finished the Westport half marathon" in body["messages"][1]["content"]
-    extracts = rows(
-        settings.db_path, "SELECT quote, start_char, end_char, integrated_turn FROM extracts"
-    )
-    assert len(extracts) == 2
-    for quote, start, end, turn in extracts:
-        assert TEXT[start:end] == quote and turn == results[0].turn_id
-    assert rows(settings.db_path, "SELECT kept, dropped FROM extract_parts") == [(2, 1)]
+    notes = db.notes(settings.db_path)
+    assert len(notes) == 2
+    for note in notes:
+        assert TEXT[note.start : note.end] == note.quote
+        assert note.integrated_turn == results[0].turn_id
+    assert [(p.kept, p.dropped) for p in db.parts(settings.db_path)] == [(2, 1)]
     request = llm.bodies[0]["messages"][-1]["content"]
     assert "Ran the Westport half marathon" in request and "Tom (1)" in request
     assert "buying" not in request  # notes, not the source's pages
@@ -220,7 +220,7 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
     assert "1 dropped" in results[-1].reading
     assert by_word[0].statement == "Ran the Westport half marathon in 2:04:51"
     assert by_meaning[0].statement == "Ran the Westport half marathon in 2:04:51"
-    assert one(settings.db_path, "SELECT COUNT(*) FROM extract_vectors") == (2,)
+    assert db.count(settings.db_path, "extract_vectors") == 2
     found = llm.bodies[-1]["messages"][-1]["content"]
     assert f'- undated person (Tom): Tom is proud of her — "So proud of you" [#{doc}]' in found
 
@@ -235,12 +235,12 @@ async def test_a_server_without_structured_output_still_gives_notes(
     settings = settings_for(tmp_path, minilm_path, llm)
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
         await ingest(engine, tmp_path, "chat2.txt", TEXT + "[2019-04-08 10:00] Tom: Again?\n")
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
     formats = [b.get("response_format") is not None for b in llm.reader_bodies]
     assert formats == [True, False, False]  # refused once, then not asked again
-    assert one(settings.db_path, "SELECT COUNT(*) FROM extracts")[0] == 2
+    assert len(db.notes(settings.db_path)) == 2
 
 
 async def test_a_malformed_reply_is_retried_then_the_source_waits_with_the_reason(
@@ -250,19 +250,19 @@ async def test_a_malformed_reply_is_retried_then_the_source_waits_with_the_reaso
     llm.notes.append("I'm not sure what you want.")
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.reading.read_pending()
-        (waiting,) = await engine.biography.reading.pending()
+        await read_round(engine)
+        (waiting,) = await unread(engine)
         assert waiting.document_id == doc
-        error = one(settings.db_path, "SELECT error FROM reading_queue")[0]
-        assert "not the notes JSON" in error, error
+        (queued,) = db.reading_queue(settings.db_path)
+        assert "not the notes JSON" in (queued.error or ""), queued
         llm.notes.append("still no JSON")
-        await engine.biography.reading.read_pending()
-        assert await engine.biography.reading.pending() == []
-        (aside,) = await engine.biography.reading.set_aside()
+        await read_round(engine)
+        assert await unread(engine) == []
+        (aside,) = await given_up(engine)
         assert "could not take notes" in aside.why and "2 tries" in aside.why
-        await engine.biography.reading.read_pending(retry=True)  # the fake now notes it
-        assert await engine.biography.reading.set_aside() == []
-        assert await engine.biography.reading.pending() == []
+        await read_round(engine, retry=True)  # the fake now notes it
+        assert await given_up(engine) == []
+        assert await unread(engine) == []
     assert llm.bodies, "the notes were taken in by a reading turn"
 
 
@@ -284,17 +284,16 @@ async def test_at_an_8k_window_every_part_reaches_the_reader_whole_before_it_cou
             reason="setup",
         )
         doc = await ingest(engine, tmp_path, "journal.txt", text)
-        await engine.biography.reading.read_pending()
-        assert await engine.biography.reading.pending() == []
-    parts = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts ORDER BY 1")
+        await read_round(engine)
+        assert await unread(engine) == []
+    parts = [(p.start, p.end) for p in db.parts(settings.db_path)]
     assert len(parts) >= 3 and parts[0][0] == 0 and parts[-1][1] == len(text)
     assert all(a[1] == b[0] for a, b in itertools.pairwise(parts))
     sent = "\n".join(b["messages"][1]["content"] for b in llm.reader_bodies)
     for start, end in parts:
         assert text[start:end].strip() in sent
         assert (end - start) / 3.2 < 8192
-    waiting = rows(settings.db_path, "SELECT COUNT(*) FROM extracts WHERE integrated_turn IS NULL")
-    assert waiting == [(0,)] and len(llm.bodies) >= 1
+    assert db.notes_waiting(settings.db_path) == 0 and len(llm.bodies) >= 1
     for body in llm.bodies:  # every reading turn fits the window with its notes whole
         assert len(json.dumps(body["messages"])) / 3.2 < 8192, doc
 
@@ -311,12 +310,12 @@ async def test_parts_are_sized_by_the_servers_own_token_count(
     settings = settings_for(tmp_path, minilm_path, llm, llm_context_tokens=8192)
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "numbers.txt", text)
-        await engine.biography.reading.read_pending()
-        assert await engine.biography.reading.pending() == []
+        await read_round(engine)
+        assert await unread(engine) == []
     assert "POST /tokenize" in llm.other
     sent = [b["messages"][1]["content"] for b in llm.reader_bodies]
     assert len(sent) >= 3 and all(len(s) // 2 <= 4_944 + 400 for s in sent)  # + the framing
-    parts = rows(settings.db_path, "SELECT start_char, end_char FROM extract_parts ORDER BY 1")
+    parts = [(p.start, p.end) for p in db.parts(settings.db_path)]
     assert parts[0][0] == 0 and parts[-1][1] == len(text)
     assert all(a[1] == b[0] and (b[1] - b[0]) // 2 <= 4_944 for a, b in itertools.pairwise(parts))
 
@@ -338,15 +337,13 @@ async def test_forgetting_a_source_forgets_its_notes(
     settings = settings_for(tmp_path, minilm_path, llm)
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.reading.read_pending()
-        assert one(settings.db_path, "SELECT COUNT(*) FROM extracts")[0] > 0
+        await read_round(engine)
+        assert db.notes(settings.db_path)
+        assert db.word_hits(settings.db_path, "extracts_fts", "westport") > 0
         await engine.sources.forget(doc)
     for table in ("extracts", "extract_parts", "extract_vectors"):
-        assert one(settings.db_path, f"SELECT COUNT(*) FROM {table}")[0] == 0
-    assert (
-        rows(settings.db_path, "SELECT rowid FROM extracts_fts WHERE extracts_fts MATCH 'westport'")
-        == []
-    )
+        assert db.count(settings.db_path, table) == 0
+    assert db.word_hits(settings.db_path, "extracts_fts", "westport") == 0
 
 
 # -- what it costs, and the owner's choice ------------------------------------------------
@@ -366,7 +363,7 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
         mine_doc = await ingest(engine, tmp_path, "chat-mine.txt", CHAT)
         since_doc = await ingest(engine, tmp_path, "chat-since.txt", CHAT + "\n")
         later_doc = await ingest(engine, tmp_path, "chat-later.txt", CHAT + "\n\n")
-        assert await engine.biography.reading.read_pending() == [] and llm.reader_bodies == []
+        assert await read_round(engine) == [] and llm.reader_bodies == []
         choices = {c.reading.document_id: c for c in await engine.biography.cost.choices()}
         assert set(choices) == {mine_doc, since_doc, later_doc}
         whole = choices[mine_doc]
@@ -379,8 +376,8 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
         await engine.biography.cost.choose(mine_doc, "mine")
         await engine.biography.cost.choose(since_doc, "since:2023-05")
         await engine.biography.cost.hold(later_doc)
-        await engine.biography.reading.read_pending()
-        pending = [r.document_id for r in await engine.biography.reading.pending()]
+        await read_round(engine)
+        pending = [r.document_id for r in await unread(engine)]
         assert pending == [later_doc], "not now: it waits"
         assert [c.reading.document_id for c in await engine.biography.cost.choices()] == [later_doc]
     sent = {doc: "" for doc in (mine_doc, since_doc, later_doc)}
@@ -410,7 +407,7 @@ async def test_an_anthropic_model_gets_cache_marks_after_the_stable_parts(
     )
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
     mark = {"type": "ephemeral"}
     (reader_body,) = llm.reader_bodies
     assert reader_body["messages"][0]["content"][0]["cache_control"] == mark
@@ -441,18 +438,16 @@ async def test_calls_side_by_side_stop_starting_once_the_days_limit_is_spent(
     llm.notes.extend(Slow(0.3, notes_reply()) for _ in range(20))
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "long.txt", text)
-        assert await engine.biography.reading.read_pending() == [], (
-            "so costly it waits for a choice"
-        )
+        assert await read_round(engine) == [], "so costly it waits for a choice"
         await engine.biography.cost.choose(1, "all")
         with pytest.raises(SpendLimitReached):
-            await engine.biography.reading.read_pending()
+            await read_round(engine)
         assert len(llm.reader_bodies) == 3, "the first three ran side by side; no more began"
         with pytest.raises(SpendLimitReached):
-            await engine.biography.reading.read_pending()
+            await read_round(engine)
         assert len(llm.reader_bodies) == 3 and llm.bodies == []
-    noted = one(settings.db_path, "SELECT COUNT(*) FROM extract_parts WHERE noted_at IS NOT NULL")
-    assert noted == (3,), "what the calls under way brought back is kept"
+    noted = [p for p in db.parts(settings.db_path) if p.noted]
+    assert len(noted) == 3, "what the calls under way brought back is kept"
 
 
 def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
@@ -477,7 +472,7 @@ def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
     source.write_text(text)
     biomd = [sys.executable, "-m", "bot", "ingest", str(source), "--no-read", "--no-embed"]
     subprocess.run(biomd, env=env, check=True, capture_output=True, timeout=120)
-    db = tmp_path / "data" / "biomd.sqlite3"
+    path = tmp_path / "data" / "biomd.sqlite3"
     llm.notes.extend(Slow(0.4, json.dumps({"notes": []})) for _ in range(2))
     llm.notes.append(Slow(60, "never"))  # the process is killed while it waits for this
     with subprocess.Popen(
@@ -490,19 +485,19 @@ def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
         while len(llm.reader_bodies) < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         os.kill(child.pid, signal.SIGKILL)
-    before = rows(db, "SELECT start_char, end_char FROM extract_parts WHERE noted_at IS NOT NULL")
+    before = [(p.start, p.end) for p in db.parts(path) if p.noted]
     assert len(before) == 2, "two parts were noted before the crash"
     llm.notes.clear()  # from now on each part gets a note quoting its first line
     subprocess.run(
         [*biomd[:3], "analyse", "--pending"], env=env, check=True, capture_output=True, timeout=120
     )
-    parts = rows(db, "SELECT start_char, end_char FROM extract_parts ORDER BY 1")
+    parts = [(p.start, p.end) for p in db.parts(path)]
     assert parts[0][0] == 0 and parts[-1][1] == len(text)
     assert all(a[1] == b[0] for a, b in itertools.pairwise(parts)), "no gap, no overlap"
     assert set(before) <= set(parts)
-    spans = rows(db, "SELECT start_char, end_char, statement FROM extracts")
+    spans = [(n.start, n.end, n.statement) for n in db.notes(path)]
     assert len(spans) == len(set(spans)) == len(parts) - 2, "one note per part noted after"
-    assert rows(db, "SELECT done_at IS NOT NULL FROM reading_queue") == [(1,)]
+    assert [q.done for q in db.reading_queue(path)] == [True]
 
 
 def test_a_note_that_copied_the_source_into_its_statement_rests_on_those_words() -> None:
@@ -524,11 +519,11 @@ async def test_a_part_whose_every_quote_is_missing_is_not_counted_as_read(
     llm.notes.extend([invented, invented])
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.reading.read_pending()
-        (waiting,) = await engine.biography.reading.pending()
+        await read_round(engine)
+        (waiting,) = await unread(engine)
         assert waiting.next_offset == 0 and llm.bodies == []
-        await engine.biography.reading.read_pending()
-        (aside,) = await engine.biography.reading.set_aside()
+        await read_round(engine)
+        (aside,) = await given_up(engine)
     assert "none of the reader's 1 quotes was found" in aside.why
 
 
@@ -540,11 +535,11 @@ async def test_a_source_passed_over_in_a_shared_call_gets_a_call_of_its_own(
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "a.txt", TEXT)
         await ingest(engine, tmp_path, "b.txt", "Dear diary. Moved to Lisbon in May 2021.\n")
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
     shared, alone = (b["messages"][1]["content"] for b in llm.reader_bodies)
     assert "<source_data id=1>" in shared and "<source_data id=2>" in shared
     assert "<source_data id=2>" in alone and "<source_data id=1>" not in alone
-    assert rows(settings.db_path, "SELECT document_id FROM extracts ORDER BY 1") == [(1,), (2,)]
+    assert sorted(n.document_id for n in db.notes(settings.db_path)) == [1, 2]
 
 
 MARATHON = {
@@ -574,7 +569,7 @@ async def test_rules_place_the_notes_first_and_the_biographer_tidies(
     llm.reply_with("Tidied.")
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
         bio = await engine.profile.load()
         history = await engine.profile.history()
     assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
@@ -595,7 +590,7 @@ async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rul
     llm.reply_with("I read the notes.")  # the weak model's whole turn: no edit
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
-        (result,) = await engine.biography.reading.read_pending()
+        (result,) = await read_round(engine)
         bio = await engine.profile.load()
         history = await engine.profile.history()
     assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
@@ -621,9 +616,9 @@ async def test_a_part_too_long_for_the_window_is_halved_and_read_not_left_waitin
     assert 2 * 1_500 < len(text) < 8_000  # one part, long enough to halve
     async with await Engine.open(settings) as engine:
         doc = await ingest(engine, tmp_path, "chat.txt", text)
-        await engine.biography.reading.read_pending()
+        await read_round(engine)
         (pending,) = [
-            r for r in await engine.biography.reading.pending(True) if r.document_id == doc
+            r for r in await unread(engine, include_set_aside=True) if r.document_id == doc
         ] or [None]
     whole, *halves = [b["messages"][1]["content"] for b in llm.reader_bodies]
     assert len(halves) == 2 and all(len(h) < len(whole) * 0.7 for h in halves)

@@ -14,9 +14,10 @@ from core.app.engine import Engine
 from core.biographer.context import ELIDED, RESULTS_HEAD
 from core.biographer.loop import CUT_OFF_NOTE
 from core.errors import LLMError
+from tests import db
 from tests.conftest import llm_settings
-from tests.db import rows
 from tests.fake_llm import FakeLLM, Status, text_reply, tool_reply
+from tests.reading import read_round, unread
 from tests.samples import add_sources
 from tests.waiting import wait_until
 
@@ -165,16 +166,15 @@ async def test_a_reading_turn_that_breaks_leaves_its_notes_waiting_for_the_next_
         [r async for r in engine.sources.ingest([note])]
         llm.reply_with(Status(503))
         with pytest.raises(LLMError, match="503"):
-            await engine.biography.reading.read_pending()
-        assert [p.document_id for p in await engine.biography.reading.pending()] == [1]
-        waiting = "SELECT COUNT(*) FROM extracts WHERE integrated_turn IS NULL"
-        assert rows(settings.db_path, waiting) == [(1,)]
+            await read_round(engine)
+        assert [p.document_id for p in await unread(engine)] == [1]
+        assert db.notes_waiting(settings.db_path) == 1
         llm.reply_with("A note about the kiln.")
-        (second,) = await engine.biography.reading.read_pending()
+        (second,) = await read_round(engine)
         assert second.reading.startswith("read #1 kiln.txt")
-        assert await engine.biography.reading.pending() == []
+        assert await unread(engine) == []
     assert len(llm.reader_bodies) == 1, "the notes were kept, not taken again"
-    assert rows(settings.db_path, waiting) == [(0,)]
+    assert db.notes_waiting(settings.db_path) == 0
 
 
 def every_line(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -206,18 +206,18 @@ async def test_a_source_read_halfway_keeps_its_progress(
         [r async for r in engine.sources.ingest([note])]
         llm.reply_with("Took the first notes in.", Status(503))
         with pytest.raises(LLMError):
-            await engine.biography.reading.read_pending()
-        (waiting,) = await engine.biography.reading.pending()
+            await read_round(engine)
+        (waiting,) = await unread(engine)
         assert 0 < waiting.next_offset < total
         (row,) = await engine.sources.states()
         assert row.reading is not None and row.reading.state == "reading"
         assert 0 <= row.reading.parts_done < row.reading.parts == 4
         llm.default_reply = "Took the rest in."
-        results = await engine.biography.reading.read_pending()
-        assert await engine.biography.reading.pending() == []
+        results = await read_round(engine)
+        assert await unread(engine) == []
     assert results[-1].reading.startswith("read #1 long.txt")
-    integrated = "SELECT COUNT(DISTINCT integrated_turn) FROM extracts"
-    assert rows(settings.db_path, integrated) == [(len(results) + 1,)]
+    integrated = {n.integrated_turn for n in db.notes(settings.db_path)}
+    assert None not in integrated and len(integrated) == len(results) + 1
 
 
 # -- edits -----------------------------------------------------------------------------------
@@ -505,7 +505,7 @@ async def test_while_reading_a_source_every_added_line_cites_it(
             ),
             "Read it.",
         )
-        (result,) = await engine.biography.reading.read_pending()
+        (result,) = await read_round(engine)
         bio = await engine.profile.load()
     given = llm.bodies[1]["messages"][-1]["content"]
     assert given.startswith("Done: bio.md changed"), "the notes of #1 were in the request"

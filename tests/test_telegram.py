@@ -16,8 +16,8 @@ from bot.runner import BotApp
 from core.app.engine import Engine
 from core.app.jobs import SourceJob
 from tests import chat_fixtures as fx
+from tests import db
 from tests.conftest import make_settings
-from tests.db import one, rows, write
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.fake_telegram import FakeTelegram, fake_telegram
 from tests.media_fixtures import HINTED_SENTENCE, encode, speak
@@ -164,8 +164,8 @@ async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
     assert sent_to == {OWNER}
     assert not rig.llm.requests
     assert await engine.sources.stats() == before
-    assert one(engine.settings.db_path, "SELECT COUNT(*) FROM jobs") == (0,)
-    assert one(engine.settings.db_path, "SELECT COUNT(*) FROM chat_messages") == (0,)
+    assert db.jobs(engine.settings.db_path) == []
+    assert db.count(engine.settings.db_path, "chat_messages") == 0
     assert f"ignoring user id {STRANGER}" in caplog.text
 
 
@@ -185,10 +185,7 @@ async def test_a_job_queued_before_a_restart_is_finished(
                 )
                 await queue.submit(payload)
                 crashed = await queue.submit(replace(payload, name="again.txt"))
-                write(
-                    settings.db_path,
-                    ("UPDATE jobs SET status = 'running' WHERE id = ?", (crashed,)),
-                )
+                db.mark_job_running(settings.db_path, crashed)
             llm.default_reply = "Read the diary."
             app = BotApp(settings, embedder)
             await app.start()
@@ -200,11 +197,11 @@ async def test_a_job_queued_before_a_restart_is_finished(
                 )
                 assert "diary.txt: done" in tg.texts() and "again.txt: done" not in tg.texts()
 
-                def statuses() -> list[tuple[Any, ...]]:
-                    return rows(settings.db_path, "SELECT status FROM jobs ORDER BY id")
+                def statuses() -> list[str]:
+                    return [j.status for j in db.jobs(settings.db_path)]
 
                 # The job is marked done just after its last message goes out.
-                await tg.wait_for(lambda: statuses() == [("done",), ("done",)], seconds=10)
+                await tg.wait_for(lambda: statuses() == ["done", "done"], seconds=10)
             finally:
                 await app.stop()
 
@@ -359,8 +356,8 @@ async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig
     assert (stats.documents, stats.chunks, stats.vectors) == (100, 100, 100)
     names = {d.name for d in await engine.sources.all()}
     assert names == {f"note-{i}.txt" for i in range(100)}
-    jobs = rows(engine.settings.db_path, "SELECT status, COUNT(*) FROM jobs GROUP BY status")
-    assert dict(jobs) == {"done": 120}
+    jobs = db.jobs(engine.settings.db_path)
+    assert len(jobs) == 120 and {j.status for j in jobs} == {"done"}
 
 
 async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_owners_lines(

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ from bot.terminal import TerminalSession
 from core import sample
 from core.app.engine import Engine
 from core.settings import Settings
+from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, fake_llm, tool_reply
 from tests.models import MINILM_NAME, whisper_dir
@@ -96,19 +96,14 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     assert (tmp_path / "data-sample" / "biomd.sqlite3").exists()
     assert not (tmp_path / "data").exists(), "the sample writes only its own folder"
 
-    db = tmp_path / "data-sample" / "biomd.sqlite3"
-    with sqlite3.connect(db) as conn:  # as if BIOMD_EMBED_MODEL had changed since
-        conn.execute("UPDATE meta SET value = 'another/model' WHERE key = 'embed_model'")
+    path = tmp_path / "data-sample" / "biomd.sqlite3"
+    db.set_meta(path, "embed_model", "another/model")  # as if BIOMD_EMBED_MODEL changed
     again = biomd(tmp_path, minilm_path, "/sources\n", "run")
     assert "into biomd (first run only)" not in again, "the sample is ingested once"
     assert "#11 my-note.md" in again
     assert "Computing vectors" in again, "the sample is re-embedded with the new model"
-    with sqlite3.connect(db) as conn:
-        model = conn.execute("SELECT value FROM meta WHERE key = 'embed_model'").fetchone()
-        missing = conn.execute(
-            "SELECT COUNT(*) FROM chunks WHERE id NOT IN (SELECT chunk_id FROM vectors)"
-        ).fetchone()
-    assert model == (MINILM_NAME,) and missing == (0,)
+    assert db.meta(path, "embed_model") == MINILM_NAME
+    assert db.chunks_without_vectors(path) == 0
 
 
 async def test_with_a_model_the_biographer_answers_in_the_terminal(

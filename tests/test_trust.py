@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +14,10 @@ from typer.testing import CliRunner
 
 from bot.cli import app
 from core.app.engine import Engine
+from tests import db
 from tests.conftest import make_settings
 from tests.fake_llm import fake_llm, tool_reply
+from tests.reading import read_round
 from tests.samples import write_corpus
 
 
@@ -26,11 +27,6 @@ def digest_tree(folder: Path) -> dict[str, str]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
-
-
-def table(db: Path, sql: str) -> list[tuple[Any, ...]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(sql).fetchall()
 
 
 @pytest.mark.parametrize("suffix", [".tar", ".tar.gz"])
@@ -56,14 +52,9 @@ async def test_export_and_import_round_trip_loses_nothing(
     result = runner.invoke(app, ["--data-dir", str(restored), "import", str(archive)])
     assert result.exit_code == 0, result.output
     original, copy = settings.db_path, restored / "biomd.sqlite3"
-    for sql in (
-        "SELECT * FROM documents ORDER BY id",
-        "SELECT id, document_id, start_char, end_char, text FROM chunks ORDER BY id",
-        "SELECT chunk_id, vector FROM vectors ORDER BY chunk_id",
-        "SELECT id, mode, reason, content FROM profile_revisions ORDER BY id",
-        "SELECT * FROM meta ORDER BY key",
-    ):
-        assert table(original, sql) == table(copy, sql), sql
+    for name in ("documents", "chunks", "vectors", "profile_revisions", "meta"):
+        assert db.dump(original, name) == db.dump(copy, name), name
+        assert db.dump(copy, name), f"{name} was exported empty"
     assert (restored / "bio.md").read_text() == (settings.data_dir / "bio.md").read_text()
     raw = {k: v for k, v in digest_tree(settings.data_dir).items() if k.startswith("raw/")}
     assert {k: v for k, v in digest_tree(restored).items() if k.startswith("raw/")} == raw
@@ -156,7 +147,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
                 ),
                 "Done as the source asked.",
             )
-            (turn,) = await engine.biography.reading.read_pending()
+            (turn,) = await read_round(engine)
             tools = [m["content"] for m in llm.bodies[2]["messages"] if m["role"] == "tool"][-3:]
             assert tools[0].startswith("Error: This edit would remove the heading '# bio.md'")
             assert tools[1].startswith("Error: there is no tool 'send_message'")
@@ -238,7 +229,7 @@ async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
     )
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "the disk is probably full" in proc.stdout + proc.stderr
-    assert table(settings.db_path, "PRAGMA integrity_check") == [("ok",)]
+    assert db.integrity_ok(settings.db_path)
     async with await Engine.open(settings, embedder) as engine:
         docs = {d.name: d.status for d in await engine.sources.all()}
         assert docs["small.txt"] == "ready" and docs.get("big.txt") in (None, "pending", "failed")

@@ -8,8 +8,9 @@ import threading
 from typing import Any
 
 from core.app.engine import Engine
-from tests.db import rows
+from tests import db
 from tests.fake_llm import FakeLLM, Slow
+from tests.reading import read_round
 
 
 async def test_a_chat_turn_during_a_reading_turn_leaves_each_its_own_calls(
@@ -25,13 +26,14 @@ async def test_a_chat_turn_during_a_reading_turn_leaves_each_its_own_calls(
 
     llm.responder = respond
     await bio_engine.sources.keep_text("Grace adopted a lurcher called Biscuit.", "note.txt")
-    reading = asyncio.create_task(bio_engine.biography.reading.read_pending())
+    reading = asyncio.create_task(read_round(bio_engine))
     assert await asyncio.to_thread(reading_asked.wait, 30)
     chat = await bio_engine.biography.chat.ask("thanks")  # no search: one quick call
     (read,) = await reading
     assert chat.turn_id != read.turn_id
-    db = bio_engine.settings.db_path
-    calls = rows(db, "SELECT mode, turn_id FROM llm_usage WHERE mode != 'notes'")
+    calls = [
+        (u.mode, u.turn_id) for u in db.usage(bio_engine.settings.db_path) if u.mode != "notes"
+    ]
     assert sorted(calls) == [("chat", chat.turn_id), ("reading", read.turn_id)]
     tokens = {t.id: t.tokens for t in await bio_engine.store.turns.recent(10)}
     assert tokens[chat.turn_id] == tokens[read.turn_id] == 15  # one call each, not two and none

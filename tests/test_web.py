@@ -25,9 +25,10 @@ from core.app.assistant import Assistant
 from core.app.engine import Engine
 from core.app.jobs import JobQueue
 from core.errors import ConfigError
+from tests import db
 from tests.conftest import llm_settings
-from tests.db import one
 from tests.fake_llm import FakeLLM, tool_reply
+from tests.reading import unread
 from tests.samples import add_sources
 from tests.waiting import until, wait_until
 
@@ -53,7 +54,7 @@ class Site:
         return httpx.AsyncClient(base_url=self.base, transport=self.transport)
 
     async def rows(self, table: str) -> int:
-        return int(one(self.engine.settings.db_path, f"SELECT COUNT(*) FROM {table}")[0])
+        return db.count(self.engine.settings.db_path, table)
 
 
 @contextlib.asynccontextmanager
@@ -443,7 +444,7 @@ async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -
     assert r.status_code == 303
 
     async def read() -> bool:
-        return await site.engine.biography.reading.pending() == []
+        return await unread(site.engine) == []
 
     await until(read, 30)
     (body,) = site.llm.reader_bodies
