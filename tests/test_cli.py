@@ -259,6 +259,31 @@ def test_share_refuses_findings_then_saves_lists_reopens_and_deletes(
     assert code == 2 and "--format is one of html, md, text" in output
 
 
+def test_share_says_there_is_nothing_yet_names_its_flags_and_previews_markdown(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    from tests.test_share import BIO
+
+    target = tmp_path / "close.html"
+    for command in (["preview", "close"], ["save", "close", "--out", str(target)]):
+        code, output = run("share", *command)
+        assert code == 1 and "There is nothing to share yet: bio.md is still empty." in output
+        assert "biomd setup" in output and "biomd ingest" in output
+    assert not target.exists() and not (Path(env["BIOMD_DATA_DIR"]) / "shares").exists()
+
+    (Path(env["BIOMD_DATA_DIR"]) / "bio.md").write_text(BIO, encoding="utf-8")
+    code, output = run("share", "save", "close", "--out", str(target))
+    assert code == 1 and not target.exists()
+    said = " ".join(output.split())
+    assert "Run it again with --remove-findings (they become [removed]) or --yes" in said
+    code, output = run("share", "preview", "close", "--format", "md")
+    assert code == 0 and "\n## Summary\n" in output and "\n- Works as a ceramicist" in output
+    assert "Written 20" in output, "the day, as the saved file will say it"
+    assert "To save it: biomd share save close with --remove-findings" in " ".join(output.split())
+    code, output = run("share", "preview", "close")
+    assert code == 0 and "## Summary" not in output and "\nIdentity: Works as a" in output
+
+
 def test_the_old_share_and_mirror_flags_still_work_and_name_their_subcommand(
     env: dict[str, str], tmp_path: Path
 ) -> None:

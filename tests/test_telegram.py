@@ -446,3 +446,27 @@ async def test_share_previews_a_portrait_and_a_button_saves_it_as_a_file(rig: Ri
     await tg.wait_for(lambda: any(t.startswith("#1 ") and "therapist" in t for t in tg.texts()))
     tg.push(OWNER, text="/share save")
     await tg.wait_for(lambda: any("no portrait to save here yet" in t for t in tg.texts()))
+
+
+async def test_share_of_an_empty_bio_says_so_and_a_refusal_names_the_commands(rig: Rig) -> None:
+    from tests.test_share import BIO
+
+    tg = rig.tg
+    tg.push(OWNER, text="/share close")
+    await tg.wait_for(lambda: any("nothing to share yet" in t for t in tg.texts(OWNER)))
+    said = next(t for t in tg.texts(OWNER) if "nothing to share yet" in t)
+    assert said.startswith("There is nothing to share yet: bio.md is still empty.")
+    assert "It fills in as the biographer reads your sources" in said and not tg.buttons()
+    tg.push(OWNER, text="/share save accept")
+    await tg.wait_for(lambda: any(t.startswith("Nothing was saved.") for t in tg.texts(OWNER)))
+    assert not tg.documents and await rig.app.engine.shares.all() == []
+
+    await rig.app.engine.profile.replace(BIO, turn_id=None, mode="manual", reason="test")
+    rig.llm.reply_with('{"parts": []}')
+    tg.push(OWNER, text="/share close")
+    await tg.wait_for(lambda: tg.buttons())
+    tg.push(OWNER, text="/share save")
+    await tg.wait_for(lambda: any("the privacy scan found" in t for t in tg.texts(OWNER)))
+    refused = next(t for t in tg.texts(OWNER) if "the privacy scan found" in t)
+    assert "/share save remove (they become [removed]) · /share save accept" in refused
+    assert not tg.documents

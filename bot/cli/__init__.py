@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from typer.core import TyperGroup
 
 from bot.cli import bio, mirror, reading, search, serve, share, sources, upkeep
@@ -27,7 +28,7 @@ class Commands(TyperGroup):
         try:
             return super().invoke(ctx)
         except BiomdError as exc:
-            err.print(f"[red]error:[/red] {exc.user_message}")
+            err.print(f"[red]error:[/red] {escape(exc.user_message)}")
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err.print("Stopped. Run the same command again to continue where it left off.")

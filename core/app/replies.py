@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from core.app.shares.service import Draft
 from core.biographer.citations import in_order
+from core.plural import counted as counted  # a front-end says its counts so: "1 chunk"
 from core.storage.shares import ShareRecord
 
 if TYPE_CHECKING:
@@ -319,13 +320,17 @@ def share_usage(audiences: Sequence[str], recent: Sequence[ShareRecord]) -> str:
 
 
 def share_preview(draft: Draft, text: str) -> str:
+    if draft.nothing:
+        return draft.nothing
     by = "by rules from bio.md" if draft.writer == "rules" else f"by {draft.writer}"
     lines = [f"A portrait for {draft.audience.title}, written {by}:", "", text.strip(), ""]
     if draft.portrait.refused:
         lines.append(
-            f"{len(draft.portrait.refused)} sentence(s) the model wrote rested on nothing in "
-            "bio.md and were left out."
+            f"{counted(len(draft.portrait.refused), 'sentence')} the model wrote rested on "
+            "nothing in bio.md and were left out."
         )
+    if draft.owner_note:
+        lines.append(draft.owner_note)
     if draft.people:
         shown = "; ".join(
             f"{p.name} by name" if p.shown == "name" else f"{p.name} as '{p.label}'"
@@ -335,15 +340,28 @@ def share_preview(draft: Draft, text: str) -> str:
     if draft.findings:
         found = "; ".join(f"{f.kind}: {f.text}" for f in draft.to_resolve)
         lines += [
-            f"The privacy scan found {len(draft.to_resolve)} thing(s): {found}.",
-            "/share save remove (they become [removed]) · /share save accept · or change it",
+            f"The privacy scan found {counted(len(draft.to_resolve), 'thing')}: {found}.",
+            SHARE_RESOLVE,
         ]
     else:
         lines.append("The privacy scan found nothing. /share save to keep it as a file.")
     return "\n".join(lines)
 
 
+SHARE_RESOLVE = (
+    "/share save remove (they become [removed]) · /share save accept (keep them as they "
+    "are) · or change it: /share AUDIENCE hide NAME, without SECTION"
+)
+
+
+def share_refused(found: str) -> str:
+    """A save refused for the scan's findings (`found` says which), and how to go on."""
+    return f"{found} {SHARE_RESOLVE}"
+
+
 def share_buttons(draft: Draft) -> list[tuple[str, str]]:
+    if draft.nothing:
+        return []
     if draft.findings:
         return [("Remove them, save", "/share save remove"), ("Accept, save", "/share save accept")]
     return [("Save", "/share save")]

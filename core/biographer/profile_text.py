@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from core.fold import fold
+from core.retrieval.language import STOPWORDS
 
 # Sections are known by these keys; their headings are written in bio.md's language
 # (BIOMD_LANGUAGE), and a heading in any of these languages is read as its key, so nothing
@@ -144,3 +148,57 @@ def changed_sections(before: str, after: str) -> list[str]:
     """Titles of the sections whose text differs."""
     titles = list(dict.fromkeys(section_titles(before) + section_titles(after)))
     return [t for t in titles if section(before, t) != section(after, t)]
+
+
+# The owner's name as bio.md gives it, when BIOMD_OWNER_NAMES doesn't: "Name: Nina Castell"
+# in Identity, or the name the Summary opens with.
+_NAME_LINE = re.compile(
+    r"^(?:full name|name|vollständiger name|nombre(?: completo)?|nom(?: complet)?"
+    r"|nome(?: completo)?|naam|имя|名前|氏名)\s*[:：]\s*(.+)$",
+    re.I,
+)
+_MARKUP = re.compile(r"\s*\[[^\]\n]*\]|[*_`]")  # citations, ids and emphasis
+_COMMON = frozenset().union(*STOPWORDS.values())
+
+
+def owner_in(bio: str, speakers: Sequence[str] = ()) -> tuple[str, ...]:
+    """The owner's names as bio.md gives them: an Identity line "Name: Nina Castell", else
+    the name the Summary opens with ("Nina Castell is …", "Nina, 34, …"), with the speakers
+    who bear it ("Nina" in the Summary is the speaker "Nina Castell"); () when bio.md names
+    nobody so. A name the Summary opens with is two words or more followed by a common word
+    ("is", "war") or a comma, or a speaker's: "Designer who …" and "New York designer …"
+    name nobody."""
+    name, sure = "", False
+    for item in bullets(section(bio, "identity")):
+        if m := _NAME_LINE.match(_MARKUP.sub("", item).strip()):
+            name, sure = re.split(r"[,;(]| [-–—] ", m.group(1))[0].strip(" ."), True
+            break
+    if not name:
+        words = _MARKUP.sub("", section(bio, "summary")).split()
+        run, closed = _name_run(words, 4)
+        after = words[len(run)] if len(run) < len(words) else ""
+        ends = closed or fold(after) in _COMMON or after.startswith("(")
+        name, sure = " ".join(run), len(run) > 1 and ends
+    if not name:
+        return ()
+    first = fold(name).split()[0]
+    same = [s.split("<")[0].strip() for s in speakers if fold(s).split()[:1] == [first]]
+    if not (sure or same):
+        return ()
+    return tuple(dict.fromkeys([name, *same]))
+
+
+def _name_run(words: Sequence[str], most: int) -> tuple[list[str], bool]:
+    """The capitalised words, not common ones, that `words` start with ("Nina", "Castell"),
+    and whether a comma or a possessive closed them."""
+    run: list[str] = []
+    for word in words[:most]:
+        bare = re.sub(r"(?:'s|’s)?[,;:]?$", "", word)
+        if not (bare[:1].isupper() and bare.replace("-", "").replace("'", "").isalpha()):
+            break
+        if fold(bare) in _COMMON:
+            break
+        run.append(bare)
+        if bare != word:
+            return run, True
+    return run, False
