@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -367,6 +368,8 @@ async def test_files_are_never_overwritten_and_names_stay_inside_shares(
     )
     assert first.path != second.path and read(first.path)
     assert Path(second.path).name.endswith("-therapist-2.html")
+    shares = engine.settings.data_dir / "shares"
+    assert stat.S_IMODE(shares.stat().st_mode) == 0o700, "private, as the data dir is"
     owners_picture = tmp_path / "me.png"
     owners_picture.write_bytes(b"not biomd's")
     mine = await engine.shares.save(draft, tmp_path / "me.html", accept=True)

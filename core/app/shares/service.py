@@ -28,6 +28,7 @@ from core.fold import fold
 from core.plural import counted
 from core.retrieval.language import STOPWORDS, content_words
 from core.settings import Settings
+from core.storage.database import ensure_private_dir
 from core.storage.shares import NewShare, ShareRecord
 from core.storage.store import Store
 
@@ -343,8 +344,10 @@ def _owner_note(owner: tuple[str, ...], people: list[Someone]) -> str:
 
 
 def _write_private(path: Path, content: bytes) -> Path:
-    """Write the file whole or not at all, readable by the owner only; its full path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the file whole or not at all, readable by the owner only (and a folder made
+    for it, such as the data dir's shares/); its full path."""
+    if not path.parent.is_dir():
+        ensure_private_dir(path.parent)
     tmp = path.with_name(path.name + ".part")
     tmp.write_bytes(content)
     tmp.chmod(0o600)
