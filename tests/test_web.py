@@ -356,6 +356,10 @@ async def test_questions_are_answered_inline_and_dismissed(site: Site) -> None:
     assert "In Galway." in (await site.engine.sources.read(doc.id)).text
     r = await site.client.post("/questions/Q2/dismiss", headers=site.csrf)
     assert "Who taught you pottery" not in await site.engine.profile.load()
+    path = site.engine.profile.path
+    await asyncio.to_thread(path.write_text, path.read_text() + "- Typed in bio.md by hand?\n")
+    page = (await site.client.get("/questions")).text
+    assert 'id="Q3"' in page and "Typed in bio.md by hand?" in page
 
 
 async def test_the_chat_streams_its_steps_and_the_answer_joins_the_chat_tail(

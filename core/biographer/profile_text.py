@@ -72,6 +72,8 @@ _CITATION = re.compile(r"#(\d+)")
 _CITE_GROUP = re.compile(r"\[(#\d+(?:\s*,\s*#\d+)*)\]")
 _QUESTION_ID = re.compile(r"^\s*[-*]\s+\[(Q\d+)\]\s*(.*)$")
 _BULLET = re.compile(r"^\s*[-*]\s+(.*)$")
+_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(\S.*)$")  # a bullet or a numbered item
+_ASKED = re.compile(r"^[^\s#>_*|`-].*\?\s*$")  # a line of its own that asks, not indented
 _HEADING = re.compile(r"^##\s+(.+?)\s*$", re.MULTILINE)
 
 
@@ -127,7 +129,9 @@ def timeline(content: str) -> list[str]:
 
 
 def number_questions(content: str, next_id: int) -> tuple[str, int]:
-    """Give every open question without an id the next `[Qn]`, so answers can find it."""
+    """Give every open question without an id the next `[Qn]`, so answers can find it: a
+    bullet ("- ", "* ", "+ ") or a numbered item ("1. ") under Open questions, or a line of
+    its own that asks ("Where did I grow up?"), as the owner may type one by hand."""
     matches = list(_HEADING.finditer(content))
     for i, m in enumerate(matches):
         if key_of(m.group(1)) != "questions":
@@ -135,10 +139,12 @@ def number_questions(content: str, next_id: int) -> tuple[str, int]:
         end = matches[i + 1].start() if i + 1 < len(matches) else len(content)
         lines = content[m.end() : end].split("\n")
         for j, line in enumerate(lines):
-            bullet = _BULLET.match(line)
-            if bullet and not _QUESTION_ID.match(line):
-                indent = line[: len(line) - len(line.lstrip())]
-                lines[j] = f"{indent}- [Q{next_id}] {bullet.group(1).strip()}"
+            item = _ITEM.match(line)
+            asked = line.strip() if _ASKED.match(line) else None
+            text = item.group(2).strip() if item else asked
+            if text and not _QUESTION_ID.match(line):
+                indent = item.group(1) if item else ""
+                lines[j] = f"{indent}- [Q{next_id}] {text}"
                 next_id += 1
         return content[: m.end()] + "\n".join(lines) + content[end:], next_id
     return content, next_id
