@@ -108,6 +108,11 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     assert reading == {"state": "waiting", "parts_done": 0, "parts": 1, "why": None}
     code, output = run("sources")
     assert code == 0 and "waiting" in output
+    broken = docs["corpus/broken.pdf"]["id"]
+    code, output = run("read", str(broken))
+    said = " ".join(output.split())
+    assert code == 1 and f"Source #{broken} (corpus/broken.pdf) failed when it was added" in said
+    assert "this PDF is damaged" in said and "There is no source" not in said
 
     code, output = run("read", str(doc_id), "--offset", "6", "--length", "6")
     assert code == 0 and output.startswith("Sunday")
