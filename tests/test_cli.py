@@ -53,6 +53,25 @@ def test_ingest_prints_a_line_per_file_and_a_summary_and_fails_if_any_file_faile
     assert code == 0 and "duplicate" in output and "1 duplicate" in output
 
 
+def test_a_chat_whose_dates_read_either_way_says_how_they_were_read(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat = tmp_path / "WhatsApp Chat with Sam.txt"
+    chat.write_text("3/5/21, 10:02 - Alex: Hi\n4/5/21, 09:00 - Sam: Hi back\n")
+    code, output = run("ingest", str(chat), "--no-read")
+    said = " ".join(output.split())
+    assert code == 0 and "they were read day first" in said and "(3/5/21 is 3 May 2021)" in said
+    assert "set BIOMD_CHAT_DATE_ORDER=mdy, forget this source and add it again" in said
+    code, output = run("grep", "Hi back")
+    assert "2021-05-04" in output
+    run("forget", "1", "--yes")
+    monkeypatch.setenv("BIOMD_CHAT_DATE_ORDER", "mdy")
+    code, output = run("ingest", str(chat), "--no-read")
+    assert code == 0 and "read month first, as BIOMD_CHAT_DATE_ORDER says" in output
+    code, output = run("grep", "Hi back")
+    assert "2021-04-05" in output
+
+
 def test_search_json_has_the_documented_shape(env: dict[str, str], tmp_path: Path) -> None:
     write_corpus(tmp_path / "corpus")
     run("ingest", str(tmp_path / "corpus"))

@@ -89,6 +89,17 @@ async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(r
     assert len(llm.reader_bodies) == 1
 
 
+async def test_a_chat_whose_dates_read_either_way_is_reported_with_the_reading(rig: Rig) -> None:
+    tg = rig.tg
+    rig.llm.reply_with("Alex and Sam said hello [#1].")
+    chat = b"3/5/21, 10:02 - Alex: Hi\n4/5/21, 09:00 - Sam: Hi back\n"
+    tg.push(OWNER, **doc(tg, "F9", "WhatsApp Chat with Sam.txt", chat))
+    await tg.wait_for(lambda: any("said hello" in t for t in tg.texts(OWNER)))
+    (said,) = [t for t in tg.texts(OWNER) if "said hello" in t]
+    assert said.startswith("WhatsApp Chat with Sam.txt: Its dates could be read day first")
+    assert "(3/5/21 is 3 May 2021)" in said and "BIOMD_CHAT_DATE_ORDER=mdy" in said
+
+
 async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
     rig: Rig, tmp_path: Path
 ) -> None:

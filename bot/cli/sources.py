@@ -47,6 +47,8 @@ def ingest(
             async for result in engine.sources.ingest(paths, on_progress=tick):
                 counts[result.status] += 1
                 bar.console.print(_result_line(result), markup=False)
+                if result.note:
+                    bar.console.print(f"           {result.note}", markup=False)
         summary = ", ".join(f"{n} {k}" for k, n in counts.items())
         out.print(f"{summary}. Everything added is keyword-searchable now.")
         if embed:

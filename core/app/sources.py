@@ -197,6 +197,7 @@ class Sources:
             hints=self._hints_from_thread(),
             scratch_dir=self.raw.tmp,
             zip_limits=ArchiveBudget.of(s),
+            date_order=s.chat_date_order,
         )
 
     def transcriber(self) -> WhisperTranscriber:

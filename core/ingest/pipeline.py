@@ -66,6 +66,7 @@ class IngestResult:
     chunks: int = 0
     chars: int = 0
     error: str | None = None
+    note: str = ""  # how it was read, when the owner should know (a chat's date order)
 
 
 @dataclass
@@ -286,13 +287,15 @@ class Ingestor:
             months=stream.months,
         )
         await self.store.reading.add(doc_id)
+        note = self.ctx.notes_of(probe.name)
         return IngestResult(
-            probe.name, "added", doc_id, converter.kind, stream.chunks, stream.length
+            probe.name, "added", doc_id, converter.kind, stream.chunks, stream.length, note=note
         )
 
     async def _fail(
         self, doc_id: int, name: str, message: str, kind: str | None = None
     ) -> IngestResult:
+        self.ctx.notes_of(name)  # how a failed source was read no longer matters
         doc = await self.store.documents.get(doc_id)
         await self.store.documents.fail(doc_id, message)
         if doc is not None and doc.raw_path:
