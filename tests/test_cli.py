@@ -332,6 +332,29 @@ def test_the_old_share_and_mirror_flags_still_work_and_name_their_subcommand(
     assert "`biomd mirror answer F1a2b3c4 'We were both working nights.'`" in output
 
 
+def test_every_help_is_plain_and_its_sentences_unbroken() -> None:
+    import typer
+    from typer.core import TyperGroup
+
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    lines: list[list[str]] = [[]]
+    for name, command in root.commands.items():
+        lines.append([name])
+        if isinstance(command, TyperGroup):
+            lines += [[name, sub] for sub in command.commands]
+    for line in lines:
+        result = CliRunner().invoke(app, [*line, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (line, result.output)
+        for junk in ("<bool>", "<str>", "<int>", "<path>", "<list[", "{paths}"):
+            assert junk not in result.output, (line, junk, result.output)
+    result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert "(after changing BIOMD_EMBED_MODEL); search keeps the old vectors" in result.output
+    assert "With no language model configured, cited search results instead." in result.output
+    result = CliRunner().invoke(app, ["ingest", "--help"], env={"COLUMNS": "200"})
+    assert "PATHS" in result.output and "--since" in result.output and "TEXT" in result.output
+
+
 def test_the_command_is_split_by_subject_in_files_of_300_lines_at_most() -> None:
     package = Path(__file__).resolve().parent.parent / "bot" / "cli"
     sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in package.glob("*.py")}

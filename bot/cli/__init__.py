@@ -12,15 +12,15 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from typer.core import TyperGroup
 
 from bot.cli import bio, mirror, reading, search, serve, share, sources, upkeep
 from bot.cli.common import err
+from bot.cli.groups import Group
 from core.errors import BiomdError
 from core.settings import Settings
 
 
-class Commands(TyperGroup):
+class Commands(Group):
     """Every command, with one error handler: a biomd error is its message and exit status
     1; Ctrl-C says how to go on and exits 130."""
 
@@ -89,4 +89,4 @@ def main() -> None:
     for noisy in ("httpx", "httpcore", "apscheduler", "discord", "telegram", "mcp"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken PDFs get our own clear message
-    app()
+    app(prog_name="biomd")  # so, too, when run as `python -m bot`
