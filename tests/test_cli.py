@@ -48,6 +48,7 @@ def test_ingest_prints_a_line_per_file_and_a_summary_and_fails_if_any_file_faile
     assert sum(line.startswith("added") for line in lines) == 6
     assert "6 added, 0 duplicate, 1 failed." in output
     assert "Embedded 6 chunks." in output
+    assert ", 1 chunk)" in output and "1 chunks" not in output
 
     code, output = run("ingest", str(tmp_path / "corpus" / "saoirse.md"))
     assert code == 0 and "duplicate" in output and "1 duplicate" in output
@@ -116,7 +117,8 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     run("ingest", str(tmp_path / "corpus"))
 
     code, output = run("grep", "brigid")
-    assert code == 0 and "corpus/grandmother.txt" in output and "1 mentions" in output
+    assert code == 0 and "corpus/grandmother.txt" in output
+    assert "1 mention" in output and "1 mentions" not in output
 
     code, output = run("sources", "--json")
     docs = {d["name"]: d for d in json.loads(output)}
@@ -156,7 +158,7 @@ def test_a_changed_model_keeps_search_working_and_stats_say_so(
     code, output = run("search", "hello")
     assert code == 0 and "a.txt" in output
     code, output = run("stats")
-    assert "switching to BAAI/bge-small-en-v1.5" in output and "0 of 1 chunks" in output
+    assert "switching to BAAI/bge-small-en-v1.5" in output and "0 of 1 chunk re-embedded" in output
     assert "biomd reindex" in output
 
 
@@ -169,7 +171,7 @@ def test_ingest_then_the_biographer_writes_a_cited_bio_and_ask_answers_with_cita
     chat = tmp_path / "WhatsApp Chat - Família Silva.txt"
     chat.write_text(fx.WHATSAPP_IOS)
     code, output = run("ingest", str(chat), "--no-embed")
-    assert code == 0 and "1 source(s) wait for the biographer" in output
+    assert code == 0 and "Not read by the biographer yet: 1 source." in output
     assert "biomd analyse --pending" in output
 
     with fake_llm() as llm:
@@ -219,7 +221,7 @@ def test_ingest_then_the_biographer_writes_a_cited_bio_and_ask_answers_with_cita
         assert (
             code == 0 and "Tomás brought the cake to the family lunch on 2021-02-03 [#1]." in output
         )
-        assert "(1 turn(s), 1 model calls" in output
+        assert "(1 turn, 1 model call," in output
 
         code, output = run("cost")
         assert code == 0 and "today" in output
@@ -330,6 +332,18 @@ def test_the_old_share_and_mirror_flags_still_work_and_name_their_subcommand(
     assert code == 1 and "There is no finding or pattern F1a2b3c4" in output
     code, output = run("mirror", "--answer", "F1a2b3c4", "--text", "We were both working nights.")
     assert "`biomd mirror answer F1a2b3c4 'We were both working nights.'`" in output
+
+
+def test_a_count_is_said_in_the_singular_or_the_plural() -> None:
+    from core.app.pictures.people import Person, caption
+    from core.app.replies import counted
+
+    assert [counted(n, "chunk") for n in (0, 1, 2, 1204)] == [
+        "0 chunks", "1 chunk", "2 chunks", "1,204 chunks"
+    ]  # fmt: skip
+    assert counted(1, "try", "tries") == "1 try" and counted(3, "try", "tries") == "3 tries"
+    said = caption([Person("Mum", "her mother", by_year={2021: 1})])
+    assert said.startswith("Mum: 1 appearance 2021")
 
 
 def test_every_help_is_plain_and_its_sentences_unbroken() -> None:

@@ -274,6 +274,8 @@ async def test_every_page_answers(site: Site) -> None:
         r = await site.client.get(path)
         assert r.status_code == 200, path
     assert (await site.client.get("/source/99")).text.count("There is no source #99.") == 1
+    grep = (await site.client.get("/grep?pattern=boxes")).text
+    assert "<p>1 mention.</p>" in grep, "one mention, said in the singular"
 
 
 async def test_a_citation_opens_on_the_passage_that_supports_the_claim(site: Site) -> None:

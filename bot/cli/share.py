@@ -181,8 +181,9 @@ async def _draft(
     for f in draft.to_resolve:
         err.print(f"  {f.kind:<12} {f.text}", markup=False)
     if draft.portrait.refused:
-        err.print(f"{counted(len(draft.portrait.refused), 'sentence')} of the model's rested "
-                  "on nothing in bio.md and were left out.", markup=False)  # fmt: skip
+        left = counted(len(draft.portrait.refused), "sentence")
+        err.print(f"Left out: {left} of the model's that rested on nothing in bio.md.",
+                  markup=False)  # fmt: skip
     return draft
 
 
