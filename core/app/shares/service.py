@@ -156,12 +156,6 @@ class Shares:
         draft.nothing = "" if portrait.parts else self._nothing(bio, audience)
         return draft
 
-    async def people(self, bio: str) -> list[tuple[str, str]]:
-        """(name, what bio.md says of them) of bio.md's people and every speaker in the
-        corpus who is not the owner (BIOMD_OWNER_NAMES, or as bio.md names them)."""
-        speakers = await self._speakers()
-        return self._people(bio, speakers, self.settings.owner_list or owner_in(bio, speakers))
-
     async def _speakers(self) -> list[str]:
         """Everyone who writes in the corpus, by name (an address after it left off)."""
         rows = await self.store.activity.speakers_by_year()
@@ -170,6 +164,8 @@ class Shares:
 
     @staticmethod
     def _people(bio: str, speakers: list[str], owner: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(name, what bio.md says of them) of bio.md's people and every speaker in the
+        corpus who is not the owner."""
         owners = {fold(o).strip() for o in owner}
         found = [(p.name, p.about) for p in people_of(bio)]
         for name in speakers:
