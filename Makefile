@@ -1,25 +1,33 @@
-# `make run` and `make test` set everything up themselves on a fresh machine.
+# `make run` and `make test` set everything up themselves on a fresh machine: `run` installs
+# what biomd needs to run, `test` also the development tools (pytest, ruff, mypy, Playwright…).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
 
 .PHONY: run test lint install clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "biomd needs Python 3.11 or newer; found " + sys.version.split()[0])'
-	@echo "Setting up $(VENV) and installing biomd (first run only; a few minutes)…"
+	@echo "Setting up $(VENV) (first run only; a few minutes)…"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	@touch $(RUN_STAMP)
+
+$(DEV_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
-	@touch $(STAMP)
+	@touch $(DEV_STAMP) $(RUN_STAMP)
 
-install: $(STAMP)
+install: $(RUN_STAMP)
 
-run: $(STAMP)
+run: $(RUN_STAMP)
 	@$(BIN)/biomd run
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.panel import Panel
 
+from bot import logs
 from core.app import sample_life
 from core.app.assistant import Assistant, commands
 from core.app.channels import Buttons
@@ -196,6 +197,7 @@ def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
     """`make run` with no bot configured: a terminal session over the bundled sample life,
     in a data dir of its own beside the owner's."""
     settings = sample_life.settings_for(settings)
+    logs.configure(settings.data_dir)  # the sample's log is its own, beside its data
 
     async def main() -> None:
         console = Console()

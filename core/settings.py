@@ -24,7 +24,11 @@ class Settings(BaseSettings):
         env_prefix="BIOMD_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
     )
 
-    data_dir: Path = Field(default=Path("./biomd-data"), description="Where everything is kept.")
+    data_dir: Path = Field(
+        default_factory=lambda: default_data_dir(),
+        description="Where everything is kept (default: the user's data folder, e.g. "
+        "~/.local/share/biomd).",
+    )
     embed_model: str = Field(default=DEFAULT_EMBED_MODEL, description="fastembed model name.")
     embed_model_path: Path | None = Field(
         default=None, description="Local folder holding the embedding model; nothing is downloaded."
@@ -315,7 +319,28 @@ class Settings(BaseSettings):
 
     @property
     def models_dir(self) -> Path:
-        return self.embed_cache_dir or self.data_dir / "models"
+        """Where downloaded models are kept: BIOMD_EMBED_CACHE_DIR, else `models` in the data
+        folder where an earlier biomd put them there, else the user's cache folder (shared
+        with the sample's data folder, so each model downloads once)."""
+        if self.embed_cache_dir:
+            return self.embed_cache_dir
+        kept = self.data_dir / "models"
+        return kept if kept.is_dir() else default_cache_dir() / "models"
+
+
+def default_data_dir() -> Path:
+    """The user's data folder by the platform's convention (~/.local/share/biomd on Linux,
+    ~/Library/Application Support/biomd on macOS, %LOCALAPPDATA%\\biomd on Windows)."""
+    from platformdirs import user_data_path
+
+    return user_data_path("biomd", appauthor=False)
+
+
+def default_cache_dir() -> Path:
+    """The user's cache folder for biomd (~/.cache/biomd on Linux)."""
+    from platformdirs import user_cache_path
+
+    return user_cache_path("biomd", appauthor=False)
 
 
 def is_local_url(url: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,23 @@ from core.retrieval.embedding import FastEmbedder
 from core.settings import Settings
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.models import MINILM_NAME, minilm_dir
+
+
+@pytest.fixture(scope="session", autouse=True)
+def user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The user's data and cache folders (platformdirs's, which biomd defaults to) under
+    the test run's temporary folder, for this process and every process it starts: no test
+    writes to the real home."""
+    base = tmp_path_factory.mktemp("home")
+    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "XDG_CACHE_HOME")}
+    os.environ["XDG_DATA_HOME"] = str(base / "data")
+    os.environ["XDG_CACHE_HOME"] = str(base / "cache")
+    yield
+    for key, value in saved.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture(scope="session")

@@ -81,7 +81,7 @@ def test_an_ambiguous_date_order_is_said_with_why_and_how_to_choose(tmp_path: Pa
     ctx = ConvertContext()
     _, lines = lines_of(path, ctx)
     assert lines[2] == "[2021-05-03 10:02] Alex: Hi"
-    assert ctx.notes_of(path.name).startswith("Its dates could be read day first or month")
+    assert ctx.notes_of(path.name).startswith("its dates could be read day first or month")
     ctx = ConvertContext(date_order="mdy")
     _, lines = lines_of(path, ctx)
     assert lines[2] == "[2021-03-05 10:02] Alex: Hi"

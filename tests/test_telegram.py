@@ -96,7 +96,7 @@ async def test_a_chat_whose_dates_read_either_way_is_reported_with_the_reading(r
     tg.push(OWNER, **doc(tg, "F9", "WhatsApp Chat with Sam.txt", chat))
     await tg.wait_for(lambda: any("said hello" in t for t in tg.texts(OWNER)))
     (said,) = [t for t in tg.texts(OWNER) if "said hello" in t]
-    assert said.startswith("WhatsApp Chat with Sam.txt: Its dates could be read day first")
+    assert said.startswith("WhatsApp Chat with Sam.txt: its dates could be read day first")
     assert "(3/5/21 is 3 May 2021)" in said and "BIOMD_CHAT_DATE_ORDER=mdy" in said
 
 

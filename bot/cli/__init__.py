@@ -5,7 +5,6 @@ mirror, serve and upkeep. Errors become messages only here, in one place
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -13,9 +12,11 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
+from bot import logs
 from bot.cli import bio, mirror, reading, search, serve, share, sources, upkeep
 from bot.cli.common import err
 from bot.cli.groups import Group
+from core.app import data_folder
 from core.errors import BiomdError
 from core.settings import Settings
 
@@ -50,10 +51,18 @@ def _main(
     data_dir: Annotated[
         Path | None, typer.Option("--data-dir", help="Data folder (default: BIOMD_DATA_DIR).")
     ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Show every log line here, not only in the log file."),
+    ] = False,
 ) -> None:
-    """The settings every command runs with, kept on the context."""
+    """The settings every command runs with, kept on the context; log lines to the data
+    folder's logs/biomd.log."""
     overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
     ctx.obj = Settings(**overrides)
+    if moved := data_folder.adopt_legacy(ctx.obj, Path.cwd()):
+        err.print(moved, markup=False)
+    logs.configure(ctx.obj.data_dir, verbose)
 
 
 COMMANDS: dict[str, list[Callable[..., None] | tuple[str, Callable[..., None] | typer.Typer]]] = {
@@ -85,8 +94,4 @@ for panel, routes in COMMANDS.items():
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    for noisy in ("httpx", "httpcore", "apscheduler", "discord", "telegram", "mcp"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-    logging.getLogger("pypdf").setLevel(logging.ERROR)  # broken PDFs get our own clear message
     app(prog_name="biomd")  # so, too, when run as `python -m bot`

@@ -7,9 +7,8 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from bot.cli.common import out, run, show_step, summary
+from bot.cli.common import out, print_table, run, show_step, summary
 from core.app import asking
 from core.app.replies import cost_text
 
@@ -71,11 +70,12 @@ def history(
     ctx: typer.Context, limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 20
 ) -> None:
     """The latest revisions of bio.md."""
-    table = Table("rev", "when", "turn", "mode", "reason")
-    for r in run(ctx, lambda e: e.profile.history(limit)):
-        turn = str(r.turn_id) if r.turn_id is not None else "-"
-        table.add_row(str(r.id), r.at[:19].replace("T", " "), turn, r.mode, r.reason)
-    out.print(table)
+    rows = [
+        (str(r.id), r.at[:19].replace("T", " "), "-" if r.turn_id is None else str(r.turn_id),
+         r.mode, r.reason)
+        for r in run(ctx, lambda e: e.profile.history(limit))
+    ]  # fmt: skip
+    print_table(("rev", "when", "turn", "mode", "reason"), rows)
 
 
 def undo(ctx: typer.Context) -> None:

@@ -4,7 +4,7 @@ opened for one command, the progress bar, and how a biomd turn is shown."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TypeVar
 
 import typer
@@ -17,6 +17,7 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
+from rich.table import Column, Table
 
 from core.app.asking import TurnResult
 from core.app.engine import Engine
@@ -24,7 +25,7 @@ from core.app.replies import turn_summary, turn_totals
 from core.settings import Settings
 
 out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True)  # the terminal wraps, not rich
 
 T = TypeVar("T")
 
@@ -42,6 +43,20 @@ def run(ctx: typer.Context, work: Callable[[Engine], Awaitable[T]]) -> T:
             return await work(engine)
 
     return asyncio.run(go())
+
+
+def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
+    """Rows under their headers: at a terminal a table whose cells wrap rather than lose
+    their ends; piped, tab-separated lines, whole, for the next program."""
+    if not out.is_terminal:
+        clean = str.maketrans({"\t": " ", "\n": " ", "\r": " "})
+        for row in (headers, *rows):
+            print("\t".join(cell.translate(clean) for cell in row))
+        return
+    table = Table(*(Column(h, overflow="fold") for h in headers))
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)
 
 
 def progress(transient: bool = True) -> Progress:

@@ -39,7 +39,14 @@ def search(
             print(json.dumps(_hits_json(query, hits), ensure_ascii=False, indent=2))
             return
         if not hits:
-            out.print("No matches.")
+            why = await engine.sources.without_vectors() if mode != "keyword" else None
+            if why and mode == "vector":
+                out.print(f"Vector search has nothing to search: {why}", markup=False)
+                out.print("Keyword search works now: --mode keyword.", markup=False)
+            else:
+                out.print("No matches.")
+        elif mode == "hybrid" and (why := await engine.sources.without_vectors()):
+            err.print(f"Keywords only: {why}", markup=False, style="dim")
         for i, h in enumerate(hits, 1):
             out.print(f"[bold]{i}. #{h.document_id} {h.document}[/bold] [{h.start}:{h.end}]")
             if h.before.strip():

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from bot import logs
 from bot.cli.common import out, settings_of
 
 NO_BOT_YET = (
@@ -26,6 +27,8 @@ def run_bot(
     from bot.runner import configured_platforms, run
 
     settings = settings_of(ctx)
+    if configured_platforms(settings):
+        logs.running()
     if not configured_platforms(settings):
         from bot.terminal import open_sample_session
 
@@ -42,6 +45,7 @@ def web(
     """Serve the web view alone (with the job worker), over your own data."""
     from bot.runner import run
 
+    logs.running()
     run(settings_of(ctx), web_only=True, open_browser=open_browser)
 
 

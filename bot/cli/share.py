@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from bot.cli.common import err, out, run
+from bot.cli.common import err, out, print_table, run
 from bot.cli.groups import Group, flag, take
 from core.app.engine import Engine
 from core.app.replies import counted
@@ -190,13 +189,12 @@ async def _draft(
 @app.command("list")
 def list_shares(ctx: typer.Context) -> None:
     """Every share made so far."""
-    table = Table("id", "made", "for", "format", "sections", "named", "file")
-    for r in run(ctx, lambda e: e.shares.all()):
-        table.add_row(
-            f"#{r.id}", r.created_at[:16].replace("T", " "), r.audience, r.format,
-            ", ".join(r.sections), ", ".join(r.shown) or "-", r.path,
-        )  # fmt: skip
-    out.print(table)
+    rows = [
+        (f"#{r.id}", r.created_at[:16].replace("T", " "), r.audience, r.format,
+         ", ".join(r.sections), ", ".join(r.shown) or "-", r.path)
+        for r in run(ctx, lambda e: e.shares.all())
+    ]  # fmt: skip
+    print_table(("id", "made", "for", "format", "sections", "named", "file"), rows)
 
 
 @app.command("open")

@@ -10,13 +10,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from bot.cli.common import err, mb, out, progress, run, settings_of
+from bot.cli.common import err, mb, out, print_table, progress, run, settings_of
 from bot.cli.reading import Mine, Since, Yes, read_new_sources, scope_of
 from core.app.engine import Engine
 from core.app.replies import counted
-from core.app.sources import IngestResult
+from core.app.sources import IngestResult, SourceRow
 from core.errors import EmbeddingError
 
 
@@ -48,8 +47,6 @@ def ingest(
             async for result in engine.sources.ingest(paths, on_progress=tick):
                 counts[result.status] += 1
                 bar.console.print(_result_line(result), markup=False)
-                if result.note:
-                    bar.console.print(f"           {result.note}", markup=False)
         summary = ", ".join(f"{n} {k}" for k, n in counts.items())
         out.print(f"{summary}. Everything added is keyword-searchable now.")
         if embed:
@@ -72,15 +69,18 @@ def ingest(
 
 def _result_line(r: IngestResult) -> str:
     ident = f"#{r.document_id}" if r.document_id is not None else "-"
+    note = f"; {r.note}" if r.note else ""
     if r.status == "added":
         size = f"{counted(r.chars, 'char')}, {counted(r.chunks, 'chunk')}"
-        return f"added      {ident:>6}  {r.name}  ({r.kind}, {size})"
+        return f"added      {ident:>6}  {r.name}  ({r.kind}, {size}{note})"
     if r.status == "duplicate":
-        return f"duplicate  {ident:>6}  {r.name}  (already stored)"
+        return f"duplicate  {ident:>6}  {r.name}  ({r.note or 'already stored'})"
     return f"failed     {ident:>6}  {r.error}"
 
 
-async def _embed_with_progress(engine: Engine, *, reindex: bool = False) -> int:
+async def _embed_with_progress(
+    engine: Engine, *, reindex: bool = False, retry: bool = False
+) -> int:
     with progress() as bar:
         task = bar.add_task("embedding", total=None)
 
@@ -89,12 +89,12 @@ async def _embed_with_progress(engine: Engine, *, reindex: bool = False) -> int:
 
         if reindex:
             return await engine.sources.reindex(tick)
-        return await engine.sources.embed_pending(tick)
+        return await engine.sources.embed_pending(tick, retry=retry)
 
 
 def embed(ctx: typer.Context) -> None:
     """Compute the vectors still missing (resumes an interrupted ingest or reindex)."""
-    done = run(ctx, _embed_with_progress)
+    done = run(ctx, lambda e: _embed_with_progress(e, retry=True))
     out.print(f"Embedded {counted(done, 'chunk')}." if done else "Every chunk has its vector.")
 
 
@@ -116,16 +116,27 @@ def sources(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")]
         ]
         print(json.dumps(listed, ensure_ascii=False, indent=2))
         return
-    table = Table("id", "name", "kind", "lang", "chunks", "added", "status", "reading")
-    for r in rows:
-        d = r.source
-        status = d.status if d.status != "failed" else f"failed: {d.error}"
-        reading = r.reading.describe() if r.reading else ""
-        table.add_row(
-            f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), d.added_at[:10], status,
-            reading,
-        )  # fmt: skip
-    out.print(table)
+    headers = ("id", "name", "kind", "lang", "chunks", "covers", "added", "status", "reading")
+    print_table(headers, [_source_row(r) for r in rows])
+
+
+def _source_row(r: SourceRow) -> tuple[str, ...]:
+    d = r.source
+    status = d.status if d.status != "failed" else f"failed: {d.error}"
+    reading = r.reading.describe() if r.reading else ""
+    covers = span(d.content_start, d.content_end)
+    return (
+        f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), covers, d.added_at[:10],
+        status, reading,
+    )  # fmt: skip
+
+
+def span(start: str | None, end: str | None) -> str:
+    """The dates a source covers, to the day: one date, or first to last."""
+    first, last = (start or "")[:10], (end or "")[:10]
+    if not first and not last:
+        return "-"
+    return first or last if first == last or not (first and last) else f"{first} to {last}"
 
 
 def forget(

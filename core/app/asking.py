@@ -1,5 +1,5 @@
 """A question for the biographer from any front-end: its answer, one chat turn; with no
-language model, what hybrid search finds for it, cited, so that retrieval is visible."""
+language model, what search finds for it, cited, so that retrieval is visible."""
 
 from __future__ import annotations
 
@@ -26,4 +26,5 @@ async def ask(engine: Engine, question: str, on_step: StepFn | None = None) -> T
         except LLMNotConfigured:
             pass
     hits = await engine.sources.search(question, limit=SEARCH_INSTEAD_HITS)
-    return search_reply(hits, question, engine.biography.missing)
+    keywords_only = await engine.sources.without_vectors() is not None
+    return search_reply(hits, question, engine.biography.missing, keywords_only)

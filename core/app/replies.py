@@ -63,15 +63,43 @@ def with_source_hint(reply: str) -> str:
 
 
 def snippet(text: str, query: str, width: int = 320) -> str:
-    """About `width` characters of `text` where most words of `query` occur (matched by their
-    first five letters, so "smoking" finds "smoke"), cut at spaces, with … where cut."""
+    """About `width` characters of `text` around the line where most words of `query` occur
+    (matched by their first five letters, so "smoking" finds "smoke"): whole lines (a chat's
+    messages, each on its own line) around it while they fit, else that line cut at spaces
+    around the words; … where something is left out."""
     from core.retrieval.fts_query import content_tokens
 
-    flat = " ".join(text.split())
+    lines = [flat for line in text.splitlines() if (flat := " ".join(line.split()))]
+    if sum(map(len, lines)) + len(lines) - 1 <= width:
+        return "\n".join(lines)
+    stems = [t[:5] for t in content_tokens(query) if len(t) > 2]
+
+    def score(i: int) -> tuple[int, int]:
+        low = lines[i].lower()
+        return sum(s in low for s in stems), -i
+
+    best = max(range(len(lines)), key=score)
+    if len(lines[best]) > width:
+        before = "…" if best else ""
+        cut = _cut_line(lines[best], stems, width - len(before))
+        return before + cut + ("…" if best < len(lines) - 1 and not cut.endswith("…") else "")
+    lo, hi, size = best, best + 1, len(lines[best])
+    while True:  # the next line after, then the one before, while they fit
+        if hi < len(lines) and size + 1 + len(lines[hi]) <= width:
+            size, hi = size + 1 + len(lines[hi]), hi + 1
+        elif lo > 0 and size + 1 + len(lines[lo - 1]) <= width:
+            size, lo = size + 1 + len(lines[lo - 1]), lo - 1
+        else:
+            break
+    shown = "\n".join(lines[lo:hi])
+    return ("…" if lo else "") + shown + ("…" if hi < len(lines) else "")
+
+
+def _cut_line(flat: str, stems: list[str], width: int) -> str:
+    """`width` characters of one long line where most of `stems` occur, cut at spaces."""
     if len(flat) <= width:
         return flat
     low = flat.lower()
-    stems = [t[:5] for t in content_tokens(query) if len(t) > 2]
     hits = [m.start() for s in stems for m in re.finditer(re.escape(s), low)]
 
     def covered(at: int) -> int:
@@ -92,12 +120,13 @@ SNIPPET_CHARS = 320
 READ_NEXT = " /bio shows it all, /timeline and /questions the parts."
 
 
-def search_reply(hits: Sequence[Hit], query: str, missing: str) -> str:
+def search_reply(hits: Sequence[Hit], query: str, missing: str, keywords_only: bool) -> str:
     """Search hits as an answer, cited, for when the biographer can't run (`missing` says
-    why, and how to set it up)."""
+    why, and how to set it up); `keywords_only` when there are no vectors yet."""
+    how = "keyword search (there are no vectors yet)" if keywords_only else "hybrid search"
     lines = [
         f"{missing}\nUntil then the biographer can't answer in its own words; here is what "
-        "hybrid search finds, best first:"
+        f"{how} finds, best first:"
     ]
     if not hits:
         lines.append("Search found nothing for that.")
@@ -203,6 +232,8 @@ def finished_reading(results: Sequence[TurnResult]) -> str:
 def not_added(result: IngestResult) -> str:
     """A source that was not added: a duplicate, or why it could not be read."""
     if result.status == "duplicate":
+        if result.note:
+            return f"{result.name}: I already have this: {result.note}."
         return f"{result.name}: I already have this (source #{result.document_id})."
     return f"Could not read {result.error or result.name}"
 

@@ -24,6 +24,7 @@ from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from core.plural import counted
 from core.retrieval import language
 from core.retrieval.embed_pipeline import Embeddings, EmbedProgress
+from core.retrieval.embedding import download_failed
 from core.retrieval.passages import Passage, passage
 from core.retrieval.search import MODES as MODES  # the search modes a front-end offers
 from core.retrieval.search import GrepPage, Mention, Mode, Searcher, Slice
@@ -282,6 +283,15 @@ class Sources:
     async def search(self, query: str, limit: int = 10, mode: Mode = "hybrid") -> list[Hit]:
         return await self.searcher.search(query, limit, mode)
 
+    async def without_vectors(self) -> str | None:
+        """Why search has no vectors to go on (keywords only), or None when it has some."""
+        counts = await self.store.documents.counts()
+        if counts.vectors or not counts.chunks:
+            return None
+        s = self.settings
+        failed = None if s.embed_model_path else download_failed(s.embed_model, s.models_dir)
+        return failed or "No vectors have been made yet; `biomd embed` makes them."
+
     async def notes(self, query: str, limit: int = 10) -> list[Extract]:
         """The reader's notes that best match `query`, each with its verified quote."""
         return await self.searcher.notes.search(query, limit)
@@ -337,9 +347,12 @@ class Sources:
         """The embedding model the stored vectors were made with."""
         return await self.embeddings.stored_model()
 
-    async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
-        """Give every indexed chunk a vector; how many were given one."""
-        return await self.embeddings.embed_pending(on_progress)
+    async def embed_pending(
+        self, on_progress: EmbedProgress | None = None, *, retry: bool = False
+    ) -> int:
+        """Give every indexed chunk a vector; how many were given one. `retry`: the owner
+        asked, so a download of the model that failed lately is tried again now."""
+        return await self.embeddings.embed_pending(on_progress, retry=retry)
 
     async def switching(self) -> bool:
         """Whether the stored vectors are not (all) the configured model's yet."""

@@ -28,6 +28,7 @@ from core.errors import (
     DiskFull,
     SpeechModelError,
 )
+from core.ingest import twin_check, twins
 from core.ingest.chunking import Chunk, Chunker
 from core.ingest.convert import (
     ArchiveBudget,
@@ -40,6 +41,7 @@ from core.ingest.convert import (
 )
 from core.ingest.convert.archive import is_junk
 from core.ingest.timestamps import date_in_name, line_facts
+from core.ingest.twins import Units
 from core.settings import Settings
 from core.storage.chunks import ChunkRow
 from core.storage.documents import DuplicateSource, Source
@@ -66,7 +68,8 @@ class IngestResult:
     chunks: int = 0
     chars: int = 0
     error: str | None = None
-    note: str = ""  # how it was read, when the owner should know (a chat's date order)
+    note: str | None = None  # what the owner should know: the source it repeats, how its
+    # dates were read
 
 
 @dataclass
@@ -82,6 +85,7 @@ class ChunkStream:
     last_stamp: str | None = None
     names: Counter[str] = field(default_factory=Counter)
     months: Counter[tuple[str, str]] = field(default_factory=Counter)
+    units: Units = field(default_factory=Units)  # its fingerprint, as the text goes by
     _counted_to: int = 0  # where the chunks already counted end (chunks overlap)
     _done: bool = False
 
@@ -93,6 +97,7 @@ class ChunkStream:
         for piece in self.pieces:
             self.length += len(piece)
             self.has_text = self.has_text or not piece.isspace()
+            self.units.feed(piece)
             rows.extend(self._rows(self.chunker.feed(piece)))
             if len(rows) >= _BATCH_CHUNKS:
                 return rows
@@ -244,9 +249,65 @@ class Ingestor:
         return await self._index(doc.id, converter, probe)
 
     async def _index(self, doc_id: int, converter: Converter, probe: Probe) -> IngestResult:
-        """Convert, chunk and store one document; it becomes `ready` only when complete."""
+        """Convert, chunk and store one document; it becomes `ready` only when complete. The
+        same text in another file is refused, and a longer export of a stored chat keeps only
+        what is new (core.ingest.twins)."""
         pieces = converter.convert(probe, self.ctx)
         stream = ChunkStream(_guarded(pieces, probe.name, converter.kind))
+        if failed := await self._write(doc_id, stream, probe.name, converter.kind):
+            return failed
+        if not stream.has_text:
+            return await self._fail(
+                doc_id, probe.name, f"{probe.name}: no text found in it.", converter.kind
+            )
+        fingerprint = stream.units.finish()
+        twin = await twin_check.find(self.store, doc_id, fingerprint)
+        note = None
+        if twin is not None and twin.verdict == "longer":
+            newer = await self._only_new(doc_id, converter, probe.name, twin.source, stream)
+            if newer is None:
+                twin = twin_check.Twin("same", twin.source)
+            elif newer is not stream:
+                stream, note = (
+                    newer,
+                    (
+                        f"a longer export of source #{twin.source.id} ({twin.source.name}): only "
+                        "the messages after it ends were added"
+                    ),
+                )
+        read = self.ctx.notes_of(probe.name)  # how the converter read it (a chat's dates)
+        if twin is not None and twin.verdict == "same":
+            gone = await self.store.documents.delete(doc_id)
+            if gone is not None and gone.raw_path:
+                await asyncio.to_thread(self.raw.remove, gone.raw_path)
+            return IngestResult(
+                probe.name,
+                "duplicate",
+                twin.source.id,
+                twin.source.kind,
+                twin.source.n_chunks,
+                note=f"the same text as source #{twin.source.id} ({twin.source.name})",
+            )
+        await self.store.units.keep(doc_id, fingerprint.count, fingerprint.chat, fingerprint.hashes)
+        await self.store.documents.finish(
+            doc_id,
+            text_length=stream.length,
+            n_chunks=stream.chunks,
+            content_start=stream.first_stamp or date_in_name(probe.name),
+            content_end=stream.last_stamp or date_in_name(probe.name),
+            names=stream.names,
+            months=stream.months,
+        )
+        await self.store.reading.add(doc_id)
+        note = "; ".join(x for x in (note, read) if x) or None
+        return IngestResult(
+            probe.name, "added", doc_id, converter.kind, stream.chunks, stream.length, note=note
+        )
+
+    async def _write(
+        self, doc_id: int, stream: ChunkStream, name: str, kind: str
+    ) -> IngestResult | None:
+        """Store the stream's chunks as they are converted; the failure, if conversion fails."""
         ready: asyncio.Queue[list[ChunkRow] | None] = asyncio.Queue(maxsize=_QUEUED_BATCHES)
         producer = asyncio.ensure_future(_produce(stream, ready))
         try:
@@ -262,35 +323,42 @@ class Ingestor:
                 if rows:
                     await self.store.chunks.add(doc_id, rows)
                 if self.on_progress:
-                    self.on_progress(probe.name, stream.length)
+                    self.on_progress(name, stream.length)
             await producer  # raises the converter's error, if it had one
         except ConversionError as exc:
-            return await self._fail(doc_id, probe.name, exc.user_message, converter.kind)
+            return await self._fail(doc_id, name, exc.user_message, kind)
         except SpeechModelError as exc:  # this file fails; the batch goes on; resend it later
-            message = f"{probe.name}: not transcribed. {exc.user_message}"
-            return await self._fail(doc_id, probe.name, message, converter.kind)
+            message = f"{name}: not transcribed. {exc.user_message}"
+            return await self._fail(doc_id, name, message, kind)
         finally:
             if not producer.done():  # never leave the generator running behind our back
                 producer.cancel()
                 await asyncio.wait([producer])
-        if not stream.has_text:
-            return await self._fail(
-                doc_id, probe.name, f"{probe.name}: no text found in it.", converter.kind
-            )
-        await self.store.documents.finish(
-            doc_id,
-            text_length=stream.length,
-            n_chunks=stream.chunks,
-            content_start=stream.first_stamp or date_in_name(probe.name),
-            content_end=stream.last_stamp or date_in_name(probe.name),
-            names=stream.names,
-            months=stream.months,
+        return None
+
+    async def _only_new(
+        self, doc_id: int, converter: Converter, name: str, stored: Source, stream: ChunkStream
+    ) -> ChunkStream | None:
+        """A longer export of a stored chat, cut to the messages after the stored one ends and
+        stored again; None when nothing is new; the stream as it was when the stored chat's
+        end can't be told."""
+        end = await twin_check.chat_end(self.store, stored)
+        if end is None:
+            return stream
+        text = await self.store.chunks.text(doc_id, 0, stream.length)
+        lines = twins.after(text, end.stamp, end.seen)
+        if not lines:
+            return None
+        head = text.split("\n", 1)[0]
+        said = f"(the messages after source #{stored.id} ends, at {end.stamp})"
+        doc = await self.store.documents.get(doc_id)
+        raw_path = doc.raw_path if doc is not None else ""
+        await self.store.documents.restart(
+            doc_id, kind=converter.kind, mime=converter.mime, raw_path=raw_path
         )
-        await self.store.reading.add(doc_id)
-        note = self.ctx.notes_of(probe.name)
-        return IngestResult(
-            probe.name, "added", doc_id, converter.kind, stream.chunks, stream.length, note=note
-        )
+        fresh = ChunkStream(iter([f"{head}\n{said}\n\n" + "\n".join(lines) + "\n"]))
+        await self._write(doc_id, fresh, name, converter.kind)
+        return fresh
 
     async def _fail(
         self, doc_id: int, name: str, message: str, kind: str | None = None

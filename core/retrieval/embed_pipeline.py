@@ -16,7 +16,13 @@ import numpy as np
 
 from core.errors import EmbeddingError
 from core.retrieval.backfill import input_key, pending_rounds, unique_inputs
-from core.retrieval.embedding import Embedder, FastEmbedder, Matrix, to_blob
+from core.retrieval.embedding import (
+    Embedder,
+    FastEmbedder,
+    Matrix,
+    forget_download_failed,
+    to_blob,
+)
 from core.settings import Settings
 from core.storage.lock import ProcessLock
 from core.storage.store import Store
@@ -109,8 +115,12 @@ class Embeddings:
         return self.settings.embed_model
 
     async def stored_model(self) -> str | None:
-        """The model the stored vectors were made with (None before the first)."""
-        return await self.store.meta.get("embed_model")
+        """The model the stored vectors were made with (None while there are none: a model
+        named before its first vector, whose download failed say, binds nothing)."""
+        name = await self.store.meta.get("embed_model")
+        if name is None or (await self.store.vectors.state()).newest == 0:
+            return None
+        return name
 
     async def switching(self) -> bool:
         """Whether the stored vectors are not (all) the configured model's yet."""
@@ -118,9 +128,16 @@ class Embeddings:
         started = await self.store.meta.get(NEXT_KEYS[0])
         return started is not None or (stored is not None and stored != self.model_name)
 
-    async def embed_pending(self, on_progress: EmbedProgress | None = None) -> int:
+    async def embed_pending(
+        self, on_progress: EmbedProgress | None = None, *, retry: bool = False
+    ) -> int:
         """Give every indexed chunk a vector of the serving model; how many were given one.
-        Resumable: it starts wherever vectors stop."""
+        Resumable: it starts wherever vectors stop. `retry`: try a download of the model
+        that failed lately now, not after RETRY_DOWNLOAD_AFTER_S."""
+        if retry:
+            forget_download_failed(self.settings.embed_model, self.settings.models_dir)
+            if stored := await self.stored_model():
+                forget_download_failed(stored, self.settings.models_dir)
         embedder = await self.serving()  # importing fastembed takes a while
         if await self.stored_model() is None:
             await self.store.meta.set(model_meta(embedder, self.settings.embed_model_path))

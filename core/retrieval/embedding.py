@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
+import time
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -119,6 +122,11 @@ class FastEmbedder:
         if self._model_path is None and self._cache_dir is not None:
             marker = ready_marker(self.name, self._cache_dir)
         first = marker is not None and not marker.exists()
+        failed = None
+        if first and self._cache_dir is not None:
+            failed = download_failed(self.name, self._cache_dir)
+        if failed:
+            raise EmbeddingError(failed)
         if first:
             log.warning(
                 "Downloading the embedding model %s (%s), once. It is kept in %s.",
@@ -132,10 +140,12 @@ class FastEmbedder:
                 if quick is not None:
                     if first and marker is not None:
                         marker.touch()
+                        forget_download_failed(self.name, marker.parent)
                     return quick
             model = TextEmbedding(self.name, **kwargs)
             if first and marker is not None:
                 marker.touch()
+                forget_download_failed(self.name, marker.parent)
             return model
         except Exception as exc:
             where = (
@@ -143,11 +153,15 @@ class FastEmbedder:
                 if self._model_path
                 else "(it downloads once, on first use)"
             )
-            raise EmbeddingError(
+            message = (
                 f"The embedding model {self.name} could not be loaded {where}: "
-                f"{str(exc).rstrip('.')}. Without "
-                "network access, put the model files in a folder and set BIOMD_EMBED_MODEL_PATH."
-            ) from exc
+                f"{str(exc).rstrip('.')}. Sources are kept and keyword-searchable; vectors wait. "
+                "Without network access, put the model files in a folder and set "
+                "BIOMD_EMBED_MODEL_PATH; or connect and run `biomd embed`."
+            )
+            if first and self._cache_dir is not None:
+                note_download_failed(self.name, self._cache_dir, str(exc).rstrip(".")[:200])
+            raise EmbeddingError(message) from exc
 
     def _load_int8(self, kwargs: dict[str, Any]) -> Any:
         """The model from its int8 copy (made once, beside the download), or None to load it
@@ -210,6 +224,46 @@ def ready_marker(name: str, cache_dir: Path) -> Path:
 def model_downloaded(name: str, cache_dir: Path) -> bool:
     """Whether biomd has loaded `name` from `cache_dir` before (no download needed)."""
     return ready_marker(name, cache_dir).exists()
+
+
+RETRY_DOWNLOAD_AFTER_S = 6 * 3600
+"""How long a failed download of the model is not tried again, unless asked (`biomd embed`):
+without network each try costs a start or an ingest some 40 seconds."""
+
+
+def _failed_marker(name: str, cache_dir: Path) -> Path:
+    return cache_dir / f".unreachable-{name.replace('/', '--')}"
+
+
+def note_download_failed(name: str, cache_dir: Path, cause: str) -> None:
+    """Remember that downloading `name` failed just now, and why."""
+    with contextlib.suppress(OSError):
+        _failed_marker(name, cache_dir).write_text(cause, encoding="utf-8")
+
+
+def download_failed(name: str, cache_dir: Path, now: float | None = None) -> str | None:
+    """Why downloading `name` failed, if it failed within RETRY_DOWNLOAD_AFTER_S; said as a
+    reason not to try again yet."""
+    marker = _failed_marker(name, cache_dir)
+    try:
+        at = marker.stat().st_mtime
+        why = marker.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if (now if now is not None else time.time()) - at > RETRY_DOWNLOAD_AFTER_S:
+        return None
+    when = datetime.fromtimestamp(at).strftime("%H:%M")
+    return (
+        f"Vectors wait: the embedding model could not be downloaded at {when}, and is not "
+        f"tried again for {RETRY_DOWNLOAD_AFTER_S // 3600} hours unless you run `biomd embed`. "
+        f"Sources are keyword-searchable meanwhile. Without network access, put the model "
+        f"files in a folder and set BIOMD_EMBED_MODEL_PATH. (It failed with: {why}.)"
+    )
+
+
+def forget_download_failed(name: str, cache_dir: Path) -> None:
+    """The model loaded: a failure before no longer counts."""
+    _failed_marker(name, cache_dir).unlink(missing_ok=True)
 
 
 def _quiet_fastembed_logs() -> None:

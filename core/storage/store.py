@@ -14,6 +14,7 @@
     store.rounds     reading_rounds (estimate against actual)
     store.shares     shares, share_audiences (portraits the owner saved)
     store.leads      leads (questions and contradictions raised by rules, by key)
+    store.units      source_units (each source's fingerprint, to find the same text twice)
     store.mirror     mirror_messages, mirror_verdicts, mirror_answers, mirror_candidates,
                      mirror_candidate_notes (the mirror's cache, the owner's word, the notes pass)
 """
@@ -41,6 +42,7 @@ from core.storage.revisions import Revisions
 from core.storage.rounds import Rounds
 from core.storage.shares import Shares
 from core.storage.turns import Turns
+from core.storage.units import SourceUnits
 from core.storage.usage import UsageLog
 from core.storage.vectors import Vectors
 
@@ -58,6 +60,7 @@ class Store:
         self.vectors = Vectors(db)
         self.next_vectors = Vectors(db, "next_vectors")
         self.activity = Activity(db)
+        self.units = SourceUnits(db)
         self.jobs = Jobs(db)
         self.turns = Turns(db)
         self.chat = ChatLog(db)

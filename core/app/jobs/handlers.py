@@ -96,7 +96,7 @@ class Handlers:
         results = await self.app.sources.ingest_file(path, name, self._soon(indexing))
         added = [r.document_id for r in results if r.status == "added" and r.document_id]
         lines = [replies.not_added(r) for r in results if r.status != "added"]
-        lines += [f"{r.name}: {r.note}" for r in results if r.note]
+        lines += [f"{r.name}: {r.note}." for r in results if r.status == "added" and r.note]
         if added:
             await show(f"{name}: indexing (vectors)…", force=True)
             try:

@@ -93,7 +93,7 @@ class ConvertContext:
 
     def notes_of(self, name: str) -> str:
         """What was noted about source `name` (and forget it)."""
-        return " ".join(self.notes.pop(name, []))
+        return "; ".join(self.notes.pop(name, []))
 
     def budget(self) -> ArchiveBudget:
         """A fresh copy of the archive limits, to spend on one archive."""

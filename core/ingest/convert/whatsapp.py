@@ -156,13 +156,13 @@ def date_order(dates: Iterable[str], chosen: str = "auto") -> tuple[str, str]:
     year, month, day = _ymd(example, order)
     first, other = ("day", "month") if order == "dmy" else ("month", "day")
     why = (
-        f"Its dates could be read day first or month first: they were read {first} first, "
-        f"{because} ({example.strip(' .')} is {day} {_MONTHS[month - 1]} {year})."
+        f"its dates could be read day first or month first: they were read {first} first, "
+        f"{because} ({example.strip(' .')} is {day} {_MONTHS[month - 1]} {year})"
     )
     if chosen not in ("dmy", "mdy"):
         why += (
-            f" To read such a chat {other} first, set BIOMD_CHAT_DATE_ORDER="
-            f"{'mdy' if order == 'dmy' else 'dmy'}, forget this source and add it again."
+            f"; to read such a chat {other} first, set BIOMD_CHAT_DATE_ORDER="
+            f"{'mdy' if order == 'dmy' else 'dmy'}, forget this source and add it again"
         )
     return order, why
 

@@ -261,4 +261,20 @@ LATER: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        "source_units",
+        """
+        -- Each source's units (a chat's messages, other text's sentences) by hash, all of a
+        -- short source's and a sample of a long one's, to find the same text in another
+        -- file (core.ingest.twins). documents.units is NULL until a source is fingerprinted.
+        CREATE TABLE source_units (
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            hash        INTEGER NOT NULL,
+            PRIMARY KEY (document_id, hash)
+        ) WITHOUT ROWID;
+        CREATE INDEX source_units_hash ON source_units(hash);
+        ALTER TABLE documents ADD COLUMN units INTEGER;
+        ALTER TABLE documents ADD COLUMN chat INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 )

@@ -1,0 +1,69 @@
+"""The same text in another file, looked for among the stored sources (core.ingest.twins
+says what counts as the same): the stored source a new one repeats or goes on from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.ingest.twins import Fingerprint, Units, Verdict, keys_of, verdict
+from core.storage.documents import Source
+from core.storage.store import Store
+
+_TAIL_CHARS = 6000  # of a stored chat, where its last messages are read from
+
+
+@dataclass(frozen=True)
+class Twin:
+    verdict: Verdict  # same or longer
+    source: Source  # the stored one
+
+
+@dataclass(frozen=True)
+class ChatEnd:
+    """Where a stored chat ends: its last message's minute, and the keys of its last
+    messages."""
+
+    stamp: str
+    seen: set[str]
+
+
+async def fingerprint_missing(store: Store) -> None:
+    """Fingerprint the ready sources stored before fingerprints were kept."""
+    for doc_id in await store.units.missing():
+        doc = await store.documents.get(doc_id)
+        if doc is None:
+            continue
+        units = Units()
+        units.feed(await store.chunks.text(doc_id, 0, doc.text_length))
+        fp = units.finish()
+        await store.units.keep(doc_id, fp.count, fp.chat, fp.hashes)
+
+
+async def find(store: Store, doc_id: int, new: Fingerprint) -> Twin | None:
+    """The stored source that source `doc_id` (fingerprinted `new`) repeats, else the latest
+    stored chat it goes on from, else None."""
+    await fingerprint_missing(store)
+    longer: Twin | None = None
+    for other in await store.units.sharing(new.hashes, other_than=doc_id):
+        kept = await store.units.of(other)
+        doc = await store.documents.get(other)
+        if kept is None or doc is None:
+            continue
+        found = verdict(new, Fingerprint(kept.count, kept.chat, kept.hashes))
+        if found == "same":
+            return Twin("same", doc)
+        if found == "longer" and (
+            longer is None or (doc.content_end or "") > (longer.source.content_end or "")
+        ):
+            longer = Twin("longer", doc)
+    return longer
+
+
+async def chat_end(store: Store, doc: Source) -> ChatEnd | None:
+    """Where a stored chat ends, from its last messages."""
+    tail = await store.chunks.text(doc.id, max(0, doc.text_length - _TAIL_CHARS), doc.text_length)
+    keys = keys_of(tail)
+    if not keys:
+        return None
+    stamp = max(k[:16] for k in keys)
+    return ChatEnd(stamp, {k for k in keys if k[:16] == stamp})

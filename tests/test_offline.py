@@ -1,0 +1,63 @@
+"""Without network and without the embedding model: a failed download is said once and not
+tried again for a while (unless the owner asks), sources are keyword-searchable at once, and
+search says why it has no vectors. HF_HUB_OFFLINE makes fastembed fail at once, as it does
+after its retries on a machine with no network."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from core.app import asking
+from core.app.engine import Engine
+from core.errors import EmbeddingError
+from core.retrieval.embedding import (
+    RETRY_DOWNLOAD_AFTER_S,
+    FastEmbedder,
+    download_failed,
+)
+from core.settings import Settings
+
+MODEL = "BAAI/bge-small-en-v1.5"  # one fastembed lists, and that is not in this cache
+
+
+@pytest.fixture
+def offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+def test_a_failed_download_is_not_tried_again_for_a_while(offline: None, tmp_path: Path) -> None:
+    cache = tmp_path / "models"
+    with pytest.raises(EmbeddingError, match="could not be loaded") as tried:
+        FastEmbedder(MODEL, cache_dir=cache).embed_query("hello")
+    assert "BIOMD_EMBED_MODEL_PATH" in tried.value.user_message
+    with pytest.raises(EmbeddingError, match="not tried again") as waited:
+        FastEmbedder(MODEL, cache_dir=cache).embed_query("hello")  # as the next process would
+    assert "`biomd embed`" in waited.value.user_message
+    assert download_failed(MODEL, cache, now=time.time() + RETRY_DOWNLOAD_AFTER_S + 1) is None
+
+
+async def test_offline_sources_are_searchable_and_search_says_why_it_has_no_vectors(
+    offline: None, tmp_path: Path
+) -> None:
+    settings = Settings(_env_file=None, data_dir=tmp_path / "data", embed_model=MODEL)  # type: ignore[call-arg]
+    note = tmp_path / "walk.md"
+    note.write_text("We walked to the lighthouse at Hook Head with Tadhg.")
+    async with await Engine.open(settings) as engine:
+        (added,) = [r async for r in engine.sources.ingest([note])]
+        assert added.status == "added"
+        with pytest.raises(EmbeddingError, match="could not be loaded"):
+            await engine.sources.embed_pending()
+        with pytest.raises(EmbeddingError, match="not tried again"):
+            await engine.sources.embed_pending()  # the next ingest: at once, not retried
+        with pytest.raises(EmbeddingError, match="could not be loaded"):
+            await engine.sources.embed_pending(retry=True)  # `biomd embed`: tried again
+        hits = await engine.sources.search("lighthouse", mode="keyword")
+        assert [h.document_id for h in hits] == [added.document_id]
+        why = await engine.sources.without_vectors()
+        assert why is not None and "not tried again" in why
+        reply = await asking.ask(engine, "Where did we walk?")
+        assert isinstance(reply, str)
+        assert "keyword search (there are no vectors yet)" in reply and "hybrid" not in reply
