@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.app import maintenance, model_checks
+from core.app.replies import counted
 from core.errors import PlatformUnavailable, StoreError
 from core.settings import Settings
 
@@ -137,7 +138,7 @@ def check_data_dir(s: Settings) -> Iterator[Finding]:
         yield Finding(
             FAIL,
             "data",
-            f"{len(loose)} files in it are readable by others, e.g. {loose[0]}",
+            f"readable by others: {counted(len(loose), 'file')} in it, e.g. {loose[0]}",
             f"chmod -R go-rwx {d}",
         )
     if maintenance.in_use(s):
@@ -168,17 +169,19 @@ def check_store(s: Settings) -> Iterator[Finding]:
     yield Finding(
         OK,
         "store",
-        f"integrity ok; {ready:,} sources, schema {health.schema}/{health.latest_schema}",
+        f"integrity ok; {counted(ready, 'source')}, schema {health.schema}/{health.latest_schema}",
     )
     if pending:
         yield Finding(
             WARN,
             "store",
-            f"{pending} sources were left half-indexed by a stop",
+            f"left half-indexed by a stop: {counted(pending, 'source')}",
             "`biomd ingest` (any file) or the bot's next start finishes them",
         )
     if failed:
-        yield Finding(WARN, "store", f"{failed} sources could not be read", "`biomd sources`")
+        yield Finding(
+            WARN, "store", f"{counted(failed, 'source')} could not be read", "`biomd sources`"
+        )
     stored_model = health.meta.get("embed_model")
     missing = health.chunks_without_vectors
     if stored_model and stored_model != s.embed_model:
@@ -190,7 +193,9 @@ def check_store(s: Settings) -> Iterator[Finding]:
             "`biomd reindex` (search keeps working meanwhile), or the bot does it at start",
         )
     elif missing:
-        yield Finding(WARN, "store", f"{missing:,} chunks still need vectors", "`biomd embed`")
+        yield Finding(
+            WARN, "store", f"still without vectors: {counted(missing, 'chunk')}", "`biomd embed`"
+        )
 
 
 def check_scheduler(s: Settings) -> Iterator[Finding]:
@@ -435,5 +440,6 @@ def render(findings: list[Finding]) -> str:
     bad = sum(f.status == FAIL for f in findings)
     warn = sum(f.status == WARN for f in findings)
     lines.append("")
-    lines.append(f"{bad} problem(s), {warn} warning(s)." if bad or warn else "All good.")
+    said = f"{counted(bad, 'problem')}, {counted(warn, 'warning')}."
+    lines.append(said if bad or warn else "All good.")
     return os.linesep.join(lines)

@@ -78,6 +78,11 @@ class Settings(BaseSettings):
         default="", description="Comma-separated names and handles the owner appears as."
     )
     timezone: str | None = Field(default=None, description="IANA zone; default: the system's.")
+    chat_date_order: Literal["auto", "dmy", "mdy"] = Field(
+        default="auto",
+        description="How a chat export's dates read when they could be day first or month "
+        "first (3/5/21): dmy, mdy, or auto (the order that keeps the messages in time order).",
+    )
     language: str = Field(
         default="",
         description="The language bio.md and its questions are written in (ISO 639-1, e.g. "

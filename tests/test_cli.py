@@ -48,9 +48,29 @@ def test_ingest_prints_a_line_per_file_and_a_summary_and_fails_if_any_file_faile
     assert sum(line.startswith("added") for line in lines) == 6
     assert "6 added, 0 duplicate, 1 failed." in output
     assert "Embedded 6 chunks." in output
+    assert ", 1 chunk)" in output and "1 chunks" not in output
 
     code, output = run("ingest", str(tmp_path / "corpus" / "saoirse.md"))
     assert code == 0 and "duplicate" in output and "1 duplicate" in output
+
+
+def test_a_chat_whose_dates_read_either_way_says_how_they_were_read(
+    env: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat = tmp_path / "WhatsApp Chat with Sam.txt"
+    chat.write_text("3/5/21, 10:02 - Alex: Hi\n4/5/21, 09:00 - Sam: Hi back\n")
+    code, output = run("ingest", str(chat), "--no-read")
+    said = " ".join(output.split())
+    assert code == 0 and "they were read day first" in said and "(3/5/21 is 3 May 2021)" in said
+    assert "set BIOMD_CHAT_DATE_ORDER=mdy, forget this source and add it again" in said
+    code, output = run("grep", "Hi back")
+    assert "2021-05-04" in output
+    run("forget", "1", "--yes")
+    monkeypatch.setenv("BIOMD_CHAT_DATE_ORDER", "mdy")
+    code, output = run("ingest", str(chat), "--no-read")
+    assert code == 0 and "read month first, as BIOMD_CHAT_DATE_ORDER says" in output
+    code, output = run("grep", "Hi back")
+    assert "2021-04-05" in output
 
 
 def test_search_json_has_the_documented_shape(env: dict[str, str], tmp_path: Path) -> None:
@@ -97,7 +117,8 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     run("ingest", str(tmp_path / "corpus"))
 
     code, output = run("grep", "brigid")
-    assert code == 0 and "corpus/grandmother.txt" in output and "1 mentions" in output
+    assert code == 0 and "corpus/grandmother.txt" in output
+    assert "1 mention" in output and "1 mentions" not in output
 
     code, output = run("sources", "--json")
     docs = {d["name"]: d for d in json.loads(output)}
@@ -108,6 +129,11 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     assert reading == {"state": "waiting", "parts_done": 0, "parts": 1, "why": None}
     code, output = run("sources")
     assert code == 0 and "waiting" in output
+    broken = docs["corpus/broken.pdf"]["id"]
+    code, output = run("read", str(broken))
+    said = " ".join(output.split())
+    assert code == 1 and f"Source #{broken} (corpus/broken.pdf) failed when it was added" in said
+    assert "this PDF is damaged" in said and "There is no source" not in said
 
     code, output = run("read", str(doc_id), "--offset", "6", "--length", "6")
     assert code == 0 and output.startswith("Sunday")
@@ -132,7 +158,7 @@ def test_a_changed_model_keeps_search_working_and_stats_say_so(
     code, output = run("search", "hello")
     assert code == 0 and "a.txt" in output
     code, output = run("stats")
-    assert "switching to BAAI/bge-small-en-v1.5" in output and "0 of 1 chunks" in output
+    assert "switching to BAAI/bge-small-en-v1.5" in output and "0 of 1 chunk re-embedded" in output
     assert "biomd reindex" in output
 
 
@@ -145,7 +171,7 @@ def test_ingest_then_the_biographer_writes_a_cited_bio_and_ask_answers_with_cita
     chat = tmp_path / "WhatsApp Chat - Família Silva.txt"
     chat.write_text(fx.WHATSAPP_IOS)
     code, output = run("ingest", str(chat), "--no-embed")
-    assert code == 0 and "1 source(s) wait for the biographer" in output
+    assert code == 0 and "Not read by the biographer yet: 1 source." in output
     assert "biomd analyse --pending" in output
 
     with fake_llm() as llm:
@@ -195,7 +221,7 @@ def test_ingest_then_the_biographer_writes_a_cited_bio_and_ask_answers_with_cita
         assert (
             code == 0 and "Tomás brought the cake to the family lunch on 2021-02-03 [#1]." in output
         )
-        assert "(1 turn(s), 1 model calls" in output
+        assert "(1 turn, 1 model call," in output
 
         code, output = run("cost")
         assert code == 0 and "today" in output
@@ -260,6 +286,31 @@ def test_share_refuses_findings_then_saves_lists_reopens_and_deletes(
     assert code == 2 and "--format is one of html, md, text" in output
 
 
+def test_share_says_there_is_nothing_yet_names_its_flags_and_previews_markdown(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    from tests.test_share import BIO
+
+    target = tmp_path / "close.html"
+    for command in (["preview", "close"], ["save", "close", "--out", str(target)]):
+        code, output = run("share", *command)
+        assert code == 1 and "There is nothing to share yet: bio.md is still empty." in output
+        assert "biomd setup" in output and "biomd ingest" in output
+    assert not target.exists() and not (Path(env["BIOMD_DATA_DIR"]) / "shares").exists()
+
+    (Path(env["BIOMD_DATA_DIR"]) / "bio.md").write_text(BIO, encoding="utf-8")
+    code, output = run("share", "save", "close", "--out", str(target))
+    assert code == 1 and not target.exists()
+    said = " ".join(output.split())
+    assert "Run it again with --remove-findings (they become [removed]) or --yes" in said
+    code, output = run("share", "preview", "close", "--format", "md")
+    assert code == 0 and "\n## Summary\n" in output and "\n- Works as a ceramicist" in output
+    assert "Written 20" in output, "the day, as the saved file will say it"
+    assert "To save it: biomd share save close with --remove-findings" in " ".join(output.split())
+    code, output = run("share", "preview", "close")
+    assert code == 0 and "## Summary" not in output and "\nIdentity: Works as a" in output
+
+
 def test_the_old_share_and_mirror_flags_still_work_and_name_their_subcommand(
     env: dict[str, str], tmp_path: Path
 ) -> None:
@@ -282,3 +333,44 @@ def test_the_old_share_and_mirror_flags_still_work_and_name_their_subcommand(
     assert code == 1 and "There is no finding or pattern F1a2b3c4" in output
     code, output = run("mirror", "--answer", "F1a2b3c4", "--text", "We were both working nights.")
     assert "`biomd mirror answer F1a2b3c4 'We were both working nights.'`" in output
+
+
+def test_a_count_is_said_in_the_singular_or_the_plural() -> None:
+    from core.app.pictures.people import Person, caption
+    from core.app.replies import counted
+
+    assert [counted(n, "chunk") for n in (0, 1, 2, 1204)] == [
+        "0 chunks", "1 chunk", "2 chunks", "1,204 chunks"
+    ]  # fmt: skip
+    assert counted(1, "try", "tries") == "1 try" and counted(3, "try", "tries") == "3 tries"
+    said = caption([Person("Mum", "her mother", by_year={2021: 1})])
+    assert said.startswith("Mum: 1 appearance 2021")
+
+
+def test_every_help_is_plain_and_its_sentences_unbroken() -> None:
+    import typer
+    from typer.core import TyperGroup
+
+    root = typer.main.get_command(app)
+    assert isinstance(root, TyperGroup)
+    lines: list[list[str]] = [[]]
+    for name, command in root.commands.items():
+        lines.append([name])
+        if isinstance(command, TyperGroup):
+            lines += [[name, sub] for sub in command.commands]
+    for line in lines:
+        result = CliRunner().invoke(app, [*line, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (line, result.output)
+        for junk in ("<bool>", "<str>", "<int>", "<path>", "<list[", "{paths}"):
+            assert junk not in result.output, (line, junk, result.output)
+    result = CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"})
+    assert "(after changing BIOMD_EMBED_MODEL); search keeps the old vectors" in result.output
+    assert "With no language model configured, cited search results instead." in result.output
+    result = CliRunner().invoke(app, ["ingest", "--help"], env={"COLUMNS": "200"})
+    assert "PATHS" in result.output and "--since" in result.output and "TEXT" in result.output
+
+
+def test_the_command_is_split_by_subject_in_files_of_300_lines_at_most() -> None:
+    package = Path(__file__).resolve().parent.parent / "bot" / "cli"
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in package.glob("*.py")}
+    assert len(sizes) > 5 and max(sizes.values()) <= 300, sizes

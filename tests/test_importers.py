@@ -63,6 +63,31 @@ def test_whatsapp_date_order_is_inferred_from_the_file() -> None:
     assert infer_date_order(["01/05/21", "01/06/21", "02/01/21"]) == "mdy"
 
 
+def test_an_ambiguous_date_order_is_said_with_why_and_how_to_choose(tmp_path: Path) -> None:
+    from core.ingest.convert.whatsapp import date_order
+
+    assert date_order(["13/02/21", "3/02/21"]) == ("dmy", ""), "a day over 12 decides"
+    assert date_order(["5/5/21", "6/6/21"]) == ("dmy", ""), "no date reads differently"
+    order, why = date_order(["3/5/21", "4/5/21"])
+    assert order == "dmy" and "read day first, the more common reading" in why
+    assert "(3/5/21 is 3 May 2021)" in why and "BIOMD_CHAT_DATE_ORDER=mdy" in why
+    order, why = date_order(["5/3/21", "5/4/21", "6/3/21"])
+    assert order == "mdy" and "keeps the messages in time order (5/3/21 is 3 May 2021)" in why
+    order, why = date_order(["3/5/21", "4/5/21"], "mdy")
+    assert order == "mdy" and "as BIOMD_CHAT_DATE_ORDER says (3/5/21 is 5 March 2021)" in why
+
+    text = "3/5/21, 10:02 - Alex: Hi\n4/5/21, 09:00 - Sam: Hi back\n"
+    path = write(tmp_path, "WhatsApp Chat with Sam.txt", text)
+    ctx = ConvertContext()
+    _, lines = lines_of(path, ctx)
+    assert lines[2] == "[2021-05-03 10:02] Alex: Hi"
+    assert ctx.notes_of(path.name).startswith("its dates could be read day first or month")
+    ctx = ConvertContext(date_order="mdy")
+    _, lines = lines_of(path, ctx)
+    assert lines[2] == "[2021-03-05 10:02] Alex: Hi"
+    assert "read month first" in ctx.notes_of(path.name)
+
+
 def test_whatsapp_dotted_dates_and_24_hour_clock_without_seconds(tmp_path: Path) -> None:
     text = "21.03.23, 18:45 - Eitan: Shalom!\n22.03.23, 07:05 - Grace: Morning\n"
     _, lines = lines_of(write(tmp_path, "chat.txt", text), ConvertContext())

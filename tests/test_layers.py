@@ -19,7 +19,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("core.storage",),
     ("core.base",),
 ]
-BASE = {"core.settings", "core.errors", "core.redact", "core.fold"}
+BASE = {"core.settings", "core.errors", "core.redact", "core.fold", "core.plural"}
 
 
 def layer_of(module: str) -> str:
@@ -244,7 +244,7 @@ def test_only_storage_opens_a_database_or_reaches_for_its_connection() -> None:
 
 def test_the_top_of_core_holds_only_the_base_and_packages() -> None:
     loose = {p.stem for p in ROOT.joinpath("core").glob("*.py")} - {"__init__"}
-    assert loose == {"settings", "endpoints", "errors", "redact", "fold"}
+    assert loose == {"settings", "endpoints", "errors", "redact", "fold", "plural"}
 
 
 ENGINE_API = {

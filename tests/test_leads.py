@@ -124,7 +124,7 @@ async def test_a_reading_round_raises_them_with_a_model_that_raises_nothing(
         questions = section(bio, "Open questions")
         assert re.search(rf"\[Q\d+\] Who is Tom to you, .* \[#{doc}\]", questions)
         assert re.search(rf"\[Q\d+\] Where did you grow up, .*before 2021\? .*\[#{doc}\]", bio)
-        assert "2 open questions and 0 possible contradiction(s) found by rules" in result.reading
+        assert "2 open questions and 0 possible contradictions found by rules" in result.reading
         history = await engine.profile.history()
         assert history[0].reason == "questions and contradictions by rules"
         # the owner removes one; another round does not raise it again

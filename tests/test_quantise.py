@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -109,6 +110,8 @@ async def test_the_engine_embeds_with_the_int8_copy_unless_turned_off(
             vectors[quantise] = vector(engine, text)
         copies = list((settings.models_dir / "int8").glob("*/model.onnx"))
         assert len(copies) == (1 if quantise else 0)
+        if quantise:  # made private, as the data dir it is in
+            assert stat.S_IMODE(settings.models_dir.stat().st_mode) == 0o700
     plain = FastEmbedder(MINILM_NAME, model_path=fp32).embed_passages([text])[0]
     assert np.array_equal(vectors[False], plain)
     assert not np.array_equal(vectors[True], plain)  # the int8 model's, close to the fp32 one

@@ -595,7 +595,7 @@ async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rul
         history = await engine.profile.history()
     assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
     assert history[1].reason == "the model placed none of its notes"
-    assert "the model placed none of its 1 notes; 1 went in by rules" in result.reading
+    assert "the model placed none of its 1 note; 1 went in by rules" in result.reading
 
 
 def test_the_default_places_notes_by_rules_first_as_setup_does_for_a_local_server() -> None:

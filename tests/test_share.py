@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import stat
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -367,6 +368,8 @@ async def test_files_are_never_overwritten_and_names_stay_inside_shares(
     )
     assert first.path != second.path and read(first.path)
     assert Path(second.path).name.endswith("-therapist-2.html")
+    shares = engine.settings.data_dir / "shares"
+    assert stat.S_IMODE(shares.stat().st_mode) == 0o700, "private, as the data dir is"
     owners_picture = tmp_path / "me.png"
     owners_picture.write_bytes(b"not biomd's")
     mine = await engine.shares.save(draft, tmp_path / "me.html", accept=True)
@@ -374,3 +377,154 @@ async def test_files_are_never_overwritten_and_names_stay_inside_shares(
     assert owners_picture.exists(), "a share without a card leaves a .png alone"
     with pytest.raises(BiomdError):
         await engine.shares.save_audience("a/../../../../tmp/x", draft.audience)
+
+
+# -- the first hour: an empty bio.md, an owner not named in the settings --------------------
+
+ALEX_BIO = """# bio.md
+
+## Summary
+Alex Moreno is a nurse in Valencia who climbs with Sam Ortiz on Fridays [#1].
+
+## Identity
+- Reachable at alex.moreno@example.com and https://alex-moreno.example.org/sam [#1]
+- Writes to sam.ortiz@example.com and posts at www.example.net/ortiz-climbs [#1]
+
+## People & relationships
+- Sam Ortiz: a friend from climbing [#1]
+"""
+ALEX_CHAT = """03/05/2021, 10:02 - Alex Moreno: Hi Sam, did you get my mail?
+03/05/2021, 10:05 - Sam Ortiz: Yes! See you at the wall on Friday.
+"""
+
+
+@pytest.fixture
+async def unnamed(tmp_path: Path, minilm_path: Path, embedder: object) -> AsyncIterator[Engine]:
+    """An engine whose settings don't name the owner (BIOMD_OWNER_NAMES unset), with a chat
+    in which the owner speaks."""
+    chat = tmp_path / "WhatsApp Chat with Sam Ortiz.txt"
+    chat.write_text(ALEX_CHAT, encoding="utf-8")
+    settings = make_settings(tmp_path / "data", minilm_path, timezone=sample.TIMEZONE)
+    assert settings.owner_list == ()
+    async with await Engine.open(settings, embedder) as eng:  # type: ignore[arg-type]
+        _ = [r async for r in eng.sources.ingest([chat])]
+        yield eng
+
+
+async def test_an_empty_bio_md_has_nothing_to_share_and_nothing_is_saved(
+    unnamed: Engine, tmp_path: Path
+) -> None:
+    from core.app.shares.service import NothingToShare
+
+    draft = await unnamed.shares.draft("close")
+    assert draft.portrait.parts == ()
+    assert draft.nothing.startswith("There is nothing to share yet: bio.md is still empty.")
+    assert "`biomd setup`" in draft.nothing, "no model: say what fills bio.md and what it needs"
+    target = tmp_path / "close.html"
+    for how in ({"accept": True}, {"remove": True}, {}):
+        with pytest.raises(NothingToShare, match=r"Nothing was saved\. There is nothing to share"):
+            await unnamed.shares.save(draft, target, **how)  # type: ignore[arg-type]
+    assert not target.exists() and await unnamed.shares.all() == []
+    assert not (unnamed.settings.data_dir / "shares").exists()
+
+    await unnamed.profile.replace(ALEX_BIO, turn_id=None, mode="manual", reason="test")
+    only = await unnamed.shares.draft("close", Choice(drop=("summary", "identity", "people")))
+    assert only.nothing.startswith("There is nothing to share for someone close yet")
+    with pytest.raises(NothingToShare):
+        await unnamed.shares.save(only, target, accept=True)
+    assert not target.exists()
+
+
+async def test_the_owner_unnamed_in_the_settings_is_known_from_bio_md_and_not_hidden(
+    unnamed: Engine, tmp_path: Path
+) -> None:
+    await unnamed.profile.replace(ALEX_BIO, turn_id=None, mode="manual", reason="test")
+    draft = await unnamed.shares.draft("close")
+    assert draft.owner == ("Alex Moreno",) and "You are Alex Moreno here" in draft.owner_note
+    assert [(p.name, p.label) for p in draft.people] == [("Sam Ortiz", "their friend")]
+    assert draft.portrait.title == "Alex Moreno"
+    text = " ".join(i.text for i in draft.portrait.items)
+    assert text.startswith("Alex Moreno is a nurse in Valencia who climbs with their friend")
+    # Names inside an e-mail address or a link are never replaced: each is found whole.
+    for whole in (
+        "alex.moreno@example.com",
+        "https://alex-moreno.example.org/sam",
+        "sam.ortiz@example.com",
+        "www.example.net/ortiz-climbs",
+    ):
+        assert whole in text
+    found = {(f.kind, f.text) for f in draft.to_resolve}
+    assert found == {
+        ("e-mail", "alex.moreno@example.com"),
+        ("e-mail", "sam.ortiz@example.com"),
+        ("link", "https://alex-moreno.example.org/sam"),
+        ("link", "www.example.net/ortiz-climbs"),
+    }
+    kept = await unnamed.shares.save(draft, tmp_path / "kept.md", accept=True)
+    removed = await unnamed.shares.save(draft, tmp_path / "removed.html", remove=True)
+    for written in (read(kept.path), read(removed.path)):
+        assert "A." not in written and "Ortiz" not in written.replace("ortiz-climbs", "")
+    assert "alex.moreno@example.com" in read(kept.path) and "[removed]" in read(removed.path)
+    assert "example" not in read(removed.path) and "Sam" not in read(removed.path)
+
+
+async def test_a_setting_names_the_owner_and_bio_md_naming_nobody_leaves_them_to_choose(
+    unnamed: Engine,
+) -> None:
+    bio = ALEX_BIO.replace("Alex Moreno is a nurse", "A nurse")
+    await unnamed.profile.replace(bio, turn_id=None, mode="manual", reason="test")
+    draft = await unnamed.shares.draft("close")
+    assert draft.owner == () and draft.portrait.title == "A portrait"
+    assert "Which of these people is you?" in draft.owner_note
+    assert "Alex Moreno" in [p.name for p in draft.people], "not known, so hidden: and told"
+    unnamed.settings.owner_names = "Alex"
+    draft = await unnamed.shares.draft("close")
+    assert draft.owner == ("Alex",) and draft.owner_note == ""
+
+
+@pytest.mark.parametrize(
+    ("bio", "speakers", "owner"),
+    [
+        ("## Summary\nNina Castell is a potter [#3].\n", (), ("Nina Castell",)),
+        ("## Summary\n**Nina Castell**, 34, lives in Lisbon.\n", (), ("Nina Castell",)),
+        ("## Summary\nNina is a potter.\n", ("Nina Castell", "Mum"), ("Nina", "Nina Castell")),
+        ("## Summary\nNina Castell moved to Lisbon.\n", ("Nina",), ("Nina Castell", "Nina")),
+        ("## Identity\n- Name: Alex Moreno (born 1990) [#1]\n", (), ("Alex Moreno",)),
+        ("## Resumen\nMaría José García es alfarera.\n", (), ("María José García",)),
+        ("## 人物像\n- 名前：山田花子 [#1]\n", (), ("山田花子",)),
+        ("## Summary\nNina is a potter.\n", (), ()),
+        ("## Summary\nNew York designer who moved.\n", ("Mum",), ()),
+        ("## Summary\nDesigner who moved to Lisbon.\n", (), ()),
+        ("## Summary\nShe is a potter in Lisbon.\n", ("Sam",), ()),
+        ("## Summary\nIn 2021, Nina moved.\n", (), ()),
+        ("## Summary\n_Nothing is known yet. This fills in as sources are read._\n", (), ()),
+    ],
+)
+def test_the_owner_is_read_from_the_summary_or_identity(
+    bio: str, speakers: tuple[str, ...], owner: tuple[str, ...]
+) -> None:
+    from core.biographer.profile_text import owner_in
+
+    assert owner_in(bio, speakers) == owner
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Mail tomas.reis@example.com today.", "tomas.reis@example.com"),
+        ("See https://example.org/tomas-reis/photos.", "https://example.org/tomas-reis/photos"),
+        ("See www.tomas.example.com, or not.", "www.tomas.example.com"),
+        ("His site is tomas-reis.pt/blog.", "tomas-reis.pt/blog"),
+    ],
+)
+def test_a_name_inside_an_email_or_a_link_is_left_whole_and_the_scan_finds_it_whole(
+    text: str, kept: str
+) -> None:
+    from core.biographer.share.people import Names, choose
+    from core.biographer.share.scan import findings_in
+
+    names = Names(choose([("Tomás Reis", "her brother")], "role"))
+    assert names.replace(text) == text
+    found = [(k, text[a:b]) for k, a, b in findings_in(text, names)]
+    assert found in ([("e-mail", kept)], [("link", kept)]), found
+    assert names.replace(f"Tomás wrote: {text}").startswith("her brother wrote: ")

@@ -106,7 +106,7 @@ async def test_several_text_calls_in_one_reply_all_run_in_order(
     assert result.text_calls == 2
     results = results_message(llm.bodies[1])
     assert results.index('<tool_result name="grep">') < results.index('name="read_source">')
-    assert "1 mentions of 'shed'" in results and "#1 'note-0.txt', text" in results
+    assert "1 mention of 'shed'" in results and "#1 'note-0.txt', text" in results
 
 
 async def test_a_broken_text_call_goes_back_as_an_error_and_is_never_the_report(

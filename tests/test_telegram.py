@@ -89,6 +89,17 @@ async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(r
     assert len(llm.reader_bodies) == 1
 
 
+async def test_a_chat_whose_dates_read_either_way_is_reported_with_the_reading(rig: Rig) -> None:
+    tg = rig.tg
+    rig.llm.reply_with("Alex and Sam said hello [#1].")
+    chat = b"3/5/21, 10:02 - Alex: Hi\n4/5/21, 09:00 - Sam: Hi back\n"
+    tg.push(OWNER, **doc(tg, "F9", "WhatsApp Chat with Sam.txt", chat))
+    await tg.wait_for(lambda: any("said hello" in t for t in tg.texts(OWNER)))
+    (said,) = [t for t in tg.texts(OWNER) if "said hello" in t]
+    assert said.startswith("WhatsApp Chat with Sam.txt: its dates could be read day first")
+    assert "(3/5/21 is 3 May 2021)" in said and "BIOMD_CHAT_DATE_ORDER=mdy" in said
+
+
 async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
     rig: Rig, tmp_path: Path
 ) -> None:
@@ -445,3 +456,27 @@ async def test_share_previews_a_portrait_and_a_button_saves_it_as_a_file(rig: Ri
     await tg.wait_for(lambda: any(t.startswith("#1 ") and "therapist" in t for t in tg.texts()))
     tg.push(OWNER, text="/share save")
     await tg.wait_for(lambda: any("no portrait to save here yet" in t for t in tg.texts()))
+
+
+async def test_share_of_an_empty_bio_says_so_and_a_refusal_names_the_commands(rig: Rig) -> None:
+    from tests.test_share import BIO
+
+    tg = rig.tg
+    tg.push(OWNER, text="/share close")
+    await tg.wait_for(lambda: any("nothing to share yet" in t for t in tg.texts(OWNER)))
+    said = next(t for t in tg.texts(OWNER) if "nothing to share yet" in t)
+    assert said.startswith("There is nothing to share yet: bio.md is still empty.")
+    assert "It fills in as the biographer reads your sources" in said and not tg.buttons()
+    tg.push(OWNER, text="/share save accept")
+    await tg.wait_for(lambda: any(t.startswith("Nothing was saved.") for t in tg.texts(OWNER)))
+    assert not tg.documents and await rig.app.engine.shares.all() == []
+
+    await rig.app.engine.profile.replace(BIO, turn_id=None, mode="manual", reason="test")
+    rig.llm.reply_with('{"parts": []}')
+    tg.push(OWNER, text="/share close")
+    await tg.wait_for(lambda: tg.buttons())
+    tg.push(OWNER, text="/share save")
+    await tg.wait_for(lambda: any("the privacy scan found" in t for t in tg.texts(OWNER)))
+    refused = next(t for t in tg.texts(OWNER) if "the privacy scan found" in t)
+    assert "/share save remove (they become [removed]) · /share save accept" in refused
+    assert not tg.documents

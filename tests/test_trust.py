@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,15 @@ def digest_tree(folder: Path) -> dict[str, str]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def table(db: Path, sql: str) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(sql).fetchall()
 
 
 @pytest.mark.parametrize("suffix", [".tar", ".tar.gz"])
@@ -72,7 +83,77 @@ def test_a_file_that_is_not_a_backup_is_refused(tmp_path: Path) -> None:
     junk = tmp_path / "junk.tar"
     junk.write_bytes(b"not a tar at all")
     result = CliRunner().invoke(app, ["--data-dir", str(tmp_path / "d"), "import", str(junk)])
-    assert result.exit_code == 1 and "not a biomd backup" in result.output
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1
+    assert f"{junk} is not a complete biomd backup: it is not an archive" in said
+    assert "Nothing was restored" in said and "ReadError" not in said
+    assert names(tmp_path) == ["junk.tar"], "nothing left behind"
+
+
+@pytest.mark.parametrize("suffix", [".tar", ".tar.gz"])
+async def test_a_backup_cut_short_is_refused_plainly_and_leaves_nothing_behind(
+    tmp_path: Path, minilm_path: Path, embedder: Any, suffix: str
+) -> None:
+    import tarfile
+
+    settings = make_settings(tmp_path / "data", minilm_path)
+    write_corpus(tmp_path / "corpus")
+    async with await Engine.open(settings, embedder) as engine:
+        _ = [r async for r in engine.sources.ingest([tmp_path / "corpus" / "saoirse.md"])]
+    whole = tmp_path / f"whole{suffix}"
+    runner = CliRunner()
+    result = runner.invoke(app, ["--data-dir", str(settings.data_dir), "export", str(whole)])
+    assert result.exit_code == 0, result.output
+    data = whole.read_bytes()
+    with tarfile.open(whole) as tar:  # cut after the database, and just before the end marker
+        starts = {m.name.split("/")[0]: m.offset for m in tar}
+    cuts = [len(data) // 2, len(data) - 700] if suffix == ".tar.gz" else []
+    cuts += [starts["raw"], starts["end.json"]] if suffix == ".tar" else []
+    for cut in cuts:
+        short = tmp_path / f"short{suffix}"
+        short.write_bytes(data[:cut])
+        before = names(tmp_path)
+        target = tmp_path / "restored"
+        result = runner.invoke(app, ["--data-dir", str(target), "import", str(short)])
+        said = " ".join(result.output.split())
+        assert result.exit_code == 1, (cut, said)
+        assert f"{short} is not a complete biomd backup: it ends too early" in said, (cut, said)
+        assert "Nothing was restored" in said and "Aborted" not in said
+        assert names(tmp_path) == before, "no data dir, no leftovers"
+    empty = tmp_path / "empty"
+    empty.mkdir(mode=0o700)
+    result = runner.invoke(app, ["--data-dir", str(empty), "import", str(short)])
+    assert result.exit_code == 1 and names(empty) == []
+    result = runner.invoke(app, ["--data-dir", str(empty), "import", str(whole)])
+    assert result.exit_code == 0 and "Restored 1 source, 1 raw file and" in result.output
+    assert all(p.stat().st_mode & 0o077 == 0 for p in [empty, *empty.rglob("*")])
+
+
+def test_a_private_folder_makes_the_parents_it_needs_private_too(tmp_path: Path) -> None:
+    from core.storage.database import ensure_private_dir
+
+    (tmp_path / "kept").mkdir(mode=0o755)
+    (tmp_path / "kept").chmod(0o755)
+    ensure_private_dir(tmp_path / "kept" / "models" / "whisper")
+    modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in (tmp_path / "kept").rglob("*")}
+    assert modes == {"models": 0o700, "whisper": 0o700}
+    assert stat.S_IMODE((tmp_path / "kept").stat().st_mode) == 0o755, "not made by it: as it was"
+
+
+def test_export_never_replaces_a_file_unasked(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    runner = CliRunner()
+    assert runner.invoke(app, ["--data-dir", str(data), "stats"]).exit_code == 0
+    target = tmp_path / "backup.tar"
+    target.write_bytes(b"my older backup")
+    result = runner.invoke(app, ["--data-dir", str(data), "export", str(target)])
+    said = " ".join(result.output.split())
+    assert result.exit_code == 1 and "already exists: --yes replaces it" in said
+    assert target.read_bytes() == b"my older backup"
+    result = runner.invoke(app, ["--data-dir", str(data), "export", str(target), "--yes"])
+    assert result.exit_code == 0 and target.read_bytes() != b"my older backup"
+    result = runner.invoke(app, ["--data-dir", str(data), "export", str(tmp_path)])
+    assert result.exit_code == 1 and "is a folder" in " ".join(result.output.split())
 
 
 async def test_secrets_never_reach_logs_errors_or_bio_md(

@@ -275,6 +275,8 @@ async def test_every_page_answers(site: Site) -> None:
         r = await site.client.get(path)
         assert r.status_code == 200, path
     assert (await site.client.get("/source/99")).text.count("There is no source #99.") == 1
+    grep = (await site.client.get("/grep?pattern=boxes")).text
+    assert "<p>1 mention.</p>" in grep, "one mention, said in the singular"
 
 
 async def test_a_citation_opens_on_the_passage_that_supports_the_claim(site: Site) -> None:
@@ -357,6 +359,10 @@ async def test_questions_are_answered_inline_and_dismissed(site: Site) -> None:
     assert "In Galway." in (await site.engine.sources.read(doc.id)).text
     r = await site.client.post("/questions/Q2/dismiss", headers=site.csrf)
     assert "Who taught you pottery" not in await site.engine.profile.load()
+    path = site.engine.profile.path
+    await asyncio.to_thread(path.write_text, path.read_text() + "- Typed in bio.md by hand?\n")
+    page = (await site.client.get("/questions")).text
+    assert 'id="Q3"' in page and "Typed in bio.md by hand?" in page
 
 
 async def test_the_chat_streams_its_steps_and_the_answer_joins_the_chat_tail(
@@ -456,6 +462,21 @@ async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -
 # -- sharing a portrait -----------------------------------------------------------------------
 
 
+async def test_the_share_page_of_an_empty_bio_says_so_and_saves_nothing(site: Site) -> None:
+    import re
+
+    r = await site.client.get("/share?for=close")
+    assert r.status_code == 200 and 'id="nothing"' in r.text
+    assert "There is nothing to share yet: bio.md is still empty." in r.text
+    assert 'action="/share/save' not in r.text and 'src="/share/preview/' not in r.text
+    token = re.search(r'name="token" value="([\w-]+)"', r.text)
+    assert token is None
+    (token,) = site.view.web.drafts
+    r = await site.client.post("/share/save", data={"token": token}, headers=site.csrf)
+    assert r.status_code == 400 and "Nothing was saved. There is nothing to share" in r.text
+    assert await site.engine.shares.all() == []
+
+
 async def test_the_share_page_previews_changes_saves_downloads_and_deletes(site: Site) -> None:
     import re
 
@@ -492,6 +513,7 @@ async def test_the_share_page_previews_changes_saves_downloads_and_deletes(site:
     undecided = {"token": token.group(1), "finding:e-mail:nina.castell@example.com": "remove"}
     r = await site.client.post("/share/save", data=undecided, headers=site.csrf)
     assert r.status_code == 400 and "Nothing was saved" in r.text and "phone" in r.text
+    assert "Choose remove or keep for each on the Share page, then save again." in r.text
     decided = undecided | {"finding:phone:+351 912 345 678": "accept"}
     r = await site.client.post("/share/save", data=decided, headers=site.csrf)
     assert r.status_code == 303 and r.headers["location"] == "/share?for=therapist&saved=1"

@@ -10,17 +10,18 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from typer.core import TyperGroup
+from rich.markup import escape
 
 from bot import logs
 from bot.cli import bio, mirror, reading, search, serve, share, sources, upkeep
 from bot.cli.common import err
+from bot.cli.groups import Group
 from core.app import data_folder
 from core.errors import BiomdError
 from core.settings import Settings
 
 
-class Commands(TyperGroup):
+class Commands(Group):
     """Every command, with one error handler: a biomd error is its message and exit status
     1; Ctrl-C says how to go on and exits 130."""
 
@@ -28,7 +29,7 @@ class Commands(TyperGroup):
         try:
             return super().invoke(ctx)
         except BiomdError as exc:
-            err.print(f"[red]error:[/red] {exc.user_message}")
+            err.print(f"[red]error:[/red] {escape(exc.user_message)}")
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err.print("Stopped. Run the same command again to continue where it left off.")
@@ -93,4 +94,4 @@ for panel, routes in COMMANDS.items():
 
 
 def main() -> None:
-    app()
+    app(prog_name="biomd")  # so, too, when run as `python -m bot`

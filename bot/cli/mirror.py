@@ -18,6 +18,7 @@ from core.app import reading
 from core.app.engine import Engine
 from core.app.mirror import text as mirror_text
 from core.app.mirror.service import Mirror
+from core.app.replies import counted
 from core.errors import BiomdError
 
 SAID = ("confirm", "dismiss", "take-back", "ask", "answer")
@@ -136,8 +137,8 @@ async def _notes_pass(engine: Engine, design: str | None, yes: bool) -> None:
         err.print("The mirror's notes pass: nothing new to judge.", markup=False)
         return
     err.print(
-        f"The mirror's notes pass ({plan.design}): {plan.calls} call(s) over {plan.notes:,} "
-        f"notes, {plan.estimate.describe()}.",
+        f"The mirror's notes pass ({plan.design}): {counted(plan.calls, 'call')} over "
+        f"{counted(plan.notes, 'note')}, {plan.estimate.describe()}.",
         markup=False,
     )
     costly = (plan.estimate.usd or 0) > engine.settings.read_confirm_usd
@@ -155,12 +156,12 @@ async def _notes_pass(engine: Engine, design: str | None, yes: bool) -> None:
 
         report = await m.refresh(design, tick)
     line = (
-        f"Judged {report.judged}: {report.yes} pattern(s), {report.failed} unreadable "
+        f"Judged {report.judged}: {counted(report.yes, 'pattern')}, {report.failed} unreadable "
         f"repl{'y' if report.failed == 1 else 'ies'}; "
-        f"{report.prompt_tokens + report.completion_tokens:,} tokens."
+        f"{counted(report.prompt_tokens + report.completion_tokens, 'token')}."
     )
     if report.dropped:
-        line += f" {report.dropped} proposal(s) dropped: their evidence did not hold."
+        line += f" {counted(report.dropped, 'proposal')} dropped: their evidence did not hold."
     err.print(line, markup=False)
     if report.stopped:
         err.print(f"Stopped early: {report.stopped}", markup=False, style="yellow")

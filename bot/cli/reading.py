@@ -14,6 +14,7 @@ from core.app import reading
 from core.app.asking import TurnResult
 from core.app.engine import Engine
 from core.app.reading import Choice, Decide, SetAside
+from core.app.replies import counted
 from core.errors import BiomdError, LLMNotConfigured
 
 YES_HELP = "Read every source whole, whatever the estimate (no question asked)."
@@ -73,7 +74,7 @@ def decider(scope: str | None, ask_held: bool = True) -> Decide:
 
 async def say_reading(count: int) -> None:
     if count:
-        out.print(f"The biographer is reading {count} new source(s)…")
+        out.print(f"The biographer is reading {counted(count, 'new source')}…")
 
 
 async def read_new_sources(engine: Engine, scope: str | None = None) -> None:
@@ -88,7 +89,7 @@ async def read_new_sources(engine: Engine, scope: str | None = None) -> None:
         return
     if done.missing:
         out.print(
-            f"{done.pending} source(s) wait for the biographer to read them. Configure an LLM "
+            f"Not read by the biographer yet: {counted(done.pending, 'source')}. Configure an LLM "
             "(BIOMD_LLM_API_KEY, or a local BIOMD_LLM_BASE_URL), then run "
             "`biomd analyse --pending`."
         )

@@ -12,6 +12,7 @@ import typer
 
 from bot.cli.common import err, out, run
 from core.app.engine import Engine
+from core.app.replies import counted
 from core.app.sources import MODES, Hit
 
 
@@ -82,7 +83,8 @@ def grep(
         out.print(f"#{m.document_id} {m.document} @{m.position}: {m.line}", markup=False)
     shown = len(page.mentions)
     out.print(
-        f"{page.total} mentions" + (f", showing {offset + 1}–{offset + shown}" if shown else "")
+        counted(page.total, "mention")
+        + (f", showing {offset + 1}–{offset + shown}" if shown else "")
     )
 
 

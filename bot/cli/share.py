@@ -13,8 +13,9 @@ import typer
 from bot.cli.common import err, out, print_table, run
 from bot.cli.groups import Group, flag, take
 from core.app.engine import Engine
+from core.app.replies import counted
 from core.app.shares.choices import FORMATS, Choice, format_of
-from core.app.shares.service import Draft, card_path, render
+from core.app.shares.service import Draft, UnresolvedFindings, card_path, render
 from core.errors import BiomdError
 
 AUDIENCES = "close, therapist, work, assistant, me, or one you saved"
@@ -32,6 +33,10 @@ SaveAs = Annotated[
     str | None, typer.Option("--save-audience", help="Keep these choices under a name.")
 ]
 ShareId = Annotated[int, typer.Argument(help="The share's id, as `biomd share list` shows it.")]
+RESOLVE = (
+    "--remove-findings (they become [removed]) or --yes (keep them as they are); or --hide "
+    "NAME, or --without SECTION"
+)
 
 
 class ShareGroup(Group):
@@ -78,12 +83,17 @@ def preview(
     rules: Rules = False,
     save_as: SaveAs = None,
 ) -> None:
-    """Print the portrait for AUDIENCE as plain text; nothing is saved."""
+    """Print the portrait for AUDIENCE (plain text, or as --format says); nothing is
+    saved."""
     choice = _choice(show, hide, add, drop, quote, low, fmt, limit)
 
     async def go(engine: Engine) -> None:
         draft = await _draft(engine, audience, choice, rules, save_as)
-        sys.stdout.write(render(draft.portrait, "text", ""))
+        if draft.nothing:
+            raise BiomdError(draft.nothing)
+        sys.stdout.write(render(draft.portrait, choice.format or "text", engine.shares.today()))
+        if draft.findings:
+            err.print(f"To save it: biomd share save {audience} with {RESOLVE}", markup=False)
 
     run(ctx, go)
 
@@ -118,7 +128,10 @@ def save(
     async def go(engine: Engine) -> None:
         draft = await _draft(engine, audience, choice, rules, save_as)
         path = target or engine.shares.default_path(draft.audience)
-        record = await engine.shares.save(draft, path, accept=yes, remove=remove, card=card)
+        try:
+            record = await engine.shares.save(draft, path, accept=yes, remove=remove, card=card)
+        except UnresolvedFindings as exc:
+            raise BiomdError(f"{exc.found} Run it again with {RESOLVE}.") from None
         note = f", {record.size:,} characters" if record.format == "text" else ""
         out.print(f"Saved share #{record.id}: {record.path}{note}", markup=False)
         if card:
@@ -152,18 +165,24 @@ async def _draft(
     if save_as:
         await engine.shares.save_audience(save_as, draft.audience)
         err.print(f"Saved these choices as the audience '{save_as}'.", markup=False)
+    if draft.nothing:
+        return draft  # the command says why there is nothing
     sections = ", ".join(p.heading for p in draft.portrait.parts) or "(nothing yet)"
     err.print(f"For {draft.audience.title}: {sections}", markup=False)
+    if draft.owner_note:
+        err.print(draft.owner_note, markup=False)
     for p in draft.people:
         how = "by name" if p.shown == "name" else f"as '{p.label}'"
         err.print(f"  {p.name}: {how}", markup=False)
     if draft.findings:
-        err.print(f"The privacy scan found {len(draft.to_resolve)} thing(s):", markup=False)
+        found = counted(len(draft.to_resolve), "thing")
+        err.print(f"The privacy scan found {found}:", markup=False)
     for f in draft.to_resolve:
         err.print(f"  {f.kind:<12} {f.text}", markup=False)
     if draft.portrait.refused:
-        err.print(f"{len(draft.portrait.refused)} sentence(s) of the model's rested on "
-                  "nothing in bio.md and were left out.", markup=False)  # fmt: skip
+        left = counted(len(draft.portrait.refused), "sentence")
+        err.print(f"Left out: {left} of the model's that rested on nothing in bio.md.",
+                  markup=False)  # fmt: skip
     return draft
 
 

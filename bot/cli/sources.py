@@ -14,6 +14,7 @@ import typer
 from bot.cli.common import err, mb, out, print_table, progress, run, settings_of
 from bot.cli.reading import Mine, Since, Yes, read_new_sources, scope_of
 from core.app.engine import Engine
+from core.app.replies import counted
 from core.app.sources import IngestResult, SourceRow
 from core.errors import EmbeddingError
 
@@ -56,7 +57,7 @@ def ingest(
                 err.print("Vectors are still to do: run `biomd embed` once the model is available.")
             else:
                 if done:
-                    out.print(f"Embedded {done:,} chunks.")
+                    out.print(f"Embedded {counted(done, 'chunk')}.")
         if read:
             await read_new_sources(engine, scope)
         return counts
@@ -70,7 +71,7 @@ def _result_line(r: IngestResult) -> str:
     ident = f"#{r.document_id}" if r.document_id is not None else "-"
     note = f"; {r.note}" if r.note else ""
     if r.status == "added":
-        size = f"{r.chars:,} chars, {r.chunks} chunks"
+        size = f"{counted(r.chars, 'char')}, {counted(r.chunks, 'chunk')}"
         return f"added      {ident:>6}  {r.name}  ({r.kind}, {size}{note})"
     if r.status == "duplicate":
         return f"duplicate  {ident:>6}  {r.name}  ({r.note or 'already stored'})"
@@ -94,7 +95,7 @@ async def _embed_with_progress(
 def embed(ctx: typer.Context) -> None:
     """Compute the vectors still missing (resumes an interrupted ingest or reindex)."""
     done = run(ctx, lambda e: _embed_with_progress(e, retry=True))
-    out.print(f"Embedded {done:,} chunks." if done else "Every chunk has its vector.")
+    out.print(f"Embedded {counted(done, 'chunk')}." if done else "Every chunk has its vector.")
 
 
 def reindex(ctx: typer.Context) -> None:
@@ -102,7 +103,7 @@ def reindex(ctx: typer.Context) -> None:
     search keeps the old vectors until the new ones are all made. Resumable."""
     done = run(ctx, lambda e: _embed_with_progress(e, reindex=True))
     model = settings_of(ctx).embed_model
-    out.print(f"Re-embedded {done:,} chunks; search now uses {model}.", markup=False)
+    out.print(f"Re-embedded {counted(done, 'chunk')}; search now uses {model}.", markup=False)
 
 
 def sources(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
@@ -161,7 +162,7 @@ def stats(ctx: typer.Context) -> None:
     s = run(ctx, lambda e: e.sources.stats())
     out.print(f"data dir     {settings_of(ctx).data_dir.resolve()}", markup=False)
     out.print(f"sources      {s.documents:,} ready, {s.pending:,} pending, {s.failed:,} failed")
-    out.print(f"text         {s.text_chars:,} characters in {s.chunks:,} chunks")
+    out.print(f"text         {counted(s.text_chars, 'character')} in {counted(s.chunks, 'chunk')}")
     out.print(f"vectors      {s.vectors:,} ({s.vectors_missing:,} still to embed)")
     out.print(f"storage      database {mb(s.db_bytes)}, raw files {mb(s.raw_bytes)}")
     model = s.embed_model or "(none yet)"
@@ -169,6 +170,6 @@ def stats(ctx: typer.Context) -> None:
     if s.switching:
         out.print(
             f"[yellow]switching to {s.configured_model} (BIOMD_EMBED_MODEL): "
-            f"{s.next_vectors:,} of {s.chunks:,} chunks re-embedded. Search uses {model} "
+            f"{s.next_vectors:,} of {counted(s.chunks, 'chunk')} re-embedded. Search uses {model} "
             "until `biomd reindex` (or the running bot) finishes.[/yellow]"
         )

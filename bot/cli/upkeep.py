@@ -13,6 +13,8 @@ import typer
 
 from bot.cli.common import err, mb, out, settings_of
 from core.app import maintenance
+from core.app.replies import counted
+from core.errors import BiomdError
 
 
 def setup(
@@ -65,12 +67,22 @@ def doctor(
 def export_backup(
     ctx: typer.Context,
     target: Annotated[Path, typer.Argument(help="Archive to write (.tar, or .tar.gz).")],
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Replace the file if it is there already.")
+    ] = False,
 ) -> None:
     """Back everything up into one file (safe while the bot runs)."""
-    summary = maintenance.export(settings_of(ctx), target)
+    if target.is_file() and not yes:
+        if not sys.stdin.isatty():  # a script, or piped: nobody to ask
+            raise BiomdError(f"{target} already exists: --yes replaces it, or name another file.")
+        if not typer.confirm(f"{target} already exists. Replace it?", default=False):
+            err.print(f"Nothing was written; {target} is unchanged.", markup=False)
+            raise typer.Exit(1)
+    summary = maintenance.export(settings_of(ctx), target, replace=True)
     out.print(
-        f"Wrote {target}: {summary.documents:,} sources, {summary.raw_files:,} raw files, "
-        f"{summary.revisions:,} revisions of bio.md, {mb(summary.bytes)}.",
+        f"Wrote {target}: {counted(summary.documents, 'source')}, "
+        f"{counted(summary.raw_files, 'raw file')}, "
+        f"{counted(summary.revisions, 'revision')} of bio.md, {mb(summary.bytes)}.",
         markup=False,
     )
 
@@ -83,7 +95,8 @@ def import_backup(
     settings = settings_of(ctx)
     summary = maintenance.restore(settings, archive)
     out.print(
-        f"Restored {summary.documents:,} sources, {summary.raw_files:,} raw files and "
-        f"{summary.revisions:,} revisions of bio.md into {settings.data_dir}.",
+        f"Restored {counted(summary.documents, 'source')}, "
+        f"{counted(summary.raw_files, 'raw file')} and "
+        f"{counted(summary.revisions, 'revision')} of bio.md into {settings.data_dir}.",
         markup=False,
     )

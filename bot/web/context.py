@@ -21,12 +21,13 @@ from bot.web.render import chat_message, cite_links, markdown
 from bot.web.security import Keys
 from core.app.assistant import Assistant
 from core.app.engine import Engine
-from core.app.replies import source_hint_of
+from core.app.replies import counted, source_hint_of
 from core.app.shares.service import Draft
 from core.errors import NotFound
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
+TEMPLATES.env.filters["counted"] = counted  # {{ n | counted("chunk") }}: "1 chunk", "2 chunks"
 # Pages and Markdown render in one thread of their own: twenty page loads at once then queue
 # among themselves instead of holding the event loop the bots answer on (bench/loop_lag.py).
 RENDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="biomd-web-render")

@@ -20,7 +20,7 @@ from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
 from core.app.replies import first_sentence_first, snippet, status_text, with_source_hint
 from core.app.shares import args as share_args
-from core.app.shares.service import Draft, card_path
+from core.app.shares.service import Draft, UnresolvedFindings, card_path
 from core.app.shares.service import render as render_share
 from core.app.sources import AUDIO, files_at
 from core.app.status_now import gather as gather_status
@@ -399,9 +399,12 @@ class Assistant:
         draft, card = pending
         shares = self.engine.shares
         path = shares.default_path(draft.audience)
-        record = await shares.save(
-            draft, path, accept=how == "accept", remove=how == "remove", card=card
-        )
+        try:
+            record = await shares.save(
+                draft, path, accept=how == "accept", remove=how == "remove", card=card
+            )
+        except UnresolvedFindings as exc:
+            raise BiomdError(replies.share_refused(exc.found)) from None
         del self._drafts[(channel.platform, chat)]
         _, content = await shares.content(record.id)
         await channel.send_file(chat, path.name, content, f"For {draft.audience.title}")

@@ -16,9 +16,10 @@ from core.storage.health import Health, examine
 __all__ = ["BackupSummary", "Health", "export", "in_use", "restore", "store_health"]
 
 
-def export(settings: Settings, target: Path) -> BackupSummary:
-    """Everything in the data dir, in one archive (safe while the bot runs)."""
-    return backup.export(settings.data_dir, target)
+def export(settings: Settings, target: Path, *, replace: bool = False) -> BackupSummary:
+    """Everything in the data dir, in one archive (safe while the bot runs); a file already
+    at `target` is replaced only if `replace`."""
+    return backup.export(settings.data_dir, target, replace=replace)
 
 
 def restore(settings: Settings, archive: Path) -> BackupSummary:

@@ -25,6 +25,7 @@ from core.biographer.tool_state import ToolState
 from core.errors import BiomdError, Busy
 from core.ingest.timestamps import line_speakers
 from core.models.tools import BadArguments, Done, Tool, ToolArgs, caller, mcp_tools, tool
+from core.plural import counted
 from core.retrieval.search import Searcher
 from core.storage.database import utc_now
 from core.storage.documents import Source
@@ -131,7 +132,7 @@ async def _passages(memory: Memory, found: Passages) -> str:
         start, end = h.span
         shown.append(f"{head} (chars {start}-{end})\n{wrap(h.passage, head)}")
     body = "\n\n".join(shown) or "(none)"
-    head = f"{len(shown)} passages for {found.query!r}{window}"
+    head = f"{counted(len(shown), 'passage')} for {found.query!r}{window}"
     return f"{DATA_NOTE}\n\n{head}:\n\n{body}{notes}"
 
 
@@ -203,7 +204,7 @@ async def timeline(memory: Memory, since: Day = "", until: Day = "") -> str:
     tl = await memory.engine.pictures.timeline()
     events = [e for e in tl.events if within(e.when.isoformat(), since, until)]
     spans = [s for s in tl.spans if overlaps(s.start.isoformat(), s.end.isoformat(), since, until)]
-    lines = [f"Timeline{phrase(since, until)}: {len(events)} events in bio.md."]
+    lines = [f"Timeline{phrase(since, until)}: {counted(len(events), 'event')} in bio.md."]
     for e in events:
         cites = ", ".join(f"#{i}" for i in e.cites)
         lines.append(f"- {e.when.isoformat()}: {e.label}" + (f" [{cites}]" if cites else ""))

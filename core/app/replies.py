@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from core.app.shares.service import Draft
 from core.biographer.citations import in_order
+from core.plural import counted as counted  # a front-end says its counts so: "1 chunk"
 from core.storage.shares import ShareRecord
 
 if TYPE_CHECKING:
@@ -175,7 +176,8 @@ def cost_text(account: Account) -> str:
         account.rounds,
     )
     lines = [
-        f"{t.label}: {t.calls:,} calls, {t.tokens:,} tokens ({t.prompt_tokens:,} prompt, "
+        f"{t.label}: {counted(t.calls, 'call')}, {counted(t.tokens, 'token')} "
+        f"({t.prompt_tokens:,} prompt, "
         f"{t.completion_tokens:,} completion), ${t.usd:.4f}"
         for t in periods
     ]
@@ -183,7 +185,7 @@ def cost_text(account: Account) -> str:
         lines.append("By backend, all time:")
         lines += [
             f"{'Codex (your ChatGPT plan, no per-token cost)' if b.label == 'codex' else 'API'}: "
-            f"{b.calls:,} calls, {b.tokens:,} tokens, ${b.usd:.4f}"
+            f"{counted(b.calls, 'call')}, {counted(b.tokens, 'token')}, ${b.usd:.4f}"
             for b in backends
         ]
     if limit is not None:
@@ -195,13 +197,13 @@ def cost_text(account: Account) -> str:
 
 
 def _round_line(r: Round) -> str:
-    guess = f"{r.estimated_tokens:,} tokens"
+    guess = counted(r.estimated_tokens, "token")
     if r.estimated_usd is not None:
         guess += f" (${r.estimated_usd:.4f})"
     off = f", {r.tokens / r.estimated_tokens - 1:+.0%}" if r.estimated_tokens else ""
     return (
-        f"{r.started_at[:10]}, {r.sources} source{'s' if r.sources != 1 else ''}: estimated "
-        f"{guess}; {r.calls} calls, {r.tokens:,} tokens (${r.usd:.4f}){off}"
+        f"{r.started_at[:10]}, {counted(r.sources, 'source')}: estimated {guess}; "
+        f"{counted(r.calls, 'call')}, {counted(r.tokens, 'token')} (${r.usd:.4f}){off}"
     )
 
 
@@ -230,13 +232,14 @@ def turn_summary(results: Sequence[TurnResult], hints: bool = True) -> str:
 
 
 def turn_totals(results: Sequence[TurnResult]) -> str:
-    """The turns' cost in one line: "(2 turn(s), 9 model calls, 12,000 tokens, $0.0100)"."""
+    """The turns' cost in one line: "(2 turns, 9 model calls, 12,000 tokens, $0.0100)"."""
     changed = list(dict.fromkeys(s for r in results for s in r.sections_changed))
     cost = sum(r.cost_usd for r in results)
     steps = sum(r.steps for r in results)
     tokens = sum(r.prompt_tokens + r.completion_tokens for r in results)
     where = f"; bio.md sections changed: {', '.join(changed)}" if changed else ""
-    return f"({len(results)} turn(s), {steps} model calls, {tokens:,} tokens, ${cost:.4f}{where})"
+    said = f"{counted(len(results), 'turn')}, {counted(steps, 'model call')}"
+    return f"({said}, {counted(tokens, 'token')}, ${cost:.4f}{where})"
 
 
 def finished_reading(results: Sequence[TurnResult]) -> str:
@@ -244,7 +247,7 @@ def finished_reading(results: Sequence[TurnResult]) -> str:
     edits = sum(r.edits for r in results)
     refused = sum(len(r.refused) for r in results)
     changed = sorted({s for r in results for s in r.sections_changed})
-    text = f"The biographer has finished reading: {edits} edits to bio.md"
+    text = f"The biographer has finished reading: {counted(edits, 'edit')} to bio.md"
     text += f" ({', '.join(changed)})" if changed else ""
     text += f", {refused} refused." if refused else "."
     unread = [r.reading for r in results if "not read" in r.reading]
@@ -297,7 +300,7 @@ def consolidated(changed: Sequence[str]) -> str:
 
 
 def gave_up(name: str, attempts: int, reason: str) -> str:
-    return f"Sorry, I gave up on {name} after {attempts} tries: {reason}"
+    return f"Sorry, I gave up on {name} after {counted(attempts, 'try', 'tries')}: {reason}"
 
 
 # -- status -----------------------------------------------------------------------------------
@@ -309,7 +312,8 @@ def status_text(status: Status) -> str:
     running = ", ".join(status.running) or "none"
     limit = f" of ${status.limit:.2f}" if status.limit is not None else ""
     return (
-        f"Sources: {s.documents:,} ({s.chunks:,} chunks, {s.vectors_missing:,} still to embed)\n"
+        f"Sources: {s.documents:,} ({counted(s.chunks, 'chunk')}, {s.vectors_missing:,} still "
+        "to embed)\n"
         f"Queue: {status.queued} waiting; running: {running}\n"
         f"Waiting for the biographer: {status.unread}\n"
         f"Spent today: ${status.spent_today:.4f}{limit}"
@@ -385,13 +389,17 @@ def share_usage(audiences: Sequence[str], recent: Sequence[ShareRecord]) -> str:
 
 
 def share_preview(draft: Draft, text: str) -> str:
+    if draft.nothing:
+        return draft.nothing
     by = "by rules from bio.md" if draft.writer == "rules" else f"by {draft.writer}"
     lines = [f"A portrait for {draft.audience.title}, written {by}:", "", text.strip(), ""]
     if draft.portrait.refused:
         lines.append(
-            f"{len(draft.portrait.refused)} sentence(s) the model wrote rested on nothing in "
-            "bio.md and were left out."
+            f"Left out: {counted(len(draft.portrait.refused), 'sentence')} the model wrote "
+            "that rested on nothing in bio.md."
         )
+    if draft.owner_note:
+        lines.append(draft.owner_note)
     if draft.people:
         shown = "; ".join(
             f"{p.name} by name" if p.shown == "name" else f"{p.name} as '{p.label}'"
@@ -401,22 +409,35 @@ def share_preview(draft: Draft, text: str) -> str:
     if draft.findings:
         found = "; ".join(f"{f.kind}: {f.text}" for f in draft.to_resolve)
         lines += [
-            f"The privacy scan found {len(draft.to_resolve)} thing(s): {found}.",
-            "/share save remove (they become [removed]) · /share save accept · or change it",
+            f"The privacy scan found {counted(len(draft.to_resolve), 'thing')}: {found}.",
+            SHARE_RESOLVE,
         ]
     else:
         lines.append("The privacy scan found nothing. /share save to keep it as a file.")
     return "\n".join(lines)
 
 
+SHARE_RESOLVE = (
+    "/share save remove (they become [removed]) · /share save accept (keep them as they "
+    "are) · or change it: /share AUDIENCE hide NAME, without SECTION"
+)
+
+
+def share_refused(found: str) -> str:
+    """A save refused for the scan's findings (`found` says which), and how to go on."""
+    return f"{found} {SHARE_RESOLVE}"
+
+
 def share_buttons(draft: Draft) -> list[tuple[str, str]]:
+    if draft.nothing:
+        return []
     if draft.findings:
         return [("Remove them, save", "/share save remove"), ("Accept, save", "/share save accept")]
     return [("Save", "/share save")]
 
 
 def share_saved(record: ShareRecord) -> str:
-    size = f"{record.size:,} characters" if record.format == "text" else f"{record.size:,} bytes"
+    size = counted(record.size, "character" if record.format == "text" else "byte")
     return (
         f"Saved share #{record.id} for {record.audience} ({record.format}, {size}). Open the "
         "file in a browser to read or print it. /share list shows every share."

@@ -21,6 +21,7 @@ from core.ingest.hints import capitalised_names, fit, people_names, rank
 from core.ingest.pipeline import Ingestor, ProgressFn, walk_files
 from core.ingest.pipeline import IngestResult as IngestResult  # a front-end shows each
 from core.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
+from core.plural import counted
 from core.retrieval import language
 from core.retrieval.embed_pipeline import Embeddings, EmbedProgress
 from core.retrieval.embedding import download_failed
@@ -66,7 +67,7 @@ class ReadingState:
 
     def describe(self) -> str:
         if self.state == "reading":
-            text = f"{self.parts_done} of {self.parts} parts"
+            text = f"{self.parts_done} of {counted(self.parts, 'part')}"
         else:
             text = self.state.replace("_", " ")
         return f"{text} ({self.why})" if self.why and self.state != "read" else text
@@ -200,6 +201,7 @@ class Sources:
             hints=self._hints_from_thread(),
             scratch_dir=self.raw.tmp,
             zip_limits=s.zip_limits,
+            date_order=s.chat_date_order,
         )
 
     def transcriber(self) -> WhisperTranscriber:

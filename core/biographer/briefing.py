@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from core.biographer.packing import pack
+from core.plural import counted
 from core.storage.extracts import Extract
 from core.storage.reading import Reading
 
@@ -70,8 +71,8 @@ def request(sources: Sequence[Reading], extracts: Sequence[Extract]) -> str:
     who = people(extracts)
     who_line = f"People in them: {who}.\n" if who else ""
     return (
-        f"New notes on {len(sources)} source{'s' if len(sources) != 1 else ''}: {names}.\n"
-        f"biomd's reader took these {len(extracts)} notes; every quote was checked against "
+        f"New notes on {counted(len(sources), 'source')}: {names}.\n"
+        f"biomd's reader took {counted(len(extracts), 'note')}; every quote was checked against "
         "its source.\n"
         f"{who_line}\n"
         "Compare them with bio.md and place what they tell about the owner: dated events in "

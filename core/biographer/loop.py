@@ -138,9 +138,7 @@ class AgentLoop:
             if result.budget_exhausted
             else "The turn was ended after repeated failed tool calls"
         )
-        return (
-            f"{why} before a report was written; {tools.state.edits} edit(s) were made to bio.md."
-        )
+        return f"{why} before a report was written; edits made to bio.md: {tools.state.edits}."
 
     async def _budget(self) -> int:
         """Tokens the messages may use: the window less the reply and a margin."""

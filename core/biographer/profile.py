@@ -81,16 +81,20 @@ class Profile:
         if not latest:
             content = on_disk if on_disk is not None else skeleton(self.language)
             reason = "found an existing bio.md" if on_disk is not None else "the skeleton"
+            content = await self._numbered(content)
             await self._commit(content, None, "init", reason)
             return content
         last = latest[0]
-        if on_disk == last:
-            return last
-        if on_disk is None or (len(latest) > 1 and on_disk == latest[1]):
+        if on_disk != last and (on_disk is None or (len(latest) > 1 and on_disk == latest[1])):
             await asyncio.to_thread(write_atomically, self.path, last)
             return last
-        await self._commit(on_disk, None, "manual", "bio.md was edited by hand", write=False)
-        return on_disk
+        # Edited by hand (or kept so by an older biomd): a question added under Open
+        # questions gets its id now, as one the biographer adds does.
+        numbered = await self._numbered(on_disk)
+        if numbered != last:
+            reason = "bio.md was edited by hand"
+            await self._commit(numbered, None, "manual", reason, write=numbered != on_disk)
+        return numbered
 
     async def edit(
         self,

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from core.fold import fold
+from core.retrieval.language import STOPWORDS
 
 # Sections are known by these keys; their headings are written in bio.md's language
 # (BIOMD_LANGUAGE), and a heading in any of these languages is read as its key, so nothing
@@ -68,6 +72,8 @@ _CITATION = re.compile(r"#(\d+)")
 _CITE_GROUP = re.compile(r"\[(#\d+(?:\s*,\s*#\d+)*)\]")
 _QUESTION_ID = re.compile(r"^\s*[-*]\s+\[(Q\d+)\]\s*(.*)$")
 _BULLET = re.compile(r"^\s*[-*]\s+(.*)$")
+_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(\S.*)$")  # a bullet or a numbered item
+_ASKED = re.compile(r"^[^\s#>_*|`-].*\?\s*$")  # a line of its own that asks, not indented
 _HEADING = re.compile(r"^##\s+(.+?)\s*$", re.MULTILINE)
 
 
@@ -123,7 +129,9 @@ def timeline(content: str) -> list[str]:
 
 
 def number_questions(content: str, next_id: int) -> tuple[str, int]:
-    """Give every open question without an id the next `[Qn]`, so answers can find it."""
+    """Give every open question without an id the next `[Qn]`, so answers can find it: a
+    bullet ("- ", "* ", "+ ") or a numbered item ("1. ") under Open questions, or a line of
+    its own that asks ("Where did I grow up?"), as the owner may type one by hand."""
     matches = list(_HEADING.finditer(content))
     for i, m in enumerate(matches):
         if key_of(m.group(1)) != "questions":
@@ -131,10 +139,12 @@ def number_questions(content: str, next_id: int) -> tuple[str, int]:
         end = matches[i + 1].start() if i + 1 < len(matches) else len(content)
         lines = content[m.end() : end].split("\n")
         for j, line in enumerate(lines):
-            bullet = _BULLET.match(line)
-            if bullet and not _QUESTION_ID.match(line):
-                indent = line[: len(line) - len(line.lstrip())]
-                lines[j] = f"{indent}- [Q{next_id}] {bullet.group(1).strip()}"
+            item = _ITEM.match(line)
+            asked = line.strip() if _ASKED.match(line) else None
+            text = item.group(2).strip() if item else asked
+            if text and not _QUESTION_ID.match(line):
+                indent = item.group(1) if item else ""
+                lines[j] = f"{indent}- [Q{next_id}] {text}"
                 next_id += 1
         return content[: m.end()] + "\n".join(lines) + content[end:], next_id
     return content, next_id
@@ -144,3 +154,57 @@ def changed_sections(before: str, after: str) -> list[str]:
     """Titles of the sections whose text differs."""
     titles = list(dict.fromkeys(section_titles(before) + section_titles(after)))
     return [t for t in titles if section(before, t) != section(after, t)]
+
+
+# The owner's name as bio.md gives it, when BIOMD_OWNER_NAMES doesn't: "Name: Nina Castell"
+# in Identity, or the name the Summary opens with.
+_NAME_LINE = re.compile(
+    r"^(?:full name|name|vollständiger name|nombre(?: completo)?|nom(?: complet)?"
+    r"|nome(?: completo)?|naam|имя|名前|氏名)\s*[:：]\s*(.+)$",
+    re.I,
+)
+_MARKUP = re.compile(r"\s*\[[^\]\n]*\]|[*_`]")  # citations, ids and emphasis
+_COMMON = frozenset().union(*STOPWORDS.values())
+
+
+def owner_in(bio: str, speakers: Sequence[str] = ()) -> tuple[str, ...]:
+    """The owner's names as bio.md gives them: an Identity line "Name: Nina Castell", else
+    the name the Summary opens with ("Nina Castell is …", "Nina, 34, …"), with the speakers
+    who bear it ("Nina" in the Summary is the speaker "Nina Castell"); () when bio.md names
+    nobody so. A name the Summary opens with is two words or more followed by a common word
+    ("is", "war") or a comma, or a speaker's: "Designer who …" and "New York designer …"
+    name nobody."""
+    name, sure = "", False
+    for item in bullets(section(bio, "identity")):
+        if m := _NAME_LINE.match(_MARKUP.sub("", item).strip()):
+            name, sure = re.split(r"[,;(]| [-–—] ", m.group(1))[0].strip(" ."), True
+            break
+    if not name:
+        words = _MARKUP.sub("", section(bio, "summary")).split()
+        run, closed = _name_run(words, 4)
+        after = words[len(run)] if len(run) < len(words) else ""
+        ends = closed or fold(after) in _COMMON or after.startswith("(")
+        name, sure = " ".join(run), len(run) > 1 and ends
+    if not name:
+        return ()
+    first = fold(name).split()[0]
+    same = [s.split("<")[0].strip() for s in speakers if fold(s).split()[:1] == [first]]
+    if not (sure or same):
+        return ()
+    return tuple(dict.fromkeys([name, *same]))
+
+
+def _name_run(words: Sequence[str], most: int) -> tuple[list[str], bool]:
+    """The capitalised words, not common ones, that `words` start with ("Nina", "Castell"),
+    and whether a comma or a possessive closed them."""
+    run: list[str] = []
+    for word in words[:most]:
+        bare = re.sub(r"(?:'s|’s)?[,;:]?$", "", word)
+        if not (bare[:1].isupper() and bare.replace("-", "").replace("'", "").isalpha()):
+            break
+        if fold(bare) in _COMMON:
+            break
+        run.append(bare)
+        if bare != word:
+            return run, True
+    return run, False

@@ -19,6 +19,7 @@ from core.biographer.profile import Profile
 from core.biographer.reading_cost import ReadingCost, notes_room
 from core.biographer.turn import Agent, StepFn, TurnResult
 from core.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
+from core.plural import counted
 from core.retrieval.search import Searcher
 from core.settings import Settings
 from core.storage.extracts import Extract
@@ -179,7 +180,8 @@ class ReadingRounds:
             if not by_rules and result.edits == 0:  # a turn that placed nothing has not read
                 n = await self._place_by_rules(batch, "the model placed none of its notes")
                 result.reading = (
-                    f"the model placed none of its {len(batch)} notes; {n} went in by rules"
+                    f"the model placed none of its {counted(len(batch), 'note')}; {n} went in "
+                    "by rules"
                 )
             await self.store.extracts.integrated([x.id for x in batch], result.turn_id)
             result.sources = docs
@@ -224,8 +226,8 @@ class ReadingRounds:
         await self.store.leads.add([x.key for x in added])
         asks = sum(x.section == "Open questions" for x in added)
         return (
-            f"{asks} open question{'' if asks == 1 else 's'} and {len(added) - asks} possible "
-            "contradiction(s) found by rules"
+            f"{counted(asks, 'open question')} and "
+            f"{counted(len(added) - asks, 'possible contradiction')} found by rules"
         )
 
     async def _notes_room(self) -> int:

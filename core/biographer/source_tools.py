@@ -16,6 +16,7 @@ from core.biographer import briefing, data
 from core.biographer.period import Day, within
 from core.biographer.tool_state import ToolState
 from core.models.tools import BadArguments, Done, aliased, tool
+from core.plural import counted
 from core.retrieval.search import Hit, Searcher
 from core.storage.documents import Source
 
@@ -146,7 +147,7 @@ async def grep(
     end = offset + len(page.mentions)
     more = f" Next page: offset {end}." if end < page.total else ""
     head = (
-        f"{page.total} mentions of {pattern!r}; {offset + 1}-{end} shown, in "
+        f"{counted(page.total, 'mention')} of {pattern!r}; {offset + 1}-{end} shown, in "
         f"{', '.join(sources.values())}.{more}"
     )
     return f"{head}\n{data.wrap(lines)}"

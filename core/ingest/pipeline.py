@@ -67,7 +67,8 @@ class IngestResult:
     chunks: int = 0
     chars: int = 0
     error: str | None = None
-    note: str | None = None  # what the owner should know: the source it repeats, say
+    note: str | None = None  # what the owner should know: the source it repeats, how its
+    # dates were read
 
 
 @dataclass
@@ -276,6 +277,7 @@ class Ingestor:
                         "the messages after it ends were added"
                     ),
                 )
+        read = self.ctx.notes_of(probe.name)  # how the converter read it (a chat's dates)
         if twin is not None and twin.verdict == "same":
             gone = await self.store.documents.delete(doc_id)
             if gone is not None and gone.raw_path:
@@ -299,6 +301,7 @@ class Ingestor:
             months=stream.months,
         )
         await self.store.reading.add(doc_id)
+        note = "; ".join(x for x in (note, read) if x) or None
         return IngestResult(
             probe.name, "added", doc_id, converter.kind, stream.chunks, stream.length, note=note
         )
@@ -362,6 +365,7 @@ class Ingestor:
     async def _fail(
         self, doc_id: int, name: str, message: str, kind: str | None = None
     ) -> IngestResult:
+        self.ctx.notes_of(name)  # how a failed source was read no longer matters
         doc = await self.store.documents.get(doc_id)
         await self.store.documents.fail(doc_id, message)
         if doc is not None and doc.raw_path:

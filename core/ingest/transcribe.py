@@ -14,6 +14,7 @@ import numpy.typing as npt
 
 from core.errors import CorruptSource, SpeechModelError
 from core.ingest.convert.context import Segment
+from core.storage.database import ensure_private_dir
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,8 @@ class WhisperTranscriber:
                 compute = self._compute_type
                 if compute == "auto":
                     compute = "int8" if device in ("auto", "cpu") else "default"
+                if self._cache_dir is not None:
+                    ensure_private_dir(self._cache_dir)  # the data dir's models/: private
                 try:
                     self._model = WhisperModel(
                         self._fetch(),

@@ -30,8 +30,10 @@ ALIKE = 0.9  # the share of units that makes two sources the same text
 FEWEST = 8  # units; a shorter source is never taken for another (a short note, an answer)
 
 _CHAT_LINE = re.compile(r"^\[(\d{4}-\d\d-\d\d \d\d:\d\d)\] (.+?): (.*)$")
+_STOP = re.compile(r"[.!?。！？]")
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"'”’)]*\s+")
 _SHORTEST_SENTENCE = 25
+_LONGEST_SENTENCE = 600  # characters of a unit of text that has no full stops
 
 Verdict = Literal["same", "longer", "other"]
 
@@ -69,13 +71,17 @@ class Units:
             self._add(message_key(m.group(1), m.group(2), m.group(3)))
         elif line.strip():
             self._prose += " " + line.strip()
-            self._sentences(final=False)
+            if _STOP.search(line) or len(self._prose) > _LONGEST_SENTENCE:
+                self._sentences(final=False)
         else:
             self._sentences(final=True)  # a paragraph ends
 
     def _sentences(self, final: bool) -> None:
         parts = _SENTENCE_END.split(self._prose)
         self._prose = "" if final else parts.pop()
+        if len(self._prose) > _LONGEST_SENTENCE:  # text without stops: cut, or this grows
+            parts.append(self._prose)
+            self._prose = ""
         for sentence in parts:
             if len(sentence.strip()) >= _SHORTEST_SENTENCE:
                 self._add(fold(sentence.strip()))

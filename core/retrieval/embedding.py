@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from core.errors import EmbeddingError
 from core.retrieval.quantise import int8_copy
+from core.storage.database import ensure_private_dir
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ class FastEmbedder:
 
         kwargs: dict[str, Any] = {"threads": self._threads}
         if self._cache_dir is not None and self._model_path is None:
-            self._cache_dir.mkdir(parents=True, exist_ok=True)
+            ensure_private_dir(self._cache_dir)  # the data dir's models/: private
             kwargs["cache_dir"] = str(self._cache_dir)
         if self._model_path is not None:
             if not self._model_path.is_dir():

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.storage.database import ensure_private_dir
+
 log = logging.getLogger(__name__)
 
 _QUANTISED_OPS = {
@@ -64,7 +66,7 @@ def int8_copy(name: str, source: Path, model_file: str, cache: Path) -> Path:
         return target
     if is_quantised(onnx_file):
         return source
-    cache.mkdir(parents=True, exist_ok=True)
+    ensure_private_dir(cache)
     _remove_stale(cache, target.name)
     log.warning("Making an int8 copy of the embedding model %s, once, in %s.", name, cache)
     started = time.monotonic()

@@ -392,8 +392,19 @@ class Searcher:
     async def read_source(self, doc_id: int, offset: int = 0, length: int = 4000) -> Slice:
         """An exact slice of a document's text, stitched from its chunks."""
         doc = await self.store.documents.get(doc_id)
-        if doc is None or doc.status != "ready":
+        if doc is None:
             raise NotFound(f"There is no source #{doc_id}.")
+        if doc.status == "failed":
+            why = (doc.error or "no reason was kept").removeprefix(f"{doc.name}: ").rstrip(". ")
+            raise NotFound(
+                f"Source #{doc_id} ({doc.name}) failed when it was added, so it has no text to "
+                f"read: {why}. Add the file again once it is fixed, or forget #{doc_id}."
+            )
+        if doc.status != "ready":
+            raise NotFound(
+                f"Source #{doc_id} ({doc.name}) is still being added; its text can be read "
+                "once it is ready."
+            )
         offset = max(0, min(offset, doc.text_length))
         end = min(doc.text_length, offset + max(0, length))
         text = await self.store.chunks.text(doc_id, offset, end)

@@ -30,8 +30,12 @@ def utc_now() -> str:
 
 
 def ensure_private_dir(path: Path) -> None:
-    """Create `path` (and parents) and make it readable by its owner only."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    """Create `path` and make it readable by its owner only; a parent it has to create is
+    made so too (mkdir's `mode` is not given to parents)."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+        folder.chmod(0o700)
     path.chmod(0o700)
 
 

@@ -125,6 +125,9 @@ async def share_save(request: Request) -> Response:
             card=form.get("card") == "on",
         )
     except UnresolvedFindings as exc:
+        how = "Choose remove or keep for each on the Share page, then save again."
+        return await message(request, "Not saved", f"{exc.found} {how}", 400)
+    except BiomdError as exc:  # nothing to share yet
         return await message(request, "Not saved", exc.user_message, 400)
     return RedirectResponse(f"/share?for={draft.audience.name}&saved={record.id}", 303)
 

@@ -8,6 +8,7 @@ from core.biographer.mirror.care import HELP as HELP
 from core.biographer.mirror.care import NOT_A_THERAPIST as NOT_A_THERAPIST
 from core.biographer.mirror.findings import Finding, duration
 from core.biographer.mirror.patterns import Evidence, Pattern
+from core.plural import counted
 
 KIND_TITLES = {
     "self_contradiction": "says opposite things",
@@ -23,7 +24,7 @@ def figure(unit: str, value: float) -> str:
     if unit == "seconds":
         return duration(value)
     if unit == "characters":
-        return f"{round(value)} characters"
+        return counted(round(value), "character")
     return f"{round(value * 100)}%"
 
 
@@ -66,7 +67,9 @@ def _person_line(p: PersonView) -> str:
     theirs = sum(m.messages_them for m in p.months)
     first, last = (p.months[0].month, p.months[-1].month) if p.months else ("", "")
     sources = ", ".join(f"#{s}" for s in p.sources)
-    return f"  {p.name} ({sources}): {first}…{last}, you {mine:,} messages, them {theirs:,}"
+    return (
+        f"  {p.name} ({sources}): {first}…{last}, you {counted(mine, 'message')}, them {theirs:,}"
+    )
 
 
 def _intention_line(i: Intention) -> str:
@@ -103,7 +106,8 @@ def render(view: MirrorView, set_aside: bool = False) -> str:
         out += [f"  #{x.source_id} {x.chat}: {x.reason}" for x in view.left_out]
     dropped = sum(view.dropped.values())
     if dropped:
-        out.append(f"\n{dropped} finding(s) or pattern(s) dropped: their evidence did not verify.")
+        gone = counted(dropped, "finding or pattern", "findings or patterns")
+        out.append(f"\n{gone} dropped: their evidence did not verify.")
     if hidden:
         out.append(
             f"\n{hidden} set aside by you (not me): back only if a new source adds evidence; "

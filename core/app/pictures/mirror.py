@@ -28,6 +28,7 @@ from core.app.pictures.drawing import (
 )
 from core.biographer.mirror.dynamics import MonthFigures, Rhythm
 from core.biographer.mirror.findings import Finding, duration
+from core.plural import counted
 
 MINUTE, DAY = 60.0, 86400.0
 Months = Sequence[MonthFigures]
@@ -74,8 +75,8 @@ def draw(person: PersonView, findings: Sequence[Finding], width: float) -> Drawi
     mine = sum(m.messages_owner for m in months)
     theirs = sum(m.messages_them for m in months)
     label = (
-        f"{person.name}, {first} to {last}: your {mine} messages and their {theirs}, reply "
-        f"times and who starts, by month"
+        f"{person.name}, {first} to {last}: your {counted(mine, 'message')} and their "
+        f"{theirs}, reply times and who starts, by month"
     )
     d = Drawing(width, 0, label)
     d.add(Text(0, 18, fit(person.name, 16, width * 0.45), 16, bold=True))
@@ -232,7 +233,7 @@ def caption(view: MirrorView) -> str:
     for p in view.people:
         delays = [m.reply_median_owner_s for m in p.months if m.reply_median_owner_s is not None]
         typical = duration(sorted(delays)[len(delays) // 2]) if delays else "no replies"
-        lines.append(f"{p.name}: {len(p.months)} months, your typical reply {typical}")
+        lines.append(f"{p.name}: {counted(len(p.months), 'month')}, your typical reply {typical}")
     return "\n".join(lines) or "No 1:1 chats yet."
 
 
@@ -257,11 +258,17 @@ def draw_rhythm(rhythm: Sequence[Rhythm], findings: Sequence[Finding], width: fl
     left, right = (40.0 if narrow else 56.0), width - 8.0
     total = sum(r.messages_owner for r in rhythm)
     late = sum(r.late_night_owner for r in rhythm)
-    d = Drawing(width, 0, f"Your late nights: {late} of your {total} messages, month by month")
+    d = Drawing(
+        width, 0, f"Your late nights: {late} of your {counted(total, 'message')}, month by month"
+    )
     d.add(Text(0, 16, "Late nights (midnight to 4 am)", 14, bold=True))
     d.add(
         Text(
-            0, 34, fit(f"{late:,} of your {total:,} messages, in every chat", 12, width), 12, MUTED
+            0,
+            34,
+            fit(f"{late:,} of your {counted(total, 'message')}, in every chat", 12, width),
+            12,
+            MUTED,
         )
     )
     top, height = 56.0, 70.0

@@ -27,6 +27,7 @@ from core.app.pictures.drawing import (
 from core.biographer.citations import in_order
 from core.biographer.profile_text import bullets, section
 from core.fold import fold
+from core.plural import counted
 from core.retrieval.fts_query import tokens
 from core.storage.store import Store
 
@@ -113,7 +114,7 @@ def caption(people: Sequence[Person]) -> str:
         years = sorted(p.by_year)
         when = f"{years[0]}–{years[-1]}" if len(years) > 1 else (str(years[0]) if years else "")
         about = p.about[:70] if p.about else "speaks in the corpus"
-        lines.append(f"{p.name}: {p.total} appearances {when}; {about}".rstrip("; "))
+        lines.append(f"{p.name}: {counted(p.total, 'appearance')} {when}; {about}".rstrip("; "))
     return "\n".join(lines) or "Nobody yet: bio.md has no People section and no one speaks."
 
 

@@ -32,6 +32,7 @@ from core.app.pictures.drawing import (
 )
 from core.biographer.citations import in_order
 from core.biographer.profile_text import timeline
+from core.plural import counted
 from core.storage.store import Store
 
 MAX_BARS = 40  # past this many sources, the bars become a count of sources per year
@@ -219,7 +220,7 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
             h = bar_h * n / most
             x0 = at(date(yy, 1, 1)) + 1
             w = at(date(yy + 1, 1, 1)) - x0 - 1
-            d.add(Rect(x0, y + bar_h - h, w, h, SOURCE, f"{yy}: {n} sources"))
+            d.add(Rect(x0, y + bar_h - h, w, h, SOURCE, f"{yy}: {counted(n, 'source')}"))
 
     messages_h = 52.0 if tl.months else 20.0
     y = lane(
@@ -231,7 +232,7 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
         nxt = date(first.year + first.month // 12, first.month % 12 + 1, 1)
         h = messages_h * n / peak
         d.add(Rect(at(first), y + messages_h - h, max(1.0, at(nxt) - at(first) - 0.5), h, ALERT,
-                   f"{month}: {n} messages"))  # fmt: skip
+                   f"{month}: {counted(n, 'message')}"))  # fmt: skip
     bottom = y + messages_h
     for gap in tl.gaps:  # the years worth asking about, under everything else
         x0, x1 = at(date(gap, 1, 1)), at(date(gap + 1, 1, 1))

@@ -17,15 +17,18 @@ from core.app.shares import card as share_card
 from core.app.shares.render import to_html, to_markdown, to_text
 from core.biographer.backend import Backend
 from core.biographer.profile import Profile
+from core.biographer.profile_text import owner_in
 from core.biographer.share.audiences import PRESETS, Audience, Choice, Format, preset
 from core.biographer.share.people import Names, Someone, choose
-from core.biographer.share.portrait import Portrait, tidy, years_of
+from core.biographer.share.portrait import Portrait, lines_of, tidy, years_of
 from core.biographer.share.scan import Finding, redact, scan, windows
 from core.biographer.share.writer import write
 from core.errors import BiomdError, NotFound
 from core.fold import fold
+from core.plural import counted
 from core.retrieval.language import STOPWORDS, content_words
 from core.settings import Settings
+from core.storage.database import ensure_private_dir
 from core.storage.shares import NewShare, ShareRecord
 from core.storage.store import Store
 
@@ -43,17 +46,26 @@ DISTINCT = 4  # content words a run of words needs before it is looked up in the
 
 
 class UnresolvedFindings(BiomdError):
-    """The scan found private things the owner has not accepted."""
+    """The scan found private things the owner has not accepted. `found` says what, and a
+    front-end adds how to resolve them there (its own flags, commands or buttons)."""
 
     def __init__(self, findings: list[Finding]) -> None:
         self.findings = findings
         findings = list({f.key: f for f in findings}.values())
         listed = "; ".join(f"{f.kind}: {f.text}" for f in findings[:8])
         more = f" and {len(findings) - 8} more" if len(findings) > 8 else ""
-        super().__init__(
-            f"Nothing was saved: the privacy scan found {len(findings)} thing(s) to look at "
-            f"({listed}{more}). Hide those people, leave the section out, or accept them."
+        self.found = (
+            f"Nothing was saved: the privacy scan found {counted(len(findings), 'thing')} to "
+            f"look at ({listed}{more})."
         )
+        super().__init__(
+            f"{self.found} Remove them or accept them, or hide those people or leave their "
+            "sections out."
+        )
+
+
+class NothingToShare(BiomdError):
+    """bio.md has nothing yet for this audience: nothing is saved."""
 
 
 @dataclass
@@ -67,6 +79,9 @@ class Draft:
     names: Names = field(repr=False)
     support: list[dict[str, object]] = field(default_factory=list)
     writer: str = "rules"
+    owner: tuple[str, ...] = ()  # the owner's names: never hidden as someone else
+    owner_note: str = ""  # where they came from, when not from BIOMD_OWNER_NAMES
+    nothing: str = ""  # why there is nothing to share yet; "" when there is something
 
     def render(self, made: str) -> str:
         return render(self.portrait, self.audience.format, made)
@@ -119,29 +134,41 @@ class Shares:
         model from the rules' portrait (`model`), each sentence checked against bio.md."""
         audience = (choice or Choice()).apply(preset(audience_name, await self.audiences()))
         bio = await self.profile.load()
-        people = choose(await self.people(bio), audience.people, audience.show, audience.hide)
-        names = Names(people, self.settings.owner_list, audience.hide)
+        speakers = await self._speakers()
+        owner = self.settings.owner_list or owner_in(bio, speakers)
+        everyone = self._people(bio, speakers, owner)
+        people = choose(everyone, audience.people, audience.show, audience.hide)
+        names = Names(people, owner, audience.hide)
         portrait = tidy(
-            bio, audience, names, await self._years(), self.profile.language, self._title()
+            bio, audience, names, await self._years(), self.profile.language, _title(owner)
         )
         support: list[dict[str, object]] = [
             {"text": i.text, "lines": list(i.lines)} for i in portrait.items
         ]
         writer = "rules"
-        if model:
+        if model and portrait.parts:
             written = await write(self.backend.reader(), portrait)
             portrait, support = written.portrait, written.support
             writer = self.settings.reader_endpoint().model
         findings = await self.scan(portrait, names)
-        return Draft(audience, portrait, people, findings, names, support, writer)
+        draft = Draft(audience, portrait, people, findings, names, support, writer, owner)
+        draft.owner_note = "" if self.settings.owner_list else _owner_note(owner, people)
+        draft.nothing = "" if portrait.parts else self._nothing(bio, audience)
+        return draft
 
-    async def people(self, bio: str) -> list[tuple[str, str]]:
+    async def _speakers(self) -> list[str]:
+        """Everyone who writes in the corpus, by name (an address after it left off)."""
+        rows = await self.store.activity.speakers_by_year()
+        names = (row.speaker.split("<")[0].strip() or row.speaker for row in rows)
+        return list(dict.fromkeys(names))
+
+    @staticmethod
+    def _people(bio: str, speakers: list[str], owner: tuple[str, ...]) -> list[tuple[str, str]]:
         """(name, what bio.md says of them) of bio.md's people and every speaker in the
         corpus who is not the owner."""
-        owners = {fold(o).strip() for o in self.settings.owner_list}
+        owners = {fold(o).strip() for o in owner}
         found = [(p.name, p.about) for p in people_of(bio)]
-        for row in await self.store.activity.speakers_by_year():
-            name = row.speaker.split("<")[0].strip() or row.speaker
+        for name in speakers:
             if fold(name) in owners:
                 continue
             if not any(same_person(name, n) for n, _ in found):
@@ -149,6 +176,28 @@ class Shares:
         # Only the owner's own names are left out: "Maria Costa" is someone else even when
         # the owner is Maria Silva (Names reports the "Maria" they share as ambiguous).
         return [(n, a) for n, a in found if fold(n).strip() not in owners]
+
+    def _nothing(self, bio: str, audience: Audience) -> str:
+        """Why a portrait for `audience` is empty: bio.md knows nothing yet (and what fills
+        it), or nothing in the sections this audience gets."""
+        known = [
+            ln for ln in lines_of(bio) if not (ln.text.startswith("_") and ln.text.endswith("_"))
+        ]
+        if not known:
+            how = (
+                "It fills in as the biographer reads your sources."
+                if self.backend.configured
+                else "The biographer (a language model) writes it as it reads your sources, "
+                "and none is configured yet: `biomd setup` connects one."
+            )
+            return (
+                "There is nothing to share yet: bio.md is still empty. "
+                f"{how} Add sources with `biomd ingest FILE`, or send them to the bot."
+            )
+        return (
+            f"There is nothing to share for {audience.title} yet: bio.md has nothing in the "
+            "sections this audience gets. Put more sections in, or choose another audience."
+        )
 
     async def scan(self, portrait: Portrait, names: Names) -> list[Finding]:
         """The privacy scan, and runs of words copied from the sources."""
@@ -174,10 +223,6 @@ class Shares:
                 out[doc.id] = span
         return out
 
-    def _title(self) -> str:
-        owners = self.settings.owner_list
-        return owners[0] if owners else "A portrait"
-
     # -- saving and keeping ---------------------------------------------------------------
 
     async def save(
@@ -193,6 +238,8 @@ class Shares:
         """Write the file and record it. Each finding of the scan is removed (`remove`, or
         "remove" in `decisions` by its key) or accepted (`accept`, or "accept"); while one
         is neither, nothing is written."""
+        if draft.nothing:
+            raise NothingToShare(f"Nothing was saved. {draft.nothing}")
         decided = decisions or {}
         gone = [f for f in draft.findings if remove or decided.get(f.key) == "remove"]
         kept = [f for f in draft.findings if f not in gone]
@@ -203,8 +250,7 @@ class Shares:
         if open_:
             raise UnresolvedFindings(open_)
         accepted = list(dict.fromkeys(f.key for f in kept))
-        made = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
-        content = render(portrait, draft.audience.format, made).encode("utf-8")
+        content = render(portrait, draft.audience.format, self.today()).encode("utf-8")
         png = await asyncio.to_thread(share_card.render, portrait) if card else None
         out = await asyncio.to_thread(_write_private, out, content)
         if png is not None:
@@ -227,6 +273,10 @@ class Shares:
         record = await self.store.shares.get(share_id)
         assert record is not None
         return record
+
+    def today(self) -> str:
+        """The day a share is written, as its file says it."""
+        return datetime.now(self.settings.zone).strftime("%Y-%m-%d")
 
     def default_path(self, audience: Audience) -> Path:
         """A new file under the data dir's shares/: the day and the audience, numbered when
@@ -269,9 +319,31 @@ class Shares:
         return record
 
 
+def _title(owner: tuple[str, ...]) -> str:
+    return owner[0] if owner else "A portrait"
+
+
+def _owner_note(owner: tuple[str, ...], people: list[Someone]) -> str:
+    """Who the owner is taken to be, when BIOMD_OWNER_NAMES is empty; or that no one is."""
+    if owner:
+        return (
+            f"You are {owner[0]} here, as bio.md names you (BIOMD_OWNER_NAMES, set by "
+            "`biomd setup`, says it for sure)."
+        )
+    if not people:
+        return ""
+    return (
+        "Which of these people is you? bio.md doesn't give your name and BIOMD_OWNER_NAMES is "
+        "empty, so you are hidden like anyone else: show yourself by name, or set "
+        "BIOMD_OWNER_NAMES (`biomd setup` asks for it)."
+    )
+
+
 def _write_private(path: Path, content: bytes) -> Path:
-    """Write the file whole or not at all, readable by the owner only; its full path."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the file whole or not at all, readable by the owner only (and a folder made
+    for it, such as the data dir's shares/); its full path."""
+    if not path.parent.is_dir():
+        ensure_private_dir(path.parent)
     tmp = path.with_name(path.name + ".part")
     tmp.write_bytes(content)
     tmp.chmod(0o600)

@@ -20,6 +20,7 @@ from core.biographer.mirror.dynamics import (
     month_name,
 )
 from core.biographer.mirror.shifts import Rule, Shift, shifts
+from core.plural import counted
 
 QUOTE_CHARS = 200  # the longest quote of a message; a longer one is cut at a space
 PER_SIDE = 2  # messages of evidence on each side
@@ -318,7 +319,7 @@ def _note(metric: Metric, e: Events, values: FloatArray, i: int, name: str | Non
         other = f"{name}'s" if e.owner[i] and name else "your"
         return f"{who} answered {duration(float(values[i]))} after {other} message"
     if metric.unit == "characters":
-        return f"{int(e.chars[i])} characters"
+        return counted(int(e.chars[i]), "character")
     if metric.kind == "starts":
         return f"{who} opened the conversation"
     return f"written at {stamp(int(e.minute[i]))[11:]}"
@@ -354,7 +355,7 @@ def _value(f: Finding, period: Period) -> str:
     if f.unit == "seconds":
         return duration(period.value)
     if f.unit == "characters":
-        return f"{round(period.value)} characters"
+        return counted(round(period.value), "character")
     return f"{round(period.value * 100)}%"
 
 

@@ -30,6 +30,19 @@ _ROLE = re.compile(
     + r")\b",
     re.I,
 )
+# E-mail addresses and links are left whole: a name inside one is never replaced (the scan
+# finds them whole, for the owner to remove or accept as they are).
+EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_END = r"[^\s<>\"'()\[\].,;:!?]"  # a link's last character: no closing punctuation
+LINK = re.compile(
+    rf"(?<![\w@.-])(?:(?:https?|ftp)://|www\.)[^\s<>\"'()\[\]]*{_END}"
+    rf"|(?<![\w@./-])(?:[\w-]+\.)+[a-z]{{2,24}}(?:/(?:[^\s<>\"'()\[\]]*{_END})?)?(?![\w@-])"
+)
+
+
+def whole(text: str) -> list[tuple[int, int]]:
+    """Where e-mail addresses and links stand in `text`."""
+    return [m.span() for pattern in (EMAIL, LINK) for m in pattern.finditer(text)]
 
 
 @dataclass(frozen=True)
@@ -161,7 +174,9 @@ def _spans(
     if pattern is None:
         return []
     folded = fold_mapped(text)
-    return [
+    kept = whole(text)
+    found = [
         (*folded.span(m.start(), m.end(1)), forms[m.group(1)])
         for m in pattern.finditer(folded.text)
     ]
+    return [(s, e, p) for s, e, p in found if not any(s < b and a < e for a, b in kept)]

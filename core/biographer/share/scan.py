@@ -1,5 +1,6 @@
-"""The last look before a portrait is saved: hidden people's names, e-mail addresses, phone
-numbers, street addresses and exact dates of birth. Each finding must be resolved (hide a
+"""The last look before a portrait is saved: hidden people's names, e-mail addresses, links,
+phone numbers, street addresses and exact dates of birth. An e-mail address or a link is
+found whole (a name inside it is not replaced: people.whole). Each finding must be resolved (hide a
 name, leave a section out, remove the words) or accepted before the file is written."""
 
 from __future__ import annotations
@@ -8,10 +9,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from core.biographer.share.people import Names
+from core.biographer.share.people import EMAIL, LINK, Names
 from core.biographer.share.portrait import Part, Portrait
 
-_EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().\u00a0/-]{5,}\d(?![\w])")
 _DATEISH = re.compile(
     r"\d{4}(?:[-/.]\d{1,2}){0,2}(?:\s*[-/]\s*\d{4}(?:[-/.]\d{1,2}){0,2})?"
@@ -57,7 +57,7 @@ _BIRTH = re.compile(
     rf"[^.\n]{{0,40}}?({_FULL_DATE})",
     re.I,
 )
-KINDS = ("name", "e-mail", "phone", "address", "birth date", "source text")
+KINDS = ("name", "e-mail", "link", "phone", "address", "birth date", "source text")
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,16 @@ def findings_in(text: str, names: Names) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of everything private in one text."""
     for start, end, _ in [*names.found(text), *names.ambiguous(text)]:
         yield "name", start, end
-    for m in _EMAIL.finditer(text):
-        yield "e-mail", m.start(), m.end()
+    emails = [m.span() for m in EMAIL.finditer(text)]
+    for start, end in emails:
+        yield "e-mail", start, end
+    links = [m.span() for m in LINK.finditer(text) if not _inside(m.span(), emails)]
+    for start, end in links:
+        yield "link", start, end
     for m in _PHONE.finditer(text):
         digits = sum(c.isdigit() for c in m.group(0))
+        if _inside(m.span(), emails + links):
+            continue  # the digits of an address or a link: found with it, whole
         if 7 <= digits <= 15 and not _DATEISH.fullmatch(m.group(0).strip()):
             yield "phone", m.start(), m.end()
     for pattern in _ADDRESS:
@@ -90,6 +96,10 @@ def findings_in(text: str, names: Names) -> Iterator[tuple[str, int, int]]:
             yield "address", m.start(), m.end()
     for m in _BIRTH.finditer(text):
         yield "birth date", m.start(1), m.end(1)
+
+
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(span[0] < b and a < span[1] for a, b in spans)
 
 
 def scan(portrait: Portrait, names: Names) -> list[Finding]:

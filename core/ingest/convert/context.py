@@ -63,6 +63,8 @@ class ConvertContext:
     hints: Callable[[], str] = field(default=_no_hints)
     scratch_dir: Path | None = None  # where media inside archives are unpacked for a moment
     zip_limits: ZipLimits = field(default_factory=ZipLimits)
+    date_order: str = "auto"  # BIOMD_CHAT_DATE_ORDER: a chat's dates that read either way
+    notes: dict[str, list[str]] = field(default_factory=dict, compare=False)  # by source name
     _owner_keys: frozenset[str] = field(init=False, repr=False)
     _known: dict[str, bool] = field(init=False, repr=False, compare=False)  # name → owner?
 
@@ -80,6 +82,15 @@ class ConvertContext:
             if len(self._known) < 10_000:  # a chat has a few speakers; a corpus, some thousands
                 self._known[name] = known
         return known
+
+    def note(self, name: str, text: str) -> None:
+        """Something the owner should know about how source `name` was read (the ingest
+        result says it)."""
+        self.notes.setdefault(name, []).append(text)
+
+    def notes_of(self, name: str) -> str:
+        """What was noted about source `name` (and forget it)."""
+        return "; ".join(self.notes.pop(name, []))
 
     def budget(self) -> ArchiveBudget:
         """The archive limits afresh, to spend on one archive."""

@@ -113,19 +113,58 @@ def _fields(date: str) -> tuple[int, int, int]:
 def infer_date_order(dates: Iterable[str]) -> str:
     """'ymd', 'dmy' or 'mdy': from a field over 12 if there is one, else from which order
     keeps the messages in time order."""
-    seen = [_fields(d) for d in dates]
+    return date_order(dates)[0]
+
+
+_MONTHS = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+
+
+def date_order(dates: Iterable[str], chosen: str = "auto") -> tuple[str, str]:
+    """The order of a chat's dates ('ymd', 'dmy' or 'mdy'), and why, when the dates could be
+    read either way: a field over 12 decides; else `chosen` (BIOMD_CHAT_DATE_ORDER) if it
+    is 'dmy' or 'mdy'; else the order that keeps the messages in time order, day first when
+    both do. The why is "" when the dates decide, or when no date reads differently."""
+    written = list(dates)
+    seen = [_fields(d) for d in written]
     if any(a > 31 for a, _, _ in seen):
-        return "ymd"
+        return "ymd", ""
     if any(a > 12 for a, _, _ in seen):
-        return "dmy"
+        return "dmy", ""
     if any(b > 12 for _, b, _ in seen):
-        return "mdy"
+        return "mdy", ""
 
     def backwards(order: str) -> int:
         keys = [(c, b, a) if order == "dmy" else (c, a, b) for a, b, c in seen]
         return sum(1 for x, y in itertools.pairwise(keys) if y < x)
 
-    return "mdy" if backwards("mdy") < backwards("dmy") else "dmy"
+    if chosen in ("dmy", "mdy"):
+        order, because = chosen, "as BIOMD_CHAT_DATE_ORDER says"
+    else:
+        dmy, mdy = backwards("dmy"), backwards("mdy")
+        order = "mdy" if mdy < dmy else "dmy"
+        because = (
+            "the more common reading: either one keeps the messages in time order"
+            if mdy == dmy
+            else "the reading that keeps the messages in time order"
+        )
+    example = next((d for d, f in zip(written, seen, strict=True) if f[0] != f[1]), None)
+    if example is None:
+        return order, ""  # 5/5/21 reads the same either way
+    year, month, day = _ymd(example, order)
+    first, other = ("day", "month") if order == "dmy" else ("month", "day")
+    why = (
+        f"its dates could be read day first or month first: they were read {first} first, "
+        f"{because} ({example.strip(' .')} is {day} {_MONTHS[month - 1]} {year})"
+    )
+    if chosen not in ("dmy", "mdy"):
+        why += (
+            f"; to read such a chat {other} first, set BIOMD_CHAT_DATE_ORDER="
+            f"{'mdy' if order == 'dmy' else 'dmy'}, forget this source and add it again"
+        )
+    return order, why
 
 
 def _when(date: str, time: str, ampm: str | None, order: str) -> datetime | None:
@@ -256,7 +295,9 @@ def transcript(
 ) -> Iterator[str]:
     """The normalised transcript. The text is read twice: once to learn the date order."""
     dates = (m["date"] for line in iter_lines(pieces_for_scan) if (m := _START.match(line)))
-    order = infer_date_order(dates)
+    order, why = date_order(dates, ctx.date_order)
+    if why:
+        ctx.note(name, why)
     yield header("WhatsApp chat", title)
     count = 0
     lines: list[str] = []  # handed on in runs: a message is too small a piece to pass alone
