@@ -69,6 +69,7 @@ def doc(tg: FakeTelegram, file_id: str, name: str, data: bytes) -> dict[str, Any
     return {"document": {**meta, "file_name": name, "mime_type": "text/plain"}}
 
 
+@pytest.mark.slow
 async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(rig: Rig) -> None:
     tg, llm = rig.tg, rig.llm
     llm.reply_with("A family chat from February 2021 about Sunday lunch [#1].")
@@ -89,6 +90,7 @@ async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(r
     assert len(llm.reader_bodies) == 1
 
 
+@pytest.mark.slow
 async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
     rig: Rig, tmp_path: Path
 ) -> None:
@@ -104,6 +106,7 @@ async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
     assert source.kind == "audio" and source.name.startswith("voice note ")
 
 
+@pytest.mark.slow
 async def test_a_reply_to_a_question_is_its_answer_even_after_a_restart(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -144,6 +147,7 @@ async def test_a_reply_to_a_question_is_its_answer_even_after_a_restart(
                 await second.stop()
 
 
+@pytest.mark.slow
 async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
     rig: Rig, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -169,6 +173,7 @@ async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
     assert f"ignoring user id {STRANGER}" in caplog.text
 
 
+@pytest.mark.slow
 async def test_a_job_queued_before_a_restart_is_finished(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -206,6 +211,7 @@ async def test_a_job_queued_before_a_restart_is_finished(
                 await app.stop()
 
 
+@pytest.mark.slow
 async def test_a_long_reply_is_split_within_telegrams_limit(rig: Rig) -> None:
     paragraphs = [
         f"Paragraph {i}: " + " ".join(f"w{i:02d}{j:02d}x" for j in range(54)) for i in range(27)
@@ -220,6 +226,7 @@ async def test_a_long_reply_is_split_within_telegrams_limit(rig: Rig) -> None:
     assert "\n\n".join(parts) == long_text, "split at paragraph boundaries, nothing lost"
 
 
+@pytest.mark.slow
 async def test_commands_answer_and_bio_md_arrives_as_a_file(rig: Rig) -> None:
     tg = rig.tg
     await rig.app.engine.profile.edit(
@@ -244,6 +251,7 @@ async def test_commands_answer_and_bio_md_arrives_as_a_file(rig: Rig) -> None:
     await asyncio.sleep(0)
 
 
+@pytest.mark.slow
 async def test_a_voice_reply_to_a_question_is_transcribed_and_taken_as_its_answer(
     rig: Rig, tmp_path: Path
 ) -> None:
@@ -268,6 +276,7 @@ async def test_a_voice_reply_to_a_question_is_transcribed_and_taken_as_its_answe
     assert any("answered open question [Q1]" in b["messages"][-1]["content"] for b in llm.bodies)
 
 
+@pytest.mark.slow
 async def test_nothing_is_pushed_when_there_are_no_open_questions(rig: Rig) -> None:
     assert await rig.app.push_questions() == 0
     assert not [m for m, _ in rig.tg.calls if m == "sendMessage"]
@@ -288,6 +297,7 @@ def test_a_bad_question_schedule_is_a_clear_error() -> None:
     assert {j.id for j in scheduler.get_jobs()} == {"questions", "read", "outbox"}
 
 
+@pytest.mark.slow
 async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: Path) -> None:
     import os
     import signal
@@ -329,6 +339,7 @@ async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: P
             assert "stopping" in rest.decode()
 
 
+@pytest.mark.slow
 async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig: Rig) -> None:
     """Forwarded in one burst, with 20 forwarded twice: 100 sources, 20 duplicates reported,
     and /status answers while the queue is still long."""
@@ -360,6 +371,7 @@ async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig
     assert len(jobs) == 120 and {j.status for j in jobs} == {"done"}
 
 
+@pytest.mark.slow
 async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_owners_lines(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -398,6 +410,7 @@ async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_ow
     assert [t for t in tg.texts(OWNER) if t.startswith("Reading #1 ")] == [asked]
 
 
+@pytest.mark.slow
 async def test_share_previews_a_portrait_and_a_button_saves_it_as_a_file(rig: Rig) -> None:
     import json
 

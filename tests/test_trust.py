@@ -29,6 +29,7 @@ def digest_tree(folder: Path) -> dict[str, str]:
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".tar", ".tar.gz"])
 async def test_export_and_import_round_trip_loses_nothing(
     tmp_path: Path, minilm_path: Path, embedder: Any, suffix: str
@@ -75,6 +76,7 @@ def test_a_file_that_is_not_a_backup_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "not a biomd backup" in result.output
 
 
+@pytest.mark.slow
 async def test_secrets_never_reach_logs_errors_or_bio_md(
     tmp_path: Path, minilm_path: Path, embedder: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -105,6 +107,7 @@ async def test_secrets_never_reach_logs_errors_or_bio_md(
     assert "bot[secret]/getMe" in caplog.text
 
 
+@pytest.mark.slow
 async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_undo_restores(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -193,6 +196,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             assert await engine.profile.load() == placed
 
 
+@pytest.mark.slow
 async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
