@@ -33,6 +33,19 @@ def _scalar(path: Path, sql: str, params: Sequence[Any] = ()) -> Any:
     return found[0][0]
 
 
+def rows(path: Path, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Any query's rows: for the benchmarks' own reports (bench/), which read what a run
+    left (the tests use the named functions below, so that a table changes in one place)."""
+    return _rows(path, sql, params)
+
+
+def one(path: Path, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...]:
+    """The first row of any query (for bench/, as `rows`); fails here if there is none."""
+    found = _rows(path, sql, params)
+    assert found, f"no row for {sql}"
+    return found[0]
+
+
 @contextlib.contextmanager
 def _writing(path: Path) -> Iterator[sqlite3.Connection]:
     with contextlib.closing(_connect(path)) as db:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from core.app.engine import Engine, embed_input
 from core.ingest.timestamps import owner_speaks
@@ -46,6 +47,7 @@ def vectors(settings: Settings) -> dict[str, bytes]:
     return db.vectors_by_text(settings.db_path)
 
 
+@pytest.mark.slow
 async def test_an_export_imported_again_costs_model_calls_only_for_its_new_chunks(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
@@ -75,6 +77,7 @@ async def test_an_export_imported_again_costs_model_calls_only_for_its_new_chunk
         assert again[t] == before[t]
 
 
+@pytest.mark.slow
 async def test_chunks_the_model_would_see_alike_go_to_it_once(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
@@ -98,6 +101,7 @@ async def test_chunks_the_model_would_see_alike_go_to_it_once(
     )
 
 
+@pytest.mark.slow
 async def test_newest_sources_and_the_owners_chunks_get_vectors_first(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:

@@ -20,6 +20,8 @@ from tests.fake_llm import FakeLLM, Status, notes_reply, tool_reply
 from tests.reading import read_round, unread
 from tests.samples import add_sources
 
+pytestmark = pytest.mark.slow  # each test runs whole Engines against the fake LLM server
+
 
 def tool_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in body["messages"] if m["role"] == "tool"]

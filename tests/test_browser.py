@@ -35,9 +35,13 @@ FLAGS = [
     "--disable-sync",
 ]
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run does"
-)
+pytestmark = [
+    pytest.mark.slow,  # a real Chromium
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="Chromium is not installed (apt-get install chromium); .ci/run does",
+    ),
+]
 
 
 @pytest.fixture

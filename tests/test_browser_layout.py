@@ -22,9 +22,13 @@ from core.app.engine import Engine
 from tests.conftest import make_settings
 from tests.test_browser import CHROMIUM, FLAGS, SHOTS
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="Chromium is not installed (apt-get install chromium); .ci/run does"
-)
+pytestmark = [
+    pytest.mark.slow,  # a real Chromium
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="Chromium is not installed (apt-get install chromium); .ci/run does",
+    ),
+]
 
 JOURNAL = (
     "# Saturday 14 May 2022\n\nWoke early and walked along the canal to the market. Bought "

@@ -15,6 +15,8 @@ from bot.cli import app
 from tests.models import MINILM_NAME
 from tests.samples import write_corpus
 
+pytestmark = pytest.mark.slow  # each test runs `biomd` as a user would
+
 
 @pytest.fixture
 def env(tmp_path: Path, minilm_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:

@@ -78,6 +78,7 @@ def offered(fake: FakeResponses) -> set[str]:
     return set(fake.offered(0))
 
 
+@pytest.mark.slow
 async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
     engine: Engine, fake: FakeResponses, tmp_path: Path
 ) -> None:
@@ -130,6 +131,7 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
     assert found == [("codex", "notes", 1000, 50, 0.0), ("codex", "reading", 4000, 200, 0.0)]
 
 
+@pytest.mark.slow
 async def test_a_chat_turn_is_answered_with_citations(engine: Engine, fake: FakeResponses) -> None:
     await add_sources(engine, ["Grace threw her first pot in Galway in 2009."])
     fake.script += [call("search", query="first pot"), say("In Galway, in 2009 [#1].")]
@@ -139,6 +141,7 @@ async def test_a_chat_turn_is_answered_with_citations(engine: Engine, fake: Fake
     assert "When did I start pottery?" in json.dumps(fake.bodies[0])
 
 
+@pytest.mark.slow
 async def test_past_the_budget_every_tool_says_so_and_the_report_is_still_written(
     tmp_path: Path, minilm_path: Path, fake: FakeResponses, embedder: object
 ) -> None:
@@ -150,6 +153,7 @@ async def test_past_the_budget_every_tool_says_so_and_the_report_is_still_writte
     assert result.budget_exhausted and result.report == "Out of budget; nothing found."
 
 
+@pytest.mark.slow
 async def test_a_source_asking_for_the_owners_ssh_key_gets_nothing_outside_the_corpus(
     engine: Engine, fake: FakeResponses, tmp_path: Path
 ) -> None:
@@ -180,6 +184,7 @@ async def test_a_source_asking_for_the_owners_ssh_key_gets_nothing_outside_the_c
     assert any("unsupported call" in o for o in results), results
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("step", "said"),
     [
@@ -219,6 +224,7 @@ async def test_codex_failures_are_plain_messages_and_reading_waits(
     assert turn.status == "failed" and (turn.report or "").startswith("(No report: ")
 
 
+@pytest.mark.slow
 async def test_a_hung_codex_is_killed_at_the_time_limit(
     tmp_path: Path, minilm_path: Path, fake: FakeResponses, embedder: object
 ) -> None:
@@ -258,6 +264,7 @@ def test_asked_without_the_codex_cli_biomd_says_how_to_install_it_not_to_set_a_m
     assert "No language model is configured" not in said.output, "Codex is configured"
 
 
+@pytest.mark.slow
 async def test_a_photo_is_described_by_codex_with_the_image_attached(
     engine: Engine, fake: FakeResponses, tmp_path: Path
 ) -> None:
@@ -279,6 +286,7 @@ async def test_a_photo_is_described_by_codex_with_the_image_attached(
     assert found == [("codex", "vision", 0.0)]
 
 
+@pytest.mark.slow
 async def test_consolidation_is_a_codex_run_with_no_tools_metered_in_tokens(
     engine: Engine, fake: FakeResponses
 ) -> None:
@@ -293,6 +301,7 @@ async def test_consolidation_is_a_codex_run_with_no_tools_metered_in_tokens(
     assert await engine.usage.by_backend() == [Totals("codex", 1, 1000, 50, 0.0)]
 
 
+@pytest.mark.slow
 async def test_doctor_checks_the_binary_its_version_and_the_login(
     tmp_path: Path, minilm_path: Path, fake: FakeResponses
 ) -> None:

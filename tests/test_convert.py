@@ -82,6 +82,7 @@ def test_html_keeps_the_words_and_drops_scripts_and_styles(tmp_path: Path) -> No
     assert "zzsecret" not in out and "color:red" not in out and "<p>" not in out
 
 
+@pytest.mark.slow
 def test_pdf_text_comes_out_page_by_page(tmp_path: Path) -> None:
     kind, out = convert(write(tmp_path, "a.pdf", pdf_bytes("Page one about Oslo.", MARATHON)))
     assert kind == "pdf"
@@ -89,6 +90,7 @@ def test_pdf_text_comes_out_page_by_page(tmp_path: Path) -> None:
     assert out.index("Oslo") < out.index("Berlin")
 
 
+@pytest.mark.slow
 def test_docx_keeps_headings_paragraphs_and_tables(tmp_path: Path) -> None:
     kind, out = convert(write(tmp_path, "renamed.bin", docx_bytes("The bees", BEES)))
     assert kind == "docx"

@@ -22,6 +22,8 @@ from tests.fake_llm import FakeLLM, fake_llm
 from tests.media_fixtures import HINTED_SENTENCE, encode, speak
 from tests.models import whisper_dir
 
+pytestmark = pytest.mark.slow  # the bot end to end against the fake Discord
+
 OWNER = 311
 STRANGER = 322
 

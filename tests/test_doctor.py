@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.doctor import FAIL, OK, examine, render
 from core.app.engine import Engine
 from tests.conftest import make_settings
@@ -17,6 +19,7 @@ from tests.fake_telegram import fake_telegram
 from tests.models import MINILM_NAME
 
 
+@pytest.mark.slow
 async def test_doctor_names_each_problem_with_its_fix(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:
@@ -59,6 +62,7 @@ async def test_doctor_names_each_problem_with_its_fix(
     assert "sk-x" not in text
 
 
+@pytest.mark.slow
 def test_doctor_on_a_fresh_checkout_warns_but_finds_no_problem(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BIOMD_")}
     done = subprocess.run(
@@ -104,6 +108,7 @@ async def test_an_unreachable_platform_is_a_warning_not_a_bad_token(tmp_path: Pa
     assert finding.status == WARN and "could not reach Telegram" in finding.detail
 
 
+@pytest.mark.slow
 async def test_doctor_runs_one_tool_call_round_trip_and_checks_ollamas_context(
     tmp_path: Path, minilm_path: Path
 ) -> None:

@@ -38,6 +38,7 @@ def write_notes(folder: Path, n: int) -> None:
         (folder / f"note{i:03d}.txt").write_text(f"Note {i}: a short thought about topic {i}.")
 
 
+@pytest.mark.slow
 async def test_embedding_is_resumable_after_an_interruption(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
@@ -103,6 +104,7 @@ async def embedded_then_switched(
         return new, (await engine.store.vectors.of([1]))[1]
 
 
+@pytest.mark.slow
 async def test_a_changed_model_keeps_search_working_until_the_switch_is_done(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
@@ -138,6 +140,7 @@ async def test_a_changed_model_keeps_search_working_until_the_switch_is_done(
         assert await vector_top(engine, "a boat trip to an island") == "more/late.txt"
 
 
+@pytest.mark.slow
 async def test_reindex_with_the_same_model_embeds_everything_again(
     settings: Settings, embedder: FastEmbedder, tmp_path: Path
 ) -> None:
@@ -152,6 +155,7 @@ async def test_reindex_with_the_same_model_embeds_everything_again(
         assert await vector_top(engine, "thought about topic 3") == "notes/note003.txt"
 
 
+@pytest.mark.slow
 async def test_the_bot_finishes_a_switch_of_model_in_the_background(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
@@ -183,6 +187,7 @@ async def test_the_bot_finishes_a_switch_of_model_in_the_background(
             await app.stop()
 
 
+@pytest.mark.slow
 async def test_vectors_of_the_old_model_are_refused_once_the_switch_is_done(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:

@@ -8,8 +8,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bench import biographer_eval as ev
 from tests.fake_llm import FakeLLM, tool_reply
+
+pytestmark = pytest.mark.slow  # a benchmark run end to end
 
 KEY = json.loads(ev.KEY.read_text(encoding="utf-8"))
 

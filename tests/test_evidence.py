@@ -8,6 +8,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from core.app.engine import Engine
 from core.app.replies import first_sentence_first
 from core.biographer.evidence import Passage, is_question, render, wants_sources
@@ -23,6 +25,7 @@ CHAT = (
 )
 
 
+@pytest.mark.slow
 async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
@@ -77,6 +80,7 @@ def test_auto_offers_the_tools_beside_the_evidence_to_a_cloud_model_only() -> No
     assert not offered("https://openrouter.ai/api/v1", "never")
 
 
+@pytest.mark.slow
 async def test_always_keeps_the_tools_beside_the_evidence_for_a_local_model(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -90,6 +94,7 @@ async def test_always_keeps_the_tools_beside_the_evidence_for_a_local_model(
     assert "tools" in llm.bodies[-1]
 
 
+@pytest.mark.slow
 async def test_relative_times_in_the_evidence_are_resolved_against_their_messages_dates(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
@@ -100,6 +105,7 @@ async def test_relative_times_in_the_evidence_are_resolved_against_their_message
     assert "picked them up yesterday (2023-05-06) at the marina" in first
 
 
+@pytest.mark.slow
 async def test_a_question_nothing_answers_is_told_so_before_the_model_answers(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
@@ -112,6 +118,7 @@ async def test_a_question_nothing_answers_is_told_so_before_the_model_answers(
     assert "say plainly that their sources don't say" in system
 
 
+@pytest.mark.slow
 async def test_an_invented_citation_is_still_flagged(bio_engine: Engine, llm: FakeLLM) -> None:
     await add_sources(bio_engine, ["Grace adopted a lurcher called Biscuit."])
     llm.reply_with("Your dog is Biscuit [#1], born in Cork [#7].")

@@ -59,6 +59,7 @@ async def test_an_identical_file_is_reported_as_a_duplicate_and_stored_once(
     assert len(await engine.sources.all()) == 1
 
 
+@pytest.mark.slow
 async def test_forget_removes_chunks_keyword_rows_vectors_and_the_raw_file(
     engine: Engine, settings: Settings, tmp_path: Path
 ) -> None:

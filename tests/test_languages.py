@@ -150,6 +150,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_a_crash_during_the_re_index_leaves_the_old_index_and_the_next_open_finishes(
     tmp_path: Path,
 ) -> None:
@@ -295,6 +296,7 @@ async def test_bio_md_is_written_in_the_owners_language_and_read_by_section_keys
     assert "Quotes stay in the language they were said in" in prompt
 
 
+@pytest.mark.slow
 async def test_the_corpus_languages_are_kept_and_learnt_again_as_the_corpus_grows(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:

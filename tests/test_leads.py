@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from core.app.engine import Engine
 from core.biographer.disagreements import count_conflicts, denials
 from core.biographer.leads import (
@@ -104,6 +106,7 @@ TEXT = (
 )
 
 
+@pytest.mark.slow
 async def test_a_reading_round_raises_them_with_a_model_that_raises_nothing(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:

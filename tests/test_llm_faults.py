@@ -20,6 +20,8 @@ from tests.fake_telegram import FakeTelegram, fake_telegram
 from tests.reading import read_round, unread
 from tests.waiting import until
 
+pytestmark = pytest.mark.slow  # whole Engines against a misbehaving fake LLM
+
 OWNER = 111
 
 

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bench import locomo_answers as la
 from tests.fake_llm import FakeLLM
 
@@ -50,6 +52,7 @@ SAMPLE: dict[str, Any] = {
 }  # fmt: skip
 
 
+@pytest.mark.slow
 async def test_a_run_asks_each_question_through_the_chat_turn(
     tmp_path: Path, llm: FakeLLM, minilm_path: Path
 ) -> None:

@@ -34,6 +34,8 @@ from tests.conftest import make_settings
 from tests.models import MINILM_NAME, whisper_dir
 from tests.reading import unread
 
+pytestmark = pytest.mark.slow  # the MCP SDK client, in-process and over `biomd mcp` subprocesses
+
 READ_TOOLS = {
     "search", "grep", "read_source", "profile", "timeline", "person", "open_questions", "patterns"
 }  # fmt: skip

@@ -47,6 +47,7 @@ def convert(path: Path, ctx: ConvertContext, name: str | None = None) -> str:
     return "".join(converter.convert(probe, ctx))
 
 
+@pytest.mark.slow
 def test_a_voice_note_is_transcribed_with_segment_times(
     voice_note: Path, whisper_path: Path
 ) -> None:
@@ -56,6 +57,7 @@ def test_a_voice_note_is_transcribed_with_segment_times(
     assert "spring" in text
 
 
+@pytest.mark.slow
 async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
     tmp_path: Path, minilm_path: Path, whisper_path: Path, voice_note: Path, embedder: object
 ) -> None:
@@ -85,6 +87,7 @@ async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
     assert "Saoirse" in text and "Reykjavik" in text, text
 
 
+@pytest.mark.slow
 def test_hints_fit_in_whispers_prompt_limit(whisper_path: Path) -> None:
     from core.ingest.hints import fit
 
@@ -95,6 +98,7 @@ def test_hints_fit_in_whispers_prompt_limit(whisper_path: Path) -> None:
     assert prompt.startswith("NameA0, NameB1")
 
 
+@pytest.mark.slow
 def test_the_sound_of_a_video_is_transcribed(tmp_path: Path, whisper_path: Path) -> None:
     wav = speak("We are at the beach with the dog.", tmp_path / "v.wav")
     video = encode(wav, tmp_path / "clip.mp4", "mp4", "aac", rate=44100)
@@ -111,6 +115,7 @@ def test_long_audio_is_decoded_in_windows(tmp_path: Path) -> None:
     assert all(len(samples) == 16_000 for _, samples in windows[:-1])
 
 
+@pytest.mark.slow
 def test_audio_that_is_not_audio_and_an_empty_recording_are_clear_errors(
     tmp_path: Path, whisper_path: Path
 ) -> None:
@@ -149,6 +154,7 @@ async def metered_describer(
         await store.close()
 
 
+@pytest.mark.slow
 async def test_a_photo_is_described_by_the_vision_model_with_its_exif_facts(
     tmp_path: Path,
 ) -> None:
@@ -177,6 +183,7 @@ async def test_a_photo_is_described_by_the_vision_model_with_its_exif_facts(
     assert "taken 2019-08-17 14:32" in text_part and "people visible" in text_part
 
 
+@pytest.mark.slow
 async def test_a_vision_call_is_metered_and_refused_once_the_daily_limit_is_reached(
     tmp_path: Path,
 ) -> None:
@@ -243,6 +250,7 @@ def test_broken_exif_and_huge_images(tmp_path: Path) -> None:
 # -- a WhatsApp export with media -----------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_whatsapp_zip_media_are_transcribed_and_described_in_place(
     tmp_path: Path, whisper_path: Path, voice_note: Path
 ) -> None:
@@ -304,6 +312,7 @@ def test_a_whatsapp_zip_bomb_is_refused(tmp_path: Path) -> None:
         convert(archive, ConvertContext())
 
 
+@pytest.mark.slow
 async def test_photos_and_meta_downloads_ingest_through_the_engine(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:

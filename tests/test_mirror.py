@@ -133,6 +133,7 @@ def by_kind(findings: list[Finding], kind: str, person: str | None) -> list[Find
     return [f for f in findings if f.kind == kind and f.person == person]
 
 
+@pytest.mark.slow
 async def test_the_dynamics_planted_in_a_life_are_found_and_a_steady_chat_gives_none(
     life: Engine,
 ) -> None:
@@ -178,6 +179,7 @@ async def test_the_dynamics_planted_in_a_life_are_found_and_a_steady_chat_gives_
             assert between.text.count("\n") == 1  # the message just before
 
 
+@pytest.mark.slow
 def test_the_json_has_the_documented_shape_and_an_unknown_person_is_an_error(
     life_template: Path, tmp_path: Path, minilm_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -235,6 +237,7 @@ async def test_a_quote_whose_span_is_not_a_message_is_dropped_with_its_finding(
     assert by_kind(after.findings, "reply_delay_owner", "Maya")  # other sources unharmed
 
 
+@pytest.mark.slow
 async def test_a_dismissed_finding_stays_dismissed_until_a_new_source_adds_to_it(
     life: Engine, tmp_path: Path, minilm_path: Path
 ) -> None:
@@ -298,6 +301,7 @@ async def test_taking_back_or_dismissing_a_confirmed_finding_takes_its_line_out_
         await life.mirror.take_back("F00000000")
 
 
+@pytest.mark.slow
 async def test_forgetting_a_source_takes_its_findings_and_its_parse_with_it(life: Engine) -> None:
     [shorter] = by_kind((await life.mirror.view()).findings, "length_them", "Leo")
     assert shorter.sources[0] in db.mirror_parsed(life.settings.db_path)

@@ -81,6 +81,7 @@ async def mirrored(
             await view.stop()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed; .ci/run installs it")
 async def test_the_mirror_page_reads_on_a_phone_and_a_desk_and_takes_the_owners_word(
     mirrored: tuple[Engine, WebView],
@@ -149,6 +150,7 @@ async def test_the_mirror_page_reads_on_a_phone_and_a_desk_and_takes_the_owners_
             await browser.close()
 
 
+@pytest.mark.slow
 async def test_the_bots_mirror_shows_the_strongest_with_buttons_and_a_picture(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -186,6 +188,7 @@ async def test_the_bots_mirror_shows_the_strongest_with_buttons_and_a_picture(
                 await app.stop()
 
 
+@pytest.mark.slow
 async def test_a_share_leaves_the_mirror_out_unless_the_owner_picks_it(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -208,6 +211,7 @@ async def test_a_share_leaves_the_mirror_out_unless_the_owner_picks_it(
         assert "answer M" in picked.render("2026-01-01")  # Maya shown by role or initial
 
 
+@pytest.mark.slow
 async def test_a_mirror_job_parses_new_chats_and_runs_the_notes_pass(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: Any
 ) -> None:

@@ -7,10 +7,13 @@ import math
 from datetime import datetime, timedelta
 
 import numpy as np
+import pytest
 
 from core.biographer.mirror.dynamics import measure
 from core.biographer.mirror.findings import find
 from core.biographer.mirror.messages import parse_text
+
+pytestmark = pytest.mark.slow  # the mirror over many generated chats
 
 CHATS = 80
 

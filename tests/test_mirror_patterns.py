@@ -24,6 +24,8 @@ from tests.fake_llm import FakeLLM, content
 from tests.mirror_fakes import diligent_notes, is_mirror, judge_yes
 from tests.reading import read_round
 
+pytestmark = pytest.mark.slow  # a planted life ingested and read by whole Engines
+
 
 def judged_bodies(llm: FakeLLM) -> list[dict[str, object]]:
     return [b for b in llm.bodies if is_mirror(b)]

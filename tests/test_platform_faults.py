@@ -20,6 +20,8 @@ from tests.fake_llm import fake_llm
 from tests.fake_telegram import fake_telegram
 from tests.waiting import until
 
+pytestmark = pytest.mark.slow  # the bots end to end against the fake platforms
+
 OWNER = 111
 LETTER = "Dear Grace, the gallery in Westport will show your blue glazes in March 2024."
 

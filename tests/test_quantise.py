@@ -64,6 +64,7 @@ def fp32(tmp_path: Path, minilm_path: Path) -> Path:
     return tiny_model(tmp_path / "fp32", minilm_path)
 
 
+@pytest.mark.slow
 def test_the_int8_copy_is_quantised_loadable_and_made_once(fp32: Path, tmp_path: Path) -> None:
     import onnx
     import onnxruntime as ort
@@ -98,6 +99,7 @@ def vector(engine: Engine, text: str) -> np.ndarray:
     return engine.embeddings.embedder().embed_passages([text])[0]
 
 
+@pytest.mark.slow
 async def test_the_engine_embeds_with_the_int8_copy_unless_turned_off(
     fp32: Path, tmp_path: Path
 ) -> None:
@@ -118,6 +120,7 @@ async def test_the_engine_embeds_with_the_int8_copy_unless_turned_off(
     assert float(vectors[True] @ plain) > 0.99
 
 
+@pytest.mark.slow
 def test_an_error_midway_leaves_nothing_and_the_model_still_loads_as_it_is(
     fp32: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -158,6 +161,7 @@ int8_copy(sys.argv[1], Path(sys.argv[2]), "model.onnx", Path(sys.argv[3]))
 """
 
 
+@pytest.mark.slow
 def test_a_crash_midway_leaves_no_model_and_the_next_start_makes_it(
     fp32: Path, tmp_path: Path
 ) -> None:

@@ -162,6 +162,7 @@ async def ingest(engine: Engine, tmp_path: Path, name: str, text: str) -> int:
     return doc
 
 
+@pytest.mark.slow
 async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_read(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -225,6 +226,7 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
     assert f'- undated person (Tom): Tom is proud of her — "So proud of you" [#{doc}]' in found
 
 
+@pytest.mark.slow
 async def test_a_server_without_structured_output_still_gives_notes(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -243,6 +245,7 @@ async def test_a_server_without_structured_output_still_gives_notes(
     assert len(db.notes(settings.db_path)) == 2
 
 
+@pytest.mark.slow
 async def test_a_malformed_reply_is_retried_then_the_source_waits_with_the_reason(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -266,6 +269,7 @@ async def test_a_malformed_reply_is_retried_then_the_source_waits_with_the_reaso
     assert llm.bodies, "the notes were taken in by a reading turn"
 
 
+@pytest.mark.slow
 async def test_at_an_8k_window_every_part_reaches_the_reader_whole_before_it_counts(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -298,6 +302,7 @@ async def test_at_an_8k_window_every_part_reaches_the_reader_whole_before_it_cou
         assert len(json.dumps(body["messages"])) / 3.2 < 8192, doc
 
 
+@pytest.mark.slow
 async def test_parts_are_sized_by_the_servers_own_token_count(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -320,6 +325,7 @@ async def test_parts_are_sized_by_the_servers_own_token_count(
     assert all(a[1] == b[0] and (b[1] - b[0]) // 2 <= 4_944 for a, b in itertools.pairwise(parts))
 
 
+@pytest.mark.slow
 async def test_a_server_that_cannot_count_is_sized_from_what_its_calls_were_counted_at(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -331,6 +337,7 @@ async def test_a_server_that_cannot_count_is_sized_from_what_its_calls_were_coun
         assert await model.count_tokens("x" * 3_000) == 1_000  # 30 characters, 10 tokens
 
 
+@pytest.mark.slow
 async def test_forgetting_a_source_forgets_its_notes(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -355,6 +362,7 @@ CHAT = "".join(
 )
 
 
+@pytest.mark.slow
 async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -398,6 +406,7 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
     assert sent[later_doc] == ""
 
 
+@pytest.mark.slow
 async def test_an_anthropic_model_gets_cache_marks_after_the_stable_parts(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -420,6 +429,7 @@ async def test_an_anthropic_model_gets_cache_marks_after_the_stable_parts(
     assert "cache_control" not in json.dumps(second["messages"][2:])
 
 
+@pytest.mark.slow
 async def test_calls_side_by_side_stop_starting_once_the_days_limit_is_spent(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -450,6 +460,7 @@ async def test_calls_side_by_side_stop_starting_once_the_days_limit_is_spent(
     assert len(noted) == 3, "what the calls under way brought back is kept"
 
 
+@pytest.mark.slow
 def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -511,6 +522,7 @@ def test_a_note_that_copied_the_source_into_its_statement_rests_on_those_words()
     assert checked.dropped[1] == 1
 
 
+@pytest.mark.slow
 async def test_a_part_whose_every_quote_is_missing_is_not_counted_as_read(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -527,6 +539,7 @@ async def test_a_part_whose_every_quote_is_missing_is_not_counted_as_read(
     assert "none of the reader's 1 quotes was found" in aside.why
 
 
+@pytest.mark.slow
 async def test_a_source_passed_over_in_a_shared_call_gets_a_call_of_its_own(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -550,6 +563,7 @@ MARATHON = {
 }
 
 
+@pytest.mark.slow
 async def test_rules_place_the_notes_first_and_the_biographer_tidies(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -582,6 +596,7 @@ async def test_rules_place_the_notes_first_and_the_biographer_tidies(
     assert "Do not add them again" in llm.bodies[0]["messages"][-1]["content"]
 
 
+@pytest.mark.slow
 async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rules(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
@@ -602,6 +617,7 @@ def test_the_default_places_notes_by_rules_first_as_setup_does_for_a_local_serve
     assert Settings(_env_file=None).reading_placement == "rules"  # type: ignore[call-arg]
 
 
+@pytest.mark.slow
 async def test_a_part_too_long_for_the_window_is_halved_and_read_not_left_waiting(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:

@@ -8,6 +8,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import pytest
 import typer
 from typer.testing import CliRunner
 
@@ -44,6 +45,7 @@ def command_path(args: list[str]) -> list[str]:
     return [*path, default] if default else path
 
 
+@pytest.mark.slow
 def test_every_command_in_the_readme_exists_with_the_options_it_uses() -> None:
     commands = shown_commands()
     assert len(commands) >= 25

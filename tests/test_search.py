@@ -23,6 +23,7 @@ async def ingest_corpus(engine: Engine, folder: Path) -> None:
     await engine.sources.embed_pending()
 
 
+@pytest.mark.slow
 async def test_end_to_end_every_format_is_searchable_and_the_corrupt_file_fails_clearly(
     engine: Engine, tmp_path: Path
 ) -> None:
@@ -45,6 +46,7 @@ async def test_end_to_end_every_format_is_searchable_and_the_corrupt_file_fails_
         )
 
 
+@pytest.mark.slow
 async def test_a_paraphrase_is_found_through_the_vector_side(
     engine: Engine, tmp_path: Path
 ) -> None:
@@ -60,6 +62,7 @@ async def test_a_paraphrase_is_found_through_the_vector_side(
     assert hybrid[0].document == "corpus/grandmother.txt"
 
 
+@pytest.mark.slow
 async def test_an_exact_rare_word_is_found_through_the_keyword_side(
     engine: Engine, tmp_path: Path
 ) -> None:
@@ -173,6 +176,7 @@ async def test_coverage_counts_the_query_words_a_chunk_holds(
     assert await engine.searcher.coverage("?!", chunk_id) == 0.0
 
 
+@pytest.mark.slow
 async def test_search_uses_whatever_vectors_exist(engine: Engine, tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Our cat Miso likes to sleep on the warm radiator.")
     _ = [r async for r in engine.sources.ingest([tmp_path / "a.txt"])]

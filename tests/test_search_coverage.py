@@ -3,6 +3,8 @@ own source, without taking a result's place."""
 
 from __future__ import annotations
 
+import pytest
+
 from core.app.engine import Engine
 from core.retrieval import neighbours
 
@@ -96,6 +98,7 @@ def test_today_is_the_owners_day_in_their_time_zone() -> None:
     assert today_in(ZoneInfo("Asia/Tokyo"), now).isoformat() == "2026-01-01"
 
 
+@pytest.mark.slow
 async def test_a_dated_question_ranks_the_right_year_first(engine: Engine) -> None:
     runs = {
         2018: "Ran the river loop with Tomás again, the long way round past the mill.",
@@ -150,6 +153,7 @@ def wedding_and_marathon() -> list[tuple[str, str]]:
     ]
 
 
+@pytest.mark.slow
 async def test_a_two_event_question_gets_both_events_in_its_top_five(engine: Engine) -> None:
     for name, text in wedding_and_marathon():
         await engine.sources.keep_text(text, name)
@@ -161,6 +165,7 @@ async def test_a_two_event_question_gets_both_events_in_its_top_five(engine: Eng
     assert "race.txt" not in alone, "one thing asked: nothing is pushed in"
 
 
+@pytest.mark.slow
 async def test_a_part_never_pushes_out_a_passage_with_the_exact_words(engine: Engine) -> None:
     from core.retrieval.subqueries import phrases
 

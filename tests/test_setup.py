@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.setup import Wizard, daily_cron
 from core.app.envfile import with_values
 from core.settings import Settings
@@ -45,6 +47,7 @@ class Script:
                 hook()
 
 
+@pytest.mark.slow
 async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: Path) -> None:
     env, template = tmp_path / ".env", tmp_path / ".env.example"
     template.write_text(TEMPLATE)
@@ -113,6 +116,7 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
     assert str(loaded.zone) == "Europe/Lisbon"
 
 
+@pytest.mark.slow
 async def test_every_step_can_be_skipped_and_a_rejected_key_is_said_plainly(
     tmp_path: Path,
 ) -> None:
@@ -147,6 +151,7 @@ def test_env_values_are_quoted_when_needed_and_times_become_cron() -> None:
     assert daily_cron("24:00") is None and daily_cron("noon") is None
 
 
+@pytest.mark.slow
 async def test_setup_finds_a_local_server_lists_its_models_and_warns_about_text_tool_calls(
     tmp_path: Path,
 ) -> None:

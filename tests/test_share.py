@@ -75,6 +75,7 @@ def words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text))
 
 
+@pytest.mark.slow
 async def test_left_out_sections_and_hidden_people_never_appear_in_any_format(
     engine: Engine, tmp_path: Path
 ) -> None:
@@ -186,6 +187,7 @@ async def test_the_assistant_preset_stays_within_its_limit(engine: Engine) -> No
         assert "Patterns: Habit 0" in text
 
 
+@pytest.mark.slow
 async def test_shares_are_recorded_listed_reopened_and_deleted(
     engine: Engine, tmp_path: Path
 ) -> None:
@@ -217,6 +219,7 @@ async def test_shares_are_recorded_listed_reopened_and_deleted(
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
 async def test_the_html_needs_no_network_and_renders_in_chromium(
     engine: Engine, tmp_path: Path
@@ -247,6 +250,7 @@ async def test_the_html_needs_no_network_and_renders_in_chromium(
     assert requests == [Path(record.path).as_uri()]
 
 
+@pytest.mark.slow
 async def test_the_model_writes_and_a_sentence_on_a_missing_line_is_refused(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:

@@ -21,6 +21,8 @@ from tests.reading import read_round, unread
 from tests.samples import add_sources
 from tests.waiting import wait_until
 
+pytestmark = pytest.mark.slow  # whole Engines reading and answering through the fake LLM
+
 
 def results_message(body: dict[str, Any]) -> str:
     (message,) = [

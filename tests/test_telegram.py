@@ -69,6 +69,7 @@ def doc(tg: FakeTelegram, file_id: str, name: str, data: bytes) -> dict[str, Any
     return {"document": {**meta, "file_name": name, "mime_type": "text/plain"}}
 
 
+@pytest.mark.slow
 async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(rig: Rig) -> None:
     tg, llm = rig.tg, rig.llm
     llm.reply_with("A family chat from February 2021 about Sunday lunch [#1].")
@@ -100,6 +101,7 @@ async def test_a_chat_whose_dates_read_either_way_is_reported_with_the_reading(r
     assert "(3/5/21 is 3 May 2021)" in said and "BIOMD_CHAT_DATE_ORDER=mdy" in said
 
 
+@pytest.mark.slow
 async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
     rig: Rig, tmp_path: Path
 ) -> None:
@@ -115,6 +117,7 @@ async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
     assert source.kind == "audio" and source.name.startswith("voice note ")
 
 
+@pytest.mark.slow
 async def test_a_reply_to_a_question_is_its_answer_even_after_a_restart(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -155,6 +158,7 @@ async def test_a_reply_to_a_question_is_its_answer_even_after_a_restart(
                 await second.stop()
 
 
+@pytest.mark.slow
 async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
     rig: Rig, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -180,6 +184,7 @@ async def test_strangers_and_group_chats_get_nothing_and_change_nothing(
     assert f"ignoring user id {STRANGER}" in caplog.text
 
 
+@pytest.mark.slow
 async def test_a_job_queued_before_a_restart_is_finished(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -217,6 +222,7 @@ async def test_a_job_queued_before_a_restart_is_finished(
                 await app.stop()
 
 
+@pytest.mark.slow
 async def test_a_long_reply_is_split_within_telegrams_limit(rig: Rig) -> None:
     paragraphs = [
         f"Paragraph {i}: " + " ".join(f"w{i:02d}{j:02d}x" for j in range(54)) for i in range(27)
@@ -231,6 +237,7 @@ async def test_a_long_reply_is_split_within_telegrams_limit(rig: Rig) -> None:
     assert "\n\n".join(parts) == long_text, "split at paragraph boundaries, nothing lost"
 
 
+@pytest.mark.slow
 async def test_commands_answer_and_bio_md_arrives_as_a_file(rig: Rig) -> None:
     tg = rig.tg
     await rig.app.engine.profile.edit(
@@ -255,6 +262,7 @@ async def test_commands_answer_and_bio_md_arrives_as_a_file(rig: Rig) -> None:
     await asyncio.sleep(0)
 
 
+@pytest.mark.slow
 async def test_a_voice_reply_to_a_question_is_transcribed_and_taken_as_its_answer(
     rig: Rig, tmp_path: Path
 ) -> None:
@@ -279,6 +287,7 @@ async def test_a_voice_reply_to_a_question_is_transcribed_and_taken_as_its_answe
     assert any("answered open question [Q1]" in b["messages"][-1]["content"] for b in llm.bodies)
 
 
+@pytest.mark.slow
 async def test_nothing_is_pushed_when_there_are_no_open_questions(rig: Rig) -> None:
     assert await rig.app.push_questions() == 0
     assert not [m for m, _ in rig.tg.calls if m == "sendMessage"]
@@ -299,6 +308,7 @@ def test_a_bad_question_schedule_is_a_clear_error() -> None:
     assert {j.id for j in scheduler.get_jobs()} == {"questions", "read", "outbox"}
 
 
+@pytest.mark.slow
 async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: Path) -> None:
     import os
     import signal
@@ -340,6 +350,7 @@ async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: P
             assert "stopping" in rest.decode()
 
 
+@pytest.mark.slow
 async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig: Rig) -> None:
     """Forwarded in one burst, with 20 forwarded twice: 100 sources, 20 duplicates reported,
     and /status answers while the queue is still long."""
@@ -371,6 +382,7 @@ async def test_a_hundred_files_and_duplicates_at_once_are_each_ingested_once(rig
     assert len(jobs) == 120 and {j.status for j in jobs} == {"done"}
 
 
+@pytest.mark.slow
 async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_owners_lines(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -409,6 +421,7 @@ async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_ow
     assert [t for t in tg.texts(OWNER) if t.startswith("Reading #1 ")] == [asked]
 
 
+@pytest.mark.slow
 async def test_share_previews_a_portrait_and_a_button_saves_it_as_a_file(rig: Rig) -> None:
     import json
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from bot.terminal import TerminalSession
@@ -54,6 +55,7 @@ def biomd(
     return done.stdout
 
 
+@pytest.mark.slow
 def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_search(
     tmp_path: Path, minilm_path: Path
 ) -> None:
@@ -106,6 +108,7 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     assert db.chunks_without_vectors(path) == 0
 
 
+@pytest.mark.slow
 async def test_with_a_model_the_biographer_answers_in_the_terminal(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
 ) -> None:
@@ -133,6 +136,7 @@ async def test_with_a_model_the_biographer_answers_in_the_terminal(
     assert "Where did I work before Lisbon?" in str(llm.bodies[0]["messages"][1])
 
 
+@pytest.mark.slow
 def test_with_a_key_the_sample_is_read_by_the_biographer(tmp_path: Path, minilm_path: Path) -> None:
     with fake_llm() as llm:
         for doc in range(1, len(sample.files()) + 1):  # read each source, then report
@@ -147,6 +151,7 @@ def test_with_a_key_the_sample_is_read_by_the_biographer(tmp_path: Path, minilm_
     assert read, "the biographer was given the sample's sources to read"
 
 
+@pytest.mark.slow
 def test_ctrl_c_ends_the_session_at_once(tmp_path: Path, minilm_path: Path) -> None:
     """Typed Ctrl-C at the prompt, through a real pseudo-terminal."""
     import pty

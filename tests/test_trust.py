@@ -40,6 +40,7 @@ def table(db: Path, sql: str) -> list[tuple[Any, ...]]:
         return conn.execute(sql).fetchall()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".tar", ".tar.gz"])
 async def test_export_and_import_round_trip_loses_nothing(
     tmp_path: Path, minilm_path: Path, embedder: Any, suffix: str
@@ -156,6 +157,7 @@ def test_export_never_replaces_a_file_unasked(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "is a folder" in " ".join(result.output.split())
 
 
+@pytest.mark.slow
 async def test_secrets_never_reach_logs_errors_or_bio_md(
     tmp_path: Path, minilm_path: Path, embedder: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -186,6 +188,7 @@ async def test_secrets_never_reach_logs_errors_or_bio_md(
     assert "bot[secret]/getMe" in caplog.text
 
 
+@pytest.mark.slow
 async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_undo_restores(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
@@ -274,6 +277,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             assert await engine.profile.load() == placed
 
 
+@pytest.mark.slow
 async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:

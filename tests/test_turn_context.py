@@ -7,10 +7,14 @@ import asyncio
 import threading
 from typing import Any
 
+import pytest
+
 from core.app.engine import Engine
 from tests import db
 from tests.fake_llm import FakeLLM, Slow
 from tests.reading import read_round
+
+pytestmark = pytest.mark.slow  # a whole Engine with two overlapping turns
 
 
 async def test_a_chat_turn_during_a_reading_turn_leaves_each_its_own_calls(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bench.synth import paraphrases, structured_vectors
 from core.retrieval.binary_codes import closest, hamming, pack
@@ -42,6 +43,7 @@ def test_hamming_counts_differing_sign_bits() -> None:
     assert closest(np.array([5, 1, 3, 1], dtype=np.uint16), 2).tolist() == [1, 3]
 
 
+@pytest.mark.slow
 async def test_the_shortlist_agrees_with_exact_search(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     vectors = structured_vectors(rng, 6000)
@@ -58,6 +60,7 @@ async def test_the_shortlist_agrees_with_exact_search(tmp_path: Path) -> None:
     await store.close()
 
 
+@pytest.mark.slow
 async def test_the_cache_is_reused_when_it_agrees_and_rebuilt_when_it_does_not(
     tmp_path: Path,
 ) -> None:

@@ -108,6 +108,7 @@ async def live(
 # -- getting in ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_the_token_is_exchanged_for_a_strict_cookie_and_leaves_the_address(
     live: Site,
 ) -> None:
@@ -126,6 +127,7 @@ async def test_the_token_is_exchanged_for_a_strict_cookie_and_leaves_the_address
     assert site.view.link.startswith(f"http://127.0.0.1:{site.view.port}/?token=")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "path", ["/", "/sources", "/static/app.js", "/pictures/timeline.png", "/api/citation?doc=1"]
 )
@@ -140,6 +142,7 @@ async def test_without_the_token_nothing_is_shown(site: Site, path: str) -> None
             assert "needs the link biomd printed" in r.text or r.text == "Not signed in."
 
 
+@pytest.mark.slow
 async def test_a_foreign_host_is_refused_even_with_the_cookie(site: Site) -> None:
     r = await site.client.get("/", headers={"Host": "evil.example:8765"})
     assert r.status_code == 421
@@ -147,6 +150,7 @@ async def test_a_foreign_host_is_refused_even_with_the_cookie(site: Site) -> Non
     assert r.status_code == 421
 
 
+@pytest.mark.slow
 async def test_a_cross_site_post_changes_nothing(site: Site) -> None:
     (doc,) = await add_sources(site.engine, ["A note to keep."])
     before = await site.rows("documents")
@@ -166,6 +170,7 @@ async def test_a_cross_site_post_changes_nothing(site: Site) -> None:
     assert r.status_code == 303 and await site.rows("documents") == before - 1
 
 
+@pytest.mark.slow
 async def test_script_in_a_source_name_its_text_and_bio_md_never_runs(site: Site) -> None:
     note = site.engine.settings.data_dir.parent / "<img src=x onerror=alert(1)>.txt"
     note.write_text(f"Hello {XSS} <img src=x onerror=alert(2)> world")
@@ -206,6 +211,7 @@ async def test_script_in_a_source_name_its_text_and_bio_md_never_runs(site: Site
 # -- uploads ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_uploads_stream_to_the_data_dir_and_are_ingested_with_live_progress(
     site: Site,
 ) -> None:
@@ -228,6 +234,7 @@ async def test_uploads_stream_to_the_data_dir_and_are_ingested_with_live_progres
     assert not list((site.engine.settings.data_dir / "uploads").iterdir()), "moved to the inbox"
 
 
+@pytest.mark.slow
 async def test_an_oversized_upload_is_refused_and_leaves_nothing(site: Site) -> None:
     big = b"x" * (1024 * 1024 + 10)
     r = await site.client.put("/upload?name=big.txt", content=big, headers=site.csrf)
@@ -247,6 +254,7 @@ async def test_an_oversized_upload_is_refused_and_leaves_nothing(site: Site) -> 
 # -- pages and actions ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_every_page_answers(site: Site) -> None:
     await add_sources(site.engine, ["[2021-02-12 18:40] Mum: Did the boxes arrive?"])
     for path in [
@@ -279,6 +287,7 @@ async def test_every_page_answers(site: Site) -> None:
     assert "<p>1 mention.</p>" in grep, "one mention, said in the singular"
 
 
+@pytest.mark.slow
 async def test_a_citation_opens_on_the_passage_that_supports_the_claim(site: Site) -> None:
     filler = "".join(
         f"[2021-0{1 + i % 9}-01 10:00] Mum: line {i} about the weather\n" for i in range(60)
@@ -308,6 +317,7 @@ async def test_a_citation_opens_on_the_passage_that_supports_the_claim(site: Sit
     assert found["start"] > 1000, "the passage, not the top of the file"
 
 
+@pytest.mark.slow
 async def test_broken_citations_are_shown_as_broken_and_sections_say_when_they_changed(
     site: Site,
 ) -> None:
@@ -325,6 +335,7 @@ async def test_broken_citations_are_shown_as_broken_and_sections_say_when_they_c
     assert 'href="/history/2">the change</a>' in page
 
 
+@pytest.mark.slow
 async def test_undo_and_an_edit_typed_in_the_browser_are_revisions(site: Site) -> None:
     await site.engine.profile.edit(
         "", "- A line from a turn", section="Timeline", turn_id=5, mode="chat", reason="x"
@@ -341,6 +352,7 @@ async def test_undo_and_an_edit_typed_in_the_browser_are_revisions(site: Site) -
     assert (latest.mode, latest.reason) == ("manual", "edited in the web view")
 
 
+@pytest.mark.slow
 async def test_questions_are_answered_inline_and_dismissed(site: Site) -> None:
     for q in ("- Where did you grow up?", "- Who taught you pottery? (important)"):
         await site.engine.profile.edit(
@@ -365,6 +377,7 @@ async def test_questions_are_answered_inline_and_dismissed(site: Site) -> None:
     assert 'id="Q3"' in page and "Typed in bio.md by hand?" in page
 
 
+@pytest.mark.slow
 async def test_the_chat_streams_its_steps_and_the_answer_joins_the_chat_tail(
     live: Site,
 ) -> None:
@@ -391,6 +404,7 @@ async def test_the_chat_streams_its_steps_and_the_answer_joins_the_chat_tail(
     assert "When did I move?" in chat and "In 2021" in chat
 
 
+@pytest.mark.slow
 async def test_a_port_that_is_taken_is_a_clear_error(live: Site) -> None:
     with pytest.raises(ConfigError, match=f"port {live.view.port} is taken"):
         bind("127.0.0.1", live.view.port)
@@ -437,6 +451,7 @@ async def test_pictures_render_once_per_state_of_their_data() -> None:
     assert await memo.get("d", renderer("d")) == b"d"  # a failure is not kept
 
 
+@pytest.mark.slow
 async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -> None:
     line = "[2023-01-01 10:00] Grace (owner): a message long enough to take a note of.\n"
     (doc,) = await add_sources(site.engine, [line])
@@ -477,6 +492,7 @@ async def test_the_share_page_of_an_empty_bio_says_so_and_saves_nothing(site: Si
     assert await site.engine.shares.all() == []
 
 
+@pytest.mark.slow
 async def test_the_share_page_previews_changes_saves_downloads_and_deletes(site: Site) -> None:
     import re
 

@@ -145,6 +145,7 @@ async def test_an_empty_profile_says_what_fills_it_and_shows_no_init_noise(
     assert "1 source is waiting for it" in page
 
 
+@pytest.mark.slow
 async def test_a_profile_with_a_model_says_no_setting_and_marks_empty_sections(
     site: Site,
 ) -> None:
@@ -252,6 +253,7 @@ async def test_dates_do_not_break_mid_date(newcomer: Site) -> None:
     assert '<span class="nw">2021-05-03</span> – <span class="nw">2024-05-21</span>' in page
 
 
+@pytest.mark.slow
 async def test_the_tab_has_an_icon(site: Site) -> None:
     r = await site.client.get("/favicon.ico")
     assert r.status_code == 200 and r.headers["content-type"] == "image/x-icon"
