@@ -369,8 +369,13 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
     settings = settings_for(tmp_path, minilm_path, llm, read_confirm_tokens=100)
     async with await Engine.open(settings) as engine:
         mine_doc = await ingest(engine, tmp_path, "chat-mine.txt", CHAT)
-        since_doc = await ingest(engine, tmp_path, "chat-since.txt", CHAT + "\n")
-        later_doc = await ingest(engine, tmp_path, "chat-later.txt", CHAT + "\n\n")
+        # other chats (the same one again would be refused as the same text)
+        since_doc = await ingest(
+            engine, tmp_path, "chat-since.txt", CHAT.replace("message", "note")
+        )
+        later_doc = await ingest(
+            engine, tmp_path, "chat-later.txt", CHAT.replace("message", "line")
+        )
         assert await read_round(engine) == [] and llm.reader_bodies == []
         choices = {c.reading.document_id: c for c in await engine.biography.cost.choices()}
         assert set(choices) == {mine_doc, since_doc, later_doc}
