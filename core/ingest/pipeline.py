@@ -143,6 +143,7 @@ class Ingestor:
         self.data_dir = data_dir  # never ingested: it is biomd's own
         self.ctx = ctx
         self.on_progress = on_progress
+        self._fingerprinted = False  # the sources stored before fingerprints, once a run
 
     # -- entry points -------------------------------------------------------------------
 
@@ -263,6 +264,9 @@ class Ingestor:
                 doc_id, probe.name, f"{probe.name}: no text found in it.", converter.kind
             )
         fingerprint = stream.units.finish()
+        if not self._fingerprinted:
+            await twin_check.fingerprint_missing(self.store)
+            self._fingerprinted = True
         twin = await twin_check.find(self.store, doc_id, fingerprint)
         note = None
         if twin is not None and twin.verdict == "longer":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.ingest.twins import Fingerprint, Units, Verdict, keys_of, verdict
+from core.ingest.twins import ChatEnd, Fingerprint, Units, Verdict, last_minute, verdict
 from core.storage.documents import Source
 from core.storage.store import Store
 
@@ -16,15 +16,6 @@ _TAIL_CHARS = 6000  # of a stored chat, where its last messages are read from
 class Twin:
     verdict: Verdict  # same or longer
     source: Source  # the stored one
-
-
-@dataclass(frozen=True)
-class ChatEnd:
-    """Where a stored chat ends: its last message's minute, and the keys of its last
-    messages."""
-
-    stamp: str
-    seen: set[str]
 
 
 async def fingerprint_missing(store: Store) -> None:
@@ -41,8 +32,8 @@ async def fingerprint_missing(store: Store) -> None:
 
 async def find(store: Store, doc_id: int, new: Fingerprint) -> Twin | None:
     """The stored source that source `doc_id` (fingerprinted `new`) repeats, else the latest
-    stored chat it goes on from, else None."""
-    await fingerprint_missing(store)
+    stored chat it goes on from, else None. Sources stored before fingerprints were kept are
+    found once `fingerprint_missing` has run."""
     longer: Twin | None = None
     for other in await store.units.sharing(new.hashes, other_than=doc_id):
         kept = await store.units.of(other)
@@ -62,8 +53,4 @@ async def find(store: Store, doc_id: int, new: Fingerprint) -> Twin | None:
 async def chat_end(store: Store, doc: Source) -> ChatEnd | None:
     """Where a stored chat ends, from its last messages."""
     tail = await store.chunks.text(doc.id, max(0, doc.text_length - _TAIL_CHARS), doc.text_length)
-    keys = keys_of(tail)
-    if not keys:
-        return None
-    stamp = max(k[:16] for k in keys)
-    return ChatEnd(stamp, {k for k in keys if k[:16] == stamp})
+    return last_minute(tail)

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from core.fold import fold
+from core.ingest.convert.chat import OWNER_MARK
 
 SAMPLE = 8
 FULL_BELOW = 256  # units; a source with fewer keeps them all
@@ -108,7 +109,7 @@ class Fingerprint:
 
 def message_key(stamp: str, speaker: str, text: str) -> str:
     """A message as it is compared: the owner's mark and an attachment's form don't count."""
-    who = _folded(speaker.removesuffix(" (owner)"))
+    who = _folded(speaker.removesuffix(OWNER_MARK))
     said = "<media>" if text.startswith("[") else _folded(text)
     return f"{stamp} {who}: {said}"
 
@@ -158,8 +159,18 @@ def after(transcript: str, last_stamp: str, seen: set[str]) -> list[str]:
     return out
 
 
-def keys_of(transcript: str) -> set[str]:
-    """The keys of a transcript's messages."""
-    return {
-        message_key(*m.groups()) for line in transcript.split("\n") if (m := _CHAT_LINE.match(line))
-    }
+@dataclass(frozen=True)
+class ChatEnd:
+    """Where a chat ends: its last message's minute, and the keys of the messages in it."""
+
+    stamp: str
+    seen: set[str]
+
+
+def last_minute(transcript: str) -> ChatEnd | None:
+    """Where a transcript (or its tail) ends; None if it holds no message."""
+    found = [m for line in transcript.split("\n") if (m := _CHAT_LINE.match(line))]
+    if not found:
+        return None
+    stamp = max(m.group(1) for m in found)
+    return ChatEnd(stamp, {message_key(*m.groups()) for m in found if m.group(1) == stamp})
