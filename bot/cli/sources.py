@@ -14,7 +14,7 @@ import typer
 from bot.cli.common import err, mb, out, print_table, progress, run, settings_of
 from bot.cli.reading import Mine, Since, Yes, read_new_sources, scope_of
 from core.app.engine import Engine
-from core.app.replies import counted
+from core.app.replies import counted, covers
 from core.app.sources import IngestResult, SourceRow
 from core.errors import EmbeddingError
 
@@ -124,9 +124,9 @@ def _source_row(r: SourceRow) -> tuple[str, ...]:
     d = r.source
     status = d.status if d.status != "failed" else f"failed: {_reason(d.error, d.name)}"
     reading = r.reading.describe() if r.reading else ""
-    covers = span(d.content_start, d.content_end)
+    span = covers(d.content_start, d.content_end) or "-"
     return (
-        f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), covers, d.added_at[:10],
+        f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), span, d.added_at[:10],
         status, reading,
     )  # fmt: skip
 
@@ -134,14 +134,6 @@ def _source_row(r: SourceRow) -> tuple[str, ...]:
 def _reason(error: str | None, name: str) -> str:
     """Why a source failed, without its name, which the row already shows."""
     return (error or "").removeprefix(f"{name}: ") or "unknown"
-
-
-def span(start: str | None, end: str | None) -> str:
-    """The dates a source covers, to the day: one date, or first to last."""
-    first, last = (start or "")[:10], (end or "")[:10]
-    if not first and not last:
-        return "-"
-    return first or last if first == last or not (first and last) else f"{first} to {last}"
 
 
 def forget(

@@ -214,9 +214,7 @@ class Assistant:
             docs = docs[-TIMELINE_SOURCES:]
         lines = [head + ":"]
         for d in docs:
-            start, end = (d.content_start or "")[:10], (d.content_end or "")[:10]
-            when = start if end in ("", start) else f"{start} to {end}"
-            lines.append(f"• {when}: {d.name} [#{d.id}]")
+            lines.append(f"• {replies.covers(d.content_start, d.content_end)}: {d.name} [#{d.id}]")
         return "\n".join(lines)
 
     async def _cmd_questions(self, channel: Channel, chat: str, args: str) -> None:

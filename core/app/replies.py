@@ -53,6 +53,14 @@ def cited_sources(text: str) -> list[int]:
     return in_order(text)
 
 
+def covers(start: str | None, end: str | None) -> str:
+    """The dates a source covers, to the day: one date, first to last, or "" if none."""
+    first, last = (start or "")[:10], (end or "")[:10]
+    if first and last and first != last:
+        return f"{first} to {last}"
+    return first or last
+
+
 def with_source_hint(reply: str) -> str:
     """A reply, plus how to open the sources it cites."""
     ids = cited_sources(reply)
