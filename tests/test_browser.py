@@ -5,8 +5,6 @@ to .cache/screenshots/ (git-ignored)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,9 +14,8 @@ import pytest
 
 from bot.web.server import WebView
 from core import sample
-from core.app.assistant import Assistant
 from core.app.engine import Engine
-from tests import db
+from tests import db, web_view
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM
 from tests.waiting import until
@@ -69,17 +66,8 @@ async def served(
             .replace("## Open questions\n", "## Open questions\n- Did you take the job in Porto?\n")
         )
         await engine.profile.replace(bio, turn_id=1, mode="ingest", reason="read the sample")
-        jobs = engine.job_queue({})
-        view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
-        await view.start()
-        worker = asyncio.create_task(jobs.run())
-        try:
+        async with web_view.served(settings, engine) as view:
             yield engine, view
-        finally:
-            worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await worker
-            await view.stop()
 
 
 @pytest.fixture

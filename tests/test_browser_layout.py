@@ -17,8 +17,8 @@ import pytest
 
 from bot.web.server import WebView
 from core import sample
-from core.app.assistant import Assistant
 from core.app.engine import Engine
+from tests import web_view
 from tests.conftest import make_settings
 from tests.test_browser import CHROMIUM, FLAGS, SHOTS
 
@@ -64,17 +64,8 @@ async def newcomer(
             "- 2021-05-16: Told Mum she had met Inês, who teaches the pottery class [#7]\n",
         )
         await engine.profile.replace(bio, turn_id=None, mode="manual", reason="typed")
-        jobs = engine.job_queue({})
-        view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
-        await view.start()
-        worker = asyncio.create_task(jobs.run())
-        try:
+        async with web_view.served(settings, engine) as view:
             yield engine, view
-        finally:
-            worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await worker
-            await view.stop()
 
 
 @contextlib.asynccontextmanager

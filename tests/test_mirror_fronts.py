@@ -19,12 +19,11 @@ from bench.mirror_notes_life import write_notes_life
 from bot.runner import BotApp
 from bot.scheduler import build_scheduler
 from bot.web.server import WebView
-from core.app.assistant import Assistant
 from core.app.engine import Engine
 from core.app.jobs import MirrorJob
 from core.biographer.share.audiences import Choice
 from core.errors import ConfigError
-from tests import db
+from tests import db, web_view
 from tests.conftest import llm_settings, make_settings
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.fake_telegram import fake_telegram
@@ -68,17 +67,8 @@ async def mirrored(
         notes = [r async for r in engine.sources.ingest(write_notes_life(tmp_path / "notes"))]
         await read_round(engine, only={r.document_id for r in notes if r.document_id})
         await engine.mirror.refresh()
-        jobs = engine.job_queue({})
-        view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
-        await view.start()
-        worker = asyncio.create_task(jobs.run())
-        try:
+        async with web_view.served(settings, engine) as view:
             yield engine, view
-        finally:
-            worker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await worker
-            await view.stop()
 
 
 @pytest.mark.slow
