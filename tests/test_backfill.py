@@ -32,12 +32,12 @@ class Recording:
         return self.inner.embed_query(text)
 
 
-def chat(days: int, first_day: int = 1) -> str:
+def chat(days: int, first_day: int = 1, news: str = "the garden is full of tomatoes again ") -> str:
     """A transcript: each day Mum writes a long paragraph, and every third day Grace answers."""
     lines = []
     for d in range(first_day, first_day + days):
         stamp = f"[2023-05-{d:02d} 09:00]"
-        lines.append(f"{stamp} Mum: day {d}, " + "the garden is full of tomatoes again " * 12)
+        lines.append(f"{stamp} Mum: day {d}, " + news * 12)
         if d % 3 == 0:
             lines.append(f"{stamp} Grace: lovely, day {d} here was long but good")
     return "\n".join(lines) + "\n"
@@ -51,6 +51,8 @@ def vectors(settings: Settings) -> dict[str, bytes]:
 async def test_an_export_imported_again_costs_model_calls_only_for_its_new_chunks(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
+    """The longer export is kept as the messages after the stored one's end (test_twins),
+    so only those go to the model."""
     settings = make_settings(tmp_path / "data", minilm_path)
     old, new = tmp_path / "old" / "chat.txt", tmp_path / "new" / "chat.txt"
     for path, text in ((old, chat(20)), (new, chat(20) + chat(4, first_day=21))):
@@ -74,6 +76,36 @@ async def test_an_export_imported_again_costs_model_calls_only_for_its_new_chunk
     again = vectors(settings)
     for t in before:
         assert again[t] == before[t]
+
+
+@pytest.mark.slow
+async def test_chunks_another_source_already_has_cost_no_model_call(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    """A chat that shares its start with a stored one, but too little of it to be its twin,
+    is a source of its own; its chunks that are the stored one's reuse their vectors."""
+    settings = make_settings(tmp_path / "data", minilm_path)
+    old, new = tmp_path / "old" / "chat.txt", tmp_path / "new" / "chat.txt"
+    since = chat(14, first_day=11, news="the kitchen smells of fresh bread ")
+    for path, text in ((old, chat(20)), (new, chat(10) + since)):
+        path.parent.mkdir()
+        path.write_text(text)
+    model = Recording(embedder)
+    async with await Engine.open(settings, model) as engine:
+        _ = [r async for r in engine.sources.ingest([old])]
+        first = await engine.sources.embed_pending()
+        before = vectors(settings)
+        model.texts.clear()
+        [added] = [r async for r in engine.sources.ingest([new])]
+        assert added.status == "added", added
+        second = await engine.sources.embed_pending()
+    again = vectors(settings)
+    mine = [c.text for c in db.chunks(settings.db_path) if c.document_id == added.document_id]
+    shared = [t for t in mine if t in before]
+    assert len(shared) >= 2, "the chunks of the days both hold"
+    assert len(model.texts) == second - len(shared) < second
+    assert all(embed_input(t) not in model.texts for t in shared)
+    assert all(again[t] == before[t] for t in shared) and first > 0
 
 
 @pytest.mark.slow

@@ -71,6 +71,7 @@ def imports(path: Path) -> frozenset[str]:
     return frozenset(m for m in found if m.split(".")[0] in {"core", "bot"} and _exists(m))
 
 
+@functools.cache
 def _exists(module: str) -> bool:
     path = ROOT.joinpath(*module.split("."))
     return path.with_suffix(".py").exists() or (path / "__init__.py").exists()

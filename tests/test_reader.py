@@ -156,6 +156,7 @@ async def ingest(engine: Engine, tmp_path: Path, name: str, text: str) -> int:
     pages, at = [], 0
     while at < len(text):
         page = await engine.sources.read(doc, at, 8_000)
+        assert page.end > at, f"#{doc} ends at {at}: kept as another source's twin?"
         pages.append(page.text)
         at = page.end
     assert "".join(pages) == text  # so spans can be checked against `text`

@@ -137,6 +137,7 @@ async def test_the_scan_catches_email_and_phone_and_nothing_is_saved_until_resol
     assert "[removed]" in written and record.accepted == ()
 
 
+@pytest.mark.slow
 async def test_no_source_text_unless_the_owner_picks_the_quote(engine: Engine) -> None:
     draft = await engine.shares.draft("close")
     text = " ".join(i.text for i in draft.portrait.items)

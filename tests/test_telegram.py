@@ -90,6 +90,7 @@ async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(r
     assert len(llm.reader_bodies) == 1
 
 
+@pytest.mark.slow
 async def test_a_chat_whose_dates_read_either_way_is_reported_with_the_reading(rig: Rig) -> None:
     tg = rig.tg
     rig.llm.reply_with("Alex and Sam said hello [#1].")
@@ -471,6 +472,7 @@ async def test_share_previews_a_portrait_and_a_button_saves_it_as_a_file(rig: Ri
     await tg.wait_for(lambda: any("no portrait to save here yet" in t for t in tg.texts()))
 
 
+@pytest.mark.slow
 async def test_share_of_an_empty_bio_says_so_and_a_refusal_names_the_commands(rig: Rig) -> None:
     from tests.test_share import BIO
 

@@ -91,6 +91,7 @@ def test_a_file_that_is_not_a_backup_is_refused(tmp_path: Path) -> None:
     assert names(tmp_path) == ["junk.tar"], "nothing left behind"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".tar", ".tar.gz"])
 async def test_a_backup_cut_short_is_refused_plainly_and_leaves_nothing_behind(
     tmp_path: Path, minilm_path: Path, embedder: Any, suffix: str
@@ -141,6 +142,7 @@ def test_a_private_folder_makes_the_parents_it_needs_private_too(tmp_path: Path)
     assert stat.S_IMODE((tmp_path / "kept").stat().st_mode) == 0o755, "not made by it: as it was"
 
 
+@pytest.mark.slow
 def test_export_never_replaces_a_file_unasked(tmp_path: Path) -> None:
     data = tmp_path / "data"
     runner = CliRunner()

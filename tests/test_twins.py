@@ -6,6 +6,8 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from core.app.engine import Engine
 from core.ingest.twins import FULL_BELOW, Units, after, message_key, verdict
 
@@ -91,6 +93,7 @@ def test_after_keeps_the_messages_past_the_stored_end_and_not_those_it_has() -> 
 # -- ingest -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_the_txt_and_zip_exports_of_one_chat_are_one_source(
     engine: Engine, tmp_path: Path
 ) -> None:

@@ -477,6 +477,7 @@ async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -
 # -- sharing a portrait -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 async def test_the_share_page_of_an_empty_bio_says_so_and_saves_nothing(site: Site) -> None:
     import re
 
