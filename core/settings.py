@@ -221,6 +221,21 @@ class Settings(BaseSettings):
         description="rules: notes go into bio.md by kind first, then the biographer tidies; "
         "model: the biographer places them (its notes go in by rules if it places none).",
     )
+    prompt_cache: Literal["auto", "openai", "anthropic", "none"] = Field(
+        default="auto",
+        description="The provider's prompt-cache pricing the cost preview shows beside list "
+        "prices: openai (a cached prompt token at half price), anthropic (a tenth, and 1.25x "
+        "to write it); auto: anthropic for Claude models, none on a local server, else openai.",
+    )
+    cache_read_price_share: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Override: a cached prompt token's share of the price.",
+    )
+    cache_write_price_share: float | None = Field(
+        default=None, ge=0, le=5, description="Override: writing a token to the cache, as a share."
+    )
     read_confirm_usd: float = Field(
         default=0.5, ge=0, description="Ask before reading a source estimated above this."
     )

@@ -65,6 +65,12 @@ class Backend(Protocol):
         """How many reader calls may run at once: one on a local server."""
         ...
 
+    @property
+    def turn_concurrency(self) -> int:
+        """How many reading turns may run at once (over one bio.md, with one writer): as
+        many as reader calls on a cloud endpoint, one on a local server."""
+        ...
+
 
 class OpenAIBackend:
     """Any OpenAI-compatible endpoint: OpenRouter, Ollama, llama.cpp, vLLM…"""
@@ -117,6 +123,12 @@ class OpenAIBackend:
         s = self.settings
         chosen = "reader_concurrency" in s.model_fields_set  # a server run with --parallel
         return 1 if s.reader_is_local and not chosen else s.reader_concurrency
+
+    @property
+    def turn_concurrency(self) -> int:
+        s = self.settings
+        chosen = "reader_concurrency" in s.model_fields_set
+        return 1 if s.endpoint().is_local and not chosen else s.reader_concurrency
 
 
 class CodexBackend:
@@ -189,6 +201,10 @@ class CodexBackend:
         if self.settings.reader_base_url and not self.settings.reader_is_local:
             return self.settings.reader_concurrency
         return 1
+
+    @property
+    def turn_concurrency(self) -> int:
+        return 1  # a `codex exec` each: one at a time on the owner's plan
 
 
 FREE = Prices(0.0, 0.0)

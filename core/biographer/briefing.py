@@ -13,10 +13,11 @@ from core.storage.reading import Reading
 
 UNDATED = "Undated"
 PLACED = (
-    "biomd has already added each of these notes to its section of bio.md by simple rules. "
-    "Do not add them again. Tidy instead: merge lines that say the same thing, move what the "
-    "rules misplaced, turn first-person notes into facts about the owner, record "
-    "contradictions with both sides, and add open questions for the gaps that matter."
+    "biomd has already added these notes, and the sources' dated events, facts and people, to "
+    "bio.md by simple rules. Do not add them again. Judge them instead: merge lines that say "
+    "the same thing, move what the rules misplaced, turn first-person notes into facts about "
+    "the owner, give inferences their confidence, record contradictions with both sides, and "
+    "add open questions for the gaps that matter."
 )
 
 
@@ -75,12 +76,7 @@ def request(sources: Sequence[Reading], extracts: Sequence[Extract]) -> str:
         f"biomd's reader took {counted(len(extracts), 'note')}; every quote was checked against "
         "its source.\n"
         f"{who_line}\n"
-        "Compare them with bio.md and place what they tell about the owner: dated events in "
-        "Timeline, each person once in People & relationships, what recurs in Patterns, what "
-        "you infer in Inferences with its confidence. End every line with the source id of the "
-        "note it rests on, e.g. [#12]. Where a note disagrees with bio.md or with another note, "
-        "keep both versions with their sources. Where a gap matters, add an open question. "
-        "Skip notes that add nothing; merge what bio.md already says. Make several edits in "
-        "one step where you can. To check a note in context, grep a few words of its quote.\n\n"
+        "End every line you write with the source id of the note it rests on, e.g. [#12]. Skip "
+        "notes that add nothing; merge what bio.md already says.\n\n"
         f"<notes>\n{grouped(extracts)}\n</notes>"
     )

@@ -11,8 +11,9 @@ CHARS_PER_TOKEN = 4.0  # as the providers count prose; the bench counts the same
 NOTE_EVERY = 600  # characters of source per note
 NOTE_TOKENS_OUT = 75  # the reader's JSON for one note
 NOTE_LINE_CHARS = 150  # one note as the biographer sees it
-CALLS_PER_TURN = 2  # the edits, then the report
-EDIT_TOKENS_OUT = 35  # one cited edit, written as a tool call
+RULE_LINE_CHARS = 70  # one note as rules place it in bio.md (repeats are left out)
+JUDGED_SHARE = 0.35  # of the notes, those not routine (placement.ROUTINE): a turn judges them
+EDIT_TOKENS_OUT = 35  # one cited edit, in the turn's JSON reply
 EDIT_LINE_CHARS = 60  # what one edit adds to bio.md
 JSON_OVERHEAD = 1.06  # a source's text escaped in a JSON request
 
@@ -31,6 +32,16 @@ class Prices:
 
 
 @dataclass(frozen=True, slots=True)
+class Cache:
+    """A provider's prompt cache, as its price: a prompt token read from the cache costs
+    `read` times the list price, one written to it `write` times (OpenAI: 0.5 and 1, no
+    charge to write; Anthropic: 0.1 and 1.25)."""
+
+    read: float
+    write: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
 class Sizes:
     """The sizes reading works in, from the settings and the models' windows."""
 
@@ -45,6 +56,10 @@ class Sizes:
     turn_chars: int = 400_000  # what a turn's window holds, beside the reply
     bio_chars: int = 0  # bio.md now
     bio_cap: int = 30_000  # what bio.md is held to while reading (budget, or the window's)
+    bio_trigger: int = 0  # the size at which it is consolidated (0: bio_cap)
+    by_rules: bool = True  # BIOMD_READING_PLACEMENT=rules: routine notes need no turn
+    turns_at_once: int = 1  # reading turns side by side
+    cache: Cache | None = None  # the provider's prompt cache, where it has one
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,20 +69,27 @@ class Estimate:
     completion_tokens: int
     usd: float | None  # None when a price is unknown
     seconds: float
+    cached_usd: float | None = None  # with the provider's prompt cache, where it has one
 
     def __add__(self, other: Estimate) -> Estimate:
         usd = None if self.usd is None or other.usd is None else self.usd + other.usd
+        cached = None
+        if usd is not None and (self.cached_usd is not None or other.cached_usd is not None):
+            cached = _or(self.cached_usd, self.usd) + _or(other.cached_usd, other.usd)
         return Estimate(
             self.calls + other.calls,
             self.prompt_tokens + other.prompt_tokens,
             self.completion_tokens + other.completion_tokens,
             usd,
             self.seconds + other.seconds,
+            cached,
         )
 
     def describe(self) -> str:
-        """ "about $0.42 (310,000 tokens, 14 calls, ~3 min)"."""
+        """ "about $0.42, $0.31 with the prompt cache (310,000 tokens, 14 calls, ~3 min)"."""
         money = f"about ${self.usd:.2f}" if self.usd is not None else "an unknown price"
+        if self.usd and self.cached_usd is not None and self.cached_usd < self.usd - 0.005:
+            money += f", ${self.cached_usd:.2f} with the provider's prompt cache"
         tokens = self.prompt_tokens + self.completion_tokens
         return (
             f"{money} ({tokens:,} tokens, {self.calls} call{'s' if self.calls != 1 else ''}, "
@@ -76,6 +98,10 @@ class Estimate:
 
 
 NOTHING = Estimate(0, 0, 0, 0.0, 0.0)
+
+
+def _or(value: float | None, other: float | None) -> float:
+    return value if value is not None else (other or 0.0)
 
 
 def duration(seconds: float) -> str:
@@ -94,35 +120,60 @@ def call_seconds(prompt_tokens: float, completion_tokens: float, local: bool) ->
     return 1.5 + prompt_tokens / 5_000 + completion_tokens / 60
 
 
-def reading(chars: int, sizes: Sizes) -> Estimate:
-    """Reading `chars` characters of new text: the notes pass, then the reading turns."""
+def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
+    """Reading `chars` characters of new text, of which the reader is sent `sent` (what
+    the chat filter keeps: chatter.py): the notes pass, the notes placed by rules, then the
+    reading turns, side by side, over the notes that need judgement."""
     if chars <= 0:
         return NOTHING
-    notes = chars / NOTE_EVERY
-    parts = math.ceil(chars / sizes.part_chars)
-    r_prompt = (chars * JSON_OVERHEAD + parts * sizes.reader_fixed_chars) / CHARS_PER_TOKEN
+    shown = chars if sent is None else min(chars, sent)
+    notes = shown / NOTE_EVERY
+    parts = math.ceil(shown / sizes.part_chars)
+    r_fixed = parts * sizes.reader_fixed_chars
+    r_prompt = (shown * JSON_OVERHEAD + r_fixed) / CHARS_PER_TOKEN
     r_out = notes * NOTE_TOKENS_OUT
-    # bio.md grows by a line per three notes, up to what it is held to, which consolidation
-    # (a rewrite of the whole) brings back to about 80% each time it is passed.
-    added = notes / 3 * EDIT_LINE_CHARS
-    start = min(sizes.bio_chars, sizes.bio_cap)
-    bio = (start + min(sizes.bio_cap, start + added)) / 2
-    rewrites = max(0.0, start + added - sizes.bio_cap) / (0.2 * sizes.bio_cap)
+    judged = notes * JUDGED_SHARE if sizes.by_rules else notes
+    # bio.md grows by a line a note placed by rules (and an edit per three judged), or a
+    # line per three notes where the model places them all, up to the size at which it is
+    # consolidated (a rewrite of the whole), which brings it back to about 80% of its cap.
+    added = (notes * RULE_LINE_CHARS if sizes.by_rules else 0) + judged / 3 * EDIT_LINE_CHARS
+    trigger = sizes.bio_trigger or sizes.bio_cap
+    start = min(sizes.bio_chars, trigger)
+    bio = (start + min(trigger, start + added)) / 2
+    rewrites = max(0.0, start + added - trigger) / max(1.0, trigger - 0.8 * sizes.bio_cap)
     room = (sizes.turn_chars - sizes.turn_fixed_chars - bio) * (1 - TURN_CALLS_SHARE)
     per_turn = max(1_000.0, min(float(sizes.notes_chars), room))
-    turns = math.ceil(notes * NOTE_LINE_CHARS / per_turn)
-    per_turn_notes = notes * NOTE_LINE_CHARS / turns
-    b_calls = turns * CALLS_PER_TURN + math.ceil(rewrites)
+    turns = math.ceil(judged * NOTE_LINE_CHARS / per_turn) if judged >= 1 else 0
+    per_turn_notes = judged * NOTE_LINE_CHARS / max(1, turns)
+    b_calls = turns + math.ceil(rewrites)
+    b_fixed = turns * (sizes.turn_fixed_chars + bio)
     b_prompt = (
-        turns * CALLS_PER_TURN * (sizes.turn_fixed_chars + bio + per_turn_notes)
-        + rewrites * (sizes.bio_cap * 1.1 + 2_000)
+        b_fixed + turns * per_turn_notes + rewrites * (sizes.bio_cap * 1.1 + 2_000)
     ) / CHARS_PER_TOKEN
-    b_out = notes / 3 * EDIT_TOKENS_OUT + turns * 60 + rewrites * sizes.bio_cap * 0.8 / 4
+    b_out = judged / 3 * EDIT_TOKENS_OUT + turns * 60 + rewrites * sizes.bio_cap * 0.8 / 4
     usd: float | None = None
+    cached: float | None = None
     if sizes.reader_prices is not None and sizes.prices is not None:
         usd = sizes.reader_prices.usd(r_prompt, r_out) + sizes.prices.usd(b_prompt, b_out)
-    waves = math.ceil(parts / max(1, sizes.concurrency))
-    seconds = waves * call_seconds(r_prompt / parts, r_out / parts, sizes.local) + b_calls * (
-        call_seconds(b_prompt / b_calls, b_out / b_calls, sizes.local)
+        if sizes.cache is not None:
+            waves = math.ceil(turns / max(1, sizes.turns_at_once))
+            r_hits = max(0, parts - 1) * sizes.reader_fixed_chars / CHARS_PER_TOKEN
+            b_hits = (
+                max(0, turns - 1) * sizes.turn_fixed_chars + max(0, turns - waves) * bio
+            ) / CHARS_PER_TOKEN
+            b_writes = (sizes.turn_fixed_chars + waves * bio) / CHARS_PER_TOKEN if turns else 0
+            saved = sizes.reader_prices.usd(r_hits, 0) + sizes.prices.usd(b_hits, 0)
+            cache = sizes.cache
+            extra = sizes.prices.usd(b_writes, 0) + sizes.reader_prices.usd(
+                sizes.reader_fixed_chars / CHARS_PER_TOKEN, 0
+            )
+            cached = usd - saved * (1 - cache.read) + extra * (cache.write - 1)
+    r_waves = math.ceil(parts / max(1, sizes.concurrency))
+    t_waves = math.ceil(turns / max(1, sizes.turns_at_once))
+    seconds = r_waves * call_seconds(r_prompt / parts, r_out / parts, sizes.local)
+    if b_calls:
+        per_call = call_seconds(b_prompt / b_calls, b_out / b_calls, sizes.local)
+        seconds += (t_waves + math.ceil(rewrites)) * per_call
+    return Estimate(
+        parts + b_calls, round(r_prompt + b_prompt), round(r_out + b_out), usd, seconds, cached
     )
-    return Estimate(parts + b_calls, round(r_prompt + b_prompt), round(r_out + b_out), usd, seconds)

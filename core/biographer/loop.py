@@ -121,7 +121,7 @@ class AgentLoop:
                         results.append(await tools.run(call.name, call.arguments))
                     failed = all(isinstance(r, Failed) for r in results)
                     failed_in_row = failed_in_row + 1 if failed else 0
-                    outputs = [_said(r) for r in results]
+                    outputs = [said(r) for r in results]
                     messages.extend(_answered(reply, calls, outputs, as_text))
         else:
             result.budget_exhausted = True
@@ -160,7 +160,7 @@ class AgentLoop:
         return reply
 
 
-def _said(result: ToolResult) -> str:
+def said(result: ToolResult) -> str:
     """A tool's result as the model reads it: a failure as `Error: …`."""
     return result.text if isinstance(result, Done) else f"Error: {result.message}"
 

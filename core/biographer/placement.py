@@ -4,7 +4,8 @@ Patterns, what someone says about the owner into Inferences as theirs, a gap int
 questions; each line cited to its source. A note whose statement bio.md already holds (as
 core.fold compares text: "Sofía" is "Sofia") is left out. For models too weak to place
 notes themselves (BIOMD_READING_PLACEMENT=rules), the biographer then merges, judges and
-asks. Pure functions."""
+asks. A person bio.md has a line for already gets the note on that line, not a new one.
+Pure functions."""
 
 from __future__ import annotations
 
@@ -24,6 +25,14 @@ SECTIONS = {
     "contradiction": "Hypotheses",
     "gap": "Open questions",
 }
+ROUTINE = frozenset({"event", "fact", "person"})
+"""Kinds that rules place as well as a model would: what happened, plain facts, who is who.
+The others (feelings, habits, claims, contradictions, gaps) need judgement."""
+PERSON_LINE = 400  # characters a person's line may grow to with notes added to it
+
+
+def is_routine(x: Extract) -> bool:
+    return x.kind in ROUTINE
 
 
 def line(x: Extract) -> tuple[str, str]:
@@ -55,10 +64,26 @@ def place(bio: str, extracts: Sequence[Extract]) -> tuple[str, int]:
         if fold(x.statement.rstrip(".")) in held:
             continue
         try:
-            find_section(bio, section)
-            bio = apply_edit(bio, "", text, section)
+            region = find_section(bio, section)
+            known = _person_line(bio[region.body_start : region.end], x)
+            if known:
+                bio = apply_edit(bio, known, f"{known}; {text.split(': ', 1)[1]}", section)
+            else:
+                bio = apply_edit(bio, "", text, section)
         except ProfileEditError:
             continue
         held = fold(bio)
         added += 1
     return bio, added
+
+
+def _person_line(section: str, x: Extract) -> str | None:
+    """The line of People that is about this note's person already, if there is one and a
+    note still fits on it."""
+    if x.kind != "person" or not x.people:
+        return None
+    name = fold(x.people[0])
+    for row in section.split("\n"):
+        if row.startswith("- ") and fold(row[2:].split(":", 1)[0]) == name:
+            return row if len(row) < PERSON_LINE else None
+    return None

@@ -78,7 +78,7 @@ Look across the sources for patterns, connections and contradictions that bio.md
 have yet: recurring people, places, habits, turning points, how things changed over time. \
 Check each finding against at least two sources before writing it. Update bio.md, then end \
 with a short report for the owner: what you found and which sections changed.""",
-    "reading": """# This turn: reading a new source, from its notes
+    "reading": """# This turn: reading new sources, from their notes
 The message holds notes that biomd's reader took from new sources: each with its source id, \
 date, kind, the people involved, and the start of a verbatim quote that biomd checked against \
 the source. Compare them with bio.md and place what they tell about the owner's life in the \
@@ -86,10 +86,18 @@ right sections, each line cited with its note's source id: dated events in Timel
 person once in People & relationships, what recurs in Patterns, what you infer in Inferences \
 with its confidence. Where notes disagree with bio.md or with each other, keep both versions \
 with their sources. Add open questions for the gaps that matter. The notes are what the \
-sources say: do not read the sources page by page. Use grep (a few words of a note's \
-quote), search or search_notes only to check a note that matters and seems doubtful. Make several \
-edits in one step. End with a short report: what these sources are, what you learned, and \
-which sections changed.""",
+sources say: do not look for more.
+
+# Your reply
+Reply with one JSON object and nothing else:
+{"edits": [{"section": "<section title>", "old_text": "<a line copied from bio.md, or empty>", \
+"new_text": "<the new line(s)>"}], "check": [], "report": "<one line: what these sources are \
+and what changed>"}
+- Each edit works as edit_profile: empty old_text adds new_text at the end of the section; \
+old_text copied from bio.md is replaced by new_text; empty new_text deletes it.
+- Put all your edits in this one reply; several lines of one section may go in one edit.
+- Only when a note that matters seems doubtful: leave edits empty and put a few words of its \
+quote in check (at most three); biomd shows you where they occur, then you reply again.""",
 }
 
 CHAT = """You are the biographer of one person, "the owner". You keep their biography, bio.md, \

@@ -10,17 +10,18 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.biographer import estimate
+from core.biographer import briefing, estimate
 from core.biographer import scope as scope_of
 from core.biographer.backend import Backend
+from core.biographer.bio_budget import WINDOW_SHARE
 from core.biographer.context import CHARS_PER_TOKEN
-from core.biographer.estimate import TURN_CALLS_SHARE, Estimate, Sizes
+from core.biographer.estimate import TURN_CALLS_SHARE, Cache, Estimate, Sizes
+from core.biographer.integration import SCHEMA as INTEGRATION
 from core.biographer.notes_pass import ReaderPlan
 from core.biographer.profile import Profile
 from core.biographer.prompts import system_prompt
 from core.biographer.reader import SCHEMA
 from core.biographer.reader import system_prompt as reader_prompt
-from core.biographer.tools import TOOLS
 from core.errors import NotFound
 from core.settings import Settings
 from core.storage.reading import Reading
@@ -44,9 +45,36 @@ def turn_chars(window: int, reply_tokens: int) -> int:
 
 
 def reading_fixed_chars(bio: str, budget: int) -> int:
-    """Characters a reading turn's request holds before its notes: the rules with bio.md,
-    and the tools' schemas."""
-    return len(system_prompt("reading", bio, budget)) + len(json.dumps(TOOLS))
+    """Characters a reading turn's request holds beside its notes: the rules with bio.md,
+    the reply's schema, and the request's own words."""
+    words = len(briefing.request([], [])) + len(briefing.PLACED)
+    return len(system_prompt("reading", bio, budget)) + len(json.dumps(INTEGRATION)) + words
+
+
+CACHES = {"openai": Cache(0.5), "anthropic": Cache(0.1, 1.25)}
+"""The providers' published prompt-cache prices, as shares of the list price."""
+
+
+def cache_of(settings: Settings) -> Cache | None:
+    """The prompt cache the preview prices reading with (BIOMD_PROMPT_CACHE and overrides)."""
+    chosen = settings.prompt_cache
+    if chosen == "auto":
+        model = (settings.llm_model or "").lower()
+        if settings.endpoint().is_local or settings.llm_backend == "codex":
+            chosen = "none"
+        else:
+            chosen = "anthropic" if "claude" in model or "anthropic" in model else "openai"
+    if chosen == "none":
+        return None
+    cache = CACHES[chosen]
+    return Cache(
+        _or(settings.cache_read_price_share, cache.read),
+        _or(settings.cache_write_price_share, cache.write),
+    )
+
+
+def _or(value: float | None, default: float) -> float:
+    return default if value is None else value
 
 
 def notes_room(window: int, reply_tokens: int, bio: str, budget: int, most: int) -> int:
@@ -72,6 +100,7 @@ class ReadingCost:
         )
         bio = await self.profile.load()
         window = await self.backend.model().context_tokens()
+        room = int(window * WINDOW_SHARE * CHARS_PER_TOKEN)  # bio.md's, as BioBudget.room
         return Sizes(
             part_chars=plan.part_chars,
             reader_fixed_chars=len(reader_prompt(s.owner_list)) + len(json.dumps(SCHEMA)) + 300,
@@ -83,7 +112,11 @@ class ReadingCost:
             local=s.reader_is_local,
             turn_chars=turn_chars(window, s.llm_max_tokens),
             bio_chars=len(bio),
-            bio_cap=min(s.bio_max_chars, int(window * 0.45 * CHARS_PER_TOKEN * 0.8)),
+            bio_cap=min(s.bio_max_chars, int(room * 0.8)),
+            bio_trigger=min(s.bio_max_chars, room),
+            by_rules=s.reading_placement == "rules",
+            turns_at_once=self.backend.turn_concurrency,
+            cache=cache_of(s),
         )
 
     async def estimate(self, reading: Reading, scope: str | None = None) -> Estimate:

@@ -6,6 +6,7 @@ step resumes where a crash or an outage stopped it."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 
@@ -13,9 +14,11 @@ from core.biographer import briefing, leads
 from core.biographer.backend import Backend
 from core.biographer.bio_budget import BioBudget
 from core.biographer.edits import apply_edit
+from core.biographer.integration import Integration
 from core.biographer.notes_pass import NotesPass, NotesReport, describe
-from core.biographer.placement import place
+from core.biographer.placement import is_routine, place
 from core.biographer.profile import Profile
+from core.biographer.profile_text import changed_sections
 from core.biographer.reading_cost import ReadingCost, notes_room
 from core.biographer.turn import Agent, StepFn, TurnResult
 from core.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
@@ -153,41 +156,89 @@ class ReadingRounds:
         return report, None
 
     async def _take_in(self, readings: list[Reading], on_step: StepFn | None) -> list[TurnResult]:
-        """The notes waiting, into bio.md a batch at a time: by rules first (with the default
-        placement), then a reading turn; a turn that places none of them has them placed by
-        rules, since it has not read them."""
+        """The notes waiting, into bio.md: with the default placement, every note by rules
+        first, and the notes that need judgement (not dated events, facts and people) then
+        to reading turns; with `model` placement, every note to a reading turn (its notes go
+        in by rules if it places none). Turns over different batches run side by side, up
+        to the backend's turn concurrency, over one bio.md and with one writer
+        (integration.py); bio.md is kept within its budget between rounds of turns."""
         by_doc = {r.document_id: r for r in readings}
+        by_rules = self.settings.reading_placement == "rules"
+        runner = Integration(
+            self.backend.model(),
+            asyncio.Lock(),
+            self.settings.llm_max_tokens,
+            self.settings.turn_timeout,
+        )
         results: list[TurnResult] = []
         while waiting := [
             x for r in readings for x in await self.store.extracts.waiting(r.document_id)
         ]:
             await self.budget.make_room()  # first, so the batch is sized to bio.md as it will be
-            batch = briefing.batches(waiting, await self._notes_room())[0]
-            docs = list(dict.fromkeys(x.document_id for x in batch))
-            request = briefing.request([by_doc[d] for d in docs], batch)
-            by_rules = self.settings.reading_placement == "rules"
-            if by_rules:
-                await self._place_by_rules(batch, "notes placed by rules")
-                request += "\n\n" + briefing.PLACED
-            result = await self.agent().run(
-                "reading",
-                request,
-                steps=self.settings.steps_reading,
-                document_id=docs[0] if len(docs) == 1 else None,
-                given=frozenset(docs),
-                on_step=on_step,
+            if by_rules and any(is_routine(x) for x in waiting):
+                for chunk in briefing.batches(waiting, await self._notes_room()):
+                    results.append(await self._by_rules(chunk))
+                    await self.budget.keep_within()
+                continue  # what is left needs judgement
+            room = await self._notes_room()
+            wave = briefing.batches(waiting, room)[: self.backend.turn_concurrency]
+            bio = await self.profile.load()
+            results += await asyncio.gather(
+                *(self._turn(b, by_doc, runner, bio, by_rules, on_step) for b in wave)
             )
-            if not by_rules and result.edits == 0:  # a turn that placed nothing has not read
-                n = await self._place_by_rules(batch, "the model placed none of its notes")
-                result.reading = (
-                    f"the model placed none of its {counted(len(batch), 'note')}; {n} went in "
-                    "by rules"
-                )
-            await self.store.extracts.integrated([x.id for x in batch], result.turn_id)
-            result.sources = docs
-            results.append(result)
-            await self.budget.keep_within()  # between batches, not only at the end
+            await self.budget.keep_within()  # between rounds of turns, not only at the end
         return results
+
+    async def _by_rules(self, batch: list[Extract]) -> TurnResult:
+        """A batch of notes placed by rules, as a turn of its own; the routine ones are taken
+        in by it, and the rest wait for a reading turn to judge them."""
+        docs = list(dict.fromkeys(x.document_id for x in batch))
+        routine = [x for x in batch if is_routine(x)]
+        said = f"{counted(len(batch), 'note')} placed by rules"
+        turn_id = await self.store.turns.start("reading", said, docs[0] if len(docs) == 1 else None)
+        before = await self.profile.load()
+        n = await self._place_by_rules(batch, said)
+        report = f"{counted(n, 'line')} added to bio.md by rules from {counted(len(batch), 'note')}"
+        await self.store.turns.finish(turn_id, "done", report=report, steps=0, error=None)
+        await self.store.extracts.integrated([x.id for x in routine], turn_id)
+        result = TurnResult(turn_id, "reading", report, 0, n)
+        result.sources = docs
+        result.sections_changed = changed_sections(before, await self.profile.load())
+        return result
+
+    async def _turn(
+        self,
+        batch: list[Extract],
+        by_doc: dict[int, Reading],
+        runner: Integration,
+        bio: str,
+        placed: bool,
+        on_step: StepFn | None,
+    ) -> TurnResult:
+        """One reading turn over a batch of notes (placed by rules before, or not)."""
+        docs = list(dict.fromkeys(x.document_id for x in batch))
+        request = briefing.request([by_doc[d] for d in docs], batch)
+        if placed:
+            request += "\n\n" + briefing.PLACED
+        result = await self.agent().run(
+            "reading",
+            request,
+            steps=self.settings.steps_reading,
+            document_id=docs[0] if len(docs) == 1 else None,
+            given=frozenset(docs),
+            on_step=on_step,
+            runner=runner,
+            bio=bio,
+        )
+        if not placed and result.edits == 0:  # a turn that placed nothing has not read
+            async with runner.writer:
+                n = await self._place_by_rules(batch, "the model placed none of its notes")
+            result.reading = (
+                f"the model placed none of its {counted(len(batch), 'note')}; {n} went in by rules"
+            )
+        await self.store.extracts.integrated([x.id for x in batch], result.turn_id)
+        result.sources = docs
+        return result
 
     async def _place_by_rules(self, batch: Sequence[Extract], reason: str) -> int:
         """The notes into their sections of bio.md by kind (placement.py), as one revision;

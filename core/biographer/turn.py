@@ -205,16 +205,19 @@ class Agent:
         chat_dates: frozenset[str] = frozenset(),
         given: frozenset[int] = frozenset(),
         on_step: StepFn | None = None,
+        runner: Runner | None = None,
+        bio: str | None = None,
     ) -> TurnResult:
         """One turn: `chat_dates` are the days [chat YYYY-MM-DD] may cite, `given` the
-        sources whose notes the message holds."""
+        sources whose notes the message holds; on `runner` rather than the backend's, and
+        over `bio` as the rules' bio.md where turns side by side share one (so their
+        prompts start alike, for the provider's prompt cache)."""
         await self.model.check_budget()
         turn_id = await self.store.turns.start(mode, message, document_id)
         result = TurnResult(turn_id, mode, "", 0, 0, document_id=document_id)
         try:
-            system = system_prompt(
-                mode, await self._load_bio(), self.bio_budget, self.owner_names, self.language
-            )
+            shown = await self._load_bio() if bio is None else bio
+            system = system_prompt(mode, shown, self.bio_budget, self.owner_names, self.language)
             context = TurnContext(turn_id, mode, steps, document_id, chat_dates, given)
             toolbox = self._toolbox(context)
             tools = True
@@ -228,7 +231,7 @@ class Agent:
                 message = with_evidence(message, found, asks)
             turn = Turn(context, message, system, chat_tail, tools)
             with in_turn(turn_id):  # every model call from here on is this turn's
-                outcome = await self.runner(turn, toolbox, result, on_step)
+                outcome = await (runner or self.runner)(turn, toolbox, result, on_step)
         except BaseException as exc:
             await self._finish(result, "failed", str(exc)[:500])
             raise

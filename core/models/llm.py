@@ -67,9 +67,10 @@ class JsonModel(Protocol):
     async def check_budget(self) -> None: ...
 
 
-class TurnModel(ChatModel, Protocol):
+class TurnModel(ChatModel, JsonModel, Protocol):
     """A model a turn can run on: one held to the spend limit (its calls are counted against
-    the turn they are made in: turn_meter.py)."""
+    the turn they are made in: turn_meter.py), that can reply under a JSON schema (a reading
+    turn's edits: integration.py)."""
 
     async def check_budget(self) -> None: ...
 
