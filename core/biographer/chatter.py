@@ -15,11 +15,12 @@ by shape, in any language (no word lists):
 - a body is a *reaction* when it is short (at most SHORT_LETTERS letters) and the same
   (folded, punctuation and emoji aside) is said REPEATS times or more in the text: its
   first saying is kept, the others left out ("on my way", "good night", "love you");
-- the *answer* is kept whatever it is: the first line by another speaker after a line kept
-  for what it says (the lines of the same speaker in between skipped), unless it is only a
-  media placeholder, or only laughter or symbols after a line that asks nothing (no "?",
-  "？", "؟"). So "yes" after "will you marry me", and "👍" after "shall we take the flat?",
-  stay; "haha" after a statement goes.
+- the *answer* to a question is kept whatever it is (unless only a media placeholder): the
+  first line by another speaker after a line kept for what it says that asks something
+  (a "?", "？", "؟" in it, or ";" in Greek), the lines of the same speaker in between skipped.
+  So "yes" after "will you marry me?", and "👍" after "shall we take the flat?", stay;
+  "haha" or "ok" after a statement goes (an acknowledgement after a statement holds no fact,
+  and keeping those would keep most of the chatter: bench/chatter.py).
 
 Every other line is kept whole, and lines that are not chat lines (headers, prose, a
 journal) always are; a text with fewer chat lines than other lines is sent unchanged. Kept
@@ -39,7 +40,8 @@ MIN_LETTERS = 4  # fewer letters than this (laughter aside) say nothing
 CJK_WEIGHT = 1.5  # one Chinese, Japanese or Korean character, in letters
 SHORT_LETTERS = 16  # a body this short, said REPEATS times, is a reaction
 REPEATS = 3
-QUESTION = frozenset("?？؟⸮;")  # ";" is Greek's question mark
+QUESTION = frozenset("?？؟⸮\u037e")
+_GREEK = re.compile("[\u0370-\u03ff]")  # Greek asks with ";", which elsewhere winks ";)"
 
 _LINE = re.compile(
     r"\[(?:\d{4}-\d{2}-\d{2} \d{2}:\d{2}|unknown time)\] (?P<who>[^\n]+?): ?(?P<body>.*)"
@@ -92,9 +94,11 @@ def words(body: str) -> str:
 
 
 def is_laughter(word: str) -> bool:
-    """A word made of one or two letters over and over: "hahaha", "jaja", "kkkk", "хаха",
-    "哈哈哈" (4 letters or more, 2 CJK characters or more)."""
-    return len(word) >= (2 if _CJK.match(word) else 4) and len(set(word.casefold())) <= 2
+    """A word made of one or two letters over and over, 4 letters or more ("hahaha", "jaja",
+    "kkkk", "хаха"), or of one CJK character said again ("哈哈", "ㅋㅋㅋ")."""
+    if _CJK.match(word):  # a CJK word of two characters is most words: one said again
+        return len(word) >= 2 and len(set(word)) == 1
+    return len(word) >= 4 and len(set(word.casefold())) <= 2
 
 
 def letters(body: str) -> float:
@@ -120,7 +124,8 @@ def key(body: str) -> str | None:
 
 
 def is_question(body: str) -> bool:
-    return any(c in QUESTION for c in body)
+    """Whether the body asks something, in any script."""
+    return any(c in QUESTION for c in body) or (";" in body and bool(_GREEK.search(body)))
 
 
 def kept(lines: list[Line]) -> list[bool]:
@@ -160,10 +165,8 @@ def _answer(lines: list[Line], i: int) -> int | None:
 
 
 def _answers(reply: str, said: str) -> bool:
-    """Whether a reply left out as empty is an answer worth keeping after `said`."""
-    if not words(reply).strip():
-        return False  # only media
-    return is_question(said) or any(not is_laughter(w) for w in _WORD.findall(words(reply)))
+    """Whether a reply left out is an answer worth keeping after `said`."""
+    return is_question(said) and bool(words(reply).strip())  # not only media
 
 
 def sent(text: str) -> str:
