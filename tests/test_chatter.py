@@ -80,6 +80,14 @@ def test_the_answer_to_a_question_is_kept_even_when_it_is_an_emoji() -> None:
     assert chatter.sent(text).splitlines() == text.splitlines()[:3]
 
 
+def test_an_acknowledgement_after_a_statement_goes_after_a_question_in_any_script_stays() -> None:
+    for asked in ("Θα έρθεις στον γάμο;", "你明天来吗？", "هل ستأتي غدا؟"):
+        text = chat(("Eleni", asked), ("Ana (owner)", "ok"))
+        assert chatter.sent(text) == text
+    text = chat(("Eleni", "I got the job at the museum ;)"), ("Ana (owner)", "ok"))
+    assert chatter.sent(text).splitlines() == text.splitlines()[:1]
+
+
 def test_small_talk_said_again_and_again_is_said_once() -> None:
     text = chat(
         *[
