@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from core.biographer import reader
+from core.biographer import chatter, reader
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.json_reply import Unreadable
 from core.biographer.reader import Part
@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 SMALLEST_PART = 1_500  # characters: a part that fails is halved down to this
 OVERHEAD_TOKENS = 1_200  # the reader's instructions and schema, roughly
 CHARS_PER_NOTE_TOKEN = 8  # source characters per token of the reader's reply, densest case
+STRETCH = 4  # a part of chat may cover this many times its size, so what is sent fills it
 
 
 @dataclass
@@ -92,7 +93,8 @@ class NotesPass:
         """The parts of a source not noted yet (nor given up on, nor outside the owner's
         choice, `skip`), cut at line breaks; with `most_tokens`, each part counted in the
         model's tokens where the model can count them, and cut shorter when it is over (chat
-        text with dates and numbers runs near 3 characters a token, not 4)."""
+        text with dates and numbers runs near 3 characters a token, not 4). Sizes count what
+        is sent: a part of chat covers more of it, its chatter left out."""
         doc, total = reading.document_id, reading.text_length
         tried = await self.store.extracts.parts(doc)
         done = [(p.start, p.end) for p in tried if p.noted or p.attempts >= self.attempts]
@@ -101,7 +103,7 @@ class NotesPass:
         for lo, hi in complement(done, total):
             at = lo
             while at < hi:
-                text = await self.store.chunks.text(doc, at, min(hi, at + size))
+                text = await self._filled(doc, at, hi, size)
                 if not text:
                     break
                 if most_tokens:
@@ -111,13 +113,23 @@ class NotesPass:
                 at = end
         return out
 
+    async def _filled(self, doc: int, at: int, hi: int, size: int) -> str:
+        """The text from `at` (up to `hi`) whose sent form is about `size` characters: of a
+        chat, up to STRETCH times that much."""
+        text = await self.store.chunks.text(doc, at, min(hi, at + size))
+        if len(text) < size or chatter.sent_chars(text) >= size * 9 // 10:
+            return text
+        more = await self.store.chunks.text(doc, at, min(hi, at + size * STRETCH))
+        return more[: chatter.reach(more, size)]
+
     async def _within(self, text: str, most: int) -> str:
-        """The start of `text` that counts at most `most` tokens (by the model's count); the
-        characters per token it was counted at are kept, for packing parts into calls."""
+        """The start of `text` whose sent form counts at most `most` tokens (by the model's
+        count); the characters per token it was counted at are kept, for packing parts."""
         for _ in range(4):
-            n = await self.model.count_tokens(text)
+            said = chatter.sent(text)
+            n = await self.model.count_tokens(said)
             if n:
-                self.chars_per_token = min(self.chars_per_token, len(text) / n)
+                self.chars_per_token = min(self.chars_per_token, len(said) / n)
             if n is None or n <= most or len(text) <= SMALLEST_PART:
                 return text
             text = text[: max(SMALLEST_PART, int(len(text) * most / n * 0.95))]

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.biographer import data
+from core.biographer import chatter, data
 from core.biographer.json_reply import Unreadable, candidates, first_json
 from core.biographer.packing import pack
 from core.biographer.quotes import locate, longest_run
@@ -111,7 +111,8 @@ class Part:
 
 
 def part_message(parts: Sequence[Part]) -> str:
-    """The reader's request: each part whole, marked with its source."""
+    """The reader's request: each part whole, marked with its source; of a chat, the lines
+    that can say something (core.biographer.chatter)."""
     blocks = []
     for p in parts:
         where = (
@@ -119,9 +120,12 @@ def part_message(parts: Sequence[Part]) -> str:
             if p.start == 0 and p.end >= p.total
             else f"characters {p.start:,} to {p.end:,} of {p.total:,}"
         )
+        said = chatter.sent(p.text)
+        if len(said) < len(p.text):
+            where += "; its reactions, media placeholders and repeated small talk left out"
         blocks.append(
             f"Source {p.document_id}: {p.name!r} ({p.kind}), {where}.\n"
-            + data.wrap(p.text, f" id={p.document_id}")
+            + data.wrap(said, f" id={p.document_id}")
         )
     return "Take notes of these sources.\n\n" + "\n\n".join(blocks)
 
@@ -150,9 +154,9 @@ def cut(text: str, start: int, end: int, total: int) -> int:
 
 
 def batches(parts: Sequence[Part], size: int) -> list[list[Part]]:
-    """Parts packed into requests of at most `size` characters, in order; a part that is
-    big alone goes alone."""
-    return pack(parts, lambda p: p.end - p.start, size)
+    """Parts packed into requests of at most `size` characters sent, in order; a part that
+    is big alone goes alone."""
+    return pack(parts, lambda p: chatter.sent_chars(p.text), size)
 
 
 @dataclass
