@@ -224,7 +224,9 @@ def auto_notes(body: dict[str, Any]) -> list[dict[str, Any]]:
             notes.append(
                 {
                     "source": int(doc),
-                    "kind": "fact",
+                    # a kind that needs judgement, so a reading turn takes it in (dated
+                    # events, facts and people go in by rules alone)
+                    "kind": "feeling",
                     "statement": f"The source says: {quote[:80]}",
                     "date": "",
                     "people": [],

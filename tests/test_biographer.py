@@ -284,7 +284,7 @@ async def test_ingested_sources_are_read_in_parts_and_a_restart_continues_where_
     journal = tmp_path / "journal.txt"
     journal.write_text("".join(f"Day {i}: worked on glazes in the studio.\n" for i in range(60)))
     (tmp_path / "short.txt").write_text("Tadhg proposed on Inis Mór in May 2021.")
-    first = notes_reply({"statement": "Glazes", "quote": "Day 0: worked on glazes"})
+    first = notes_reply({"kind": "feeling", "statement": "Glazes", "quote": "Day 0: worked on glazes"})
     llm.notes.extend([first, Status(400, message="malformed")])
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         results = [r async for r in engine.sources.ingest([journal, tmp_path / "short.txt"])]
@@ -316,7 +316,7 @@ async def test_ingested_sources_are_read_in_parts_and_a_restart_continues_where_
     (_, request) = [b["messages"][-1]["content"] for b in llm.bodies]
     assert request.startswith("New notes on 2 sources: #1 'journal.txt' (text)")
     assert "Glazes" not in request and len(turns) == 1
-    assert llm.bodies[0]["messages"][0]["content"].count("reading a new source") == 1
+    assert llm.bodies[0]["messages"][0]["content"].count("reading new sources") == 1
 
 
 async def test_an_answer_to_an_open_question_becomes_a_source_and_an_analysis_turn(

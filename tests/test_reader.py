@@ -167,7 +167,7 @@ async def ingest(engine: Engine, tmp_path: Path, name: str, text: str) -> int:
 async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_read(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
-    settings = settings_for(tmp_path, minilm_path, llm)
+    settings = settings_for(tmp_path, minilm_path, llm, reading_placement="model")
     llm.notes.append(
         notes_reply(
             {
@@ -267,7 +267,7 @@ async def test_a_malformed_reply_is_retried_then_the_source_waits_with_the_reaso
         await read_round(engine, retry=True)  # the fake now notes it
         assert await given_up(engine) == []
         assert await unread(engine) == []
-    assert llm.bodies, "the notes were taken in by a reading turn"
+    assert db.notes_waiting(settings.db_path) == 0, "the notes were taken in"
 
 
 @pytest.mark.slow
@@ -280,7 +280,9 @@ async def test_at_an_8k_window_every_part_reaches_the_reader_whole_before_it_cou
         for i in range(400)
     ]
     text = "\n".join(lines) + "\n"
-    settings = settings_for(tmp_path, minilm_path, llm, llm_context_tokens=8192)
+    settings = settings_for(
+        tmp_path, minilm_path, llm, llm_context_tokens=8192, reading_placement="model"
+    )
     async with await Engine.open(settings) as engine:
         await engine.profile.replace(
             "# bio.md\n\n## Timeline\n" + "- filler line [#1]\n" * 400,
@@ -418,7 +420,13 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
 async def test_an_anthropic_model_gets_cache_marks_after_the_stable_parts(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
-    settings = settings_for(tmp_path, minilm_path, llm, llm_model="anthropic/claude-sonnet-4.5")
+    settings = settings_for(
+        tmp_path,
+        minilm_path,
+        llm,
+        llm_model="anthropic/claude-sonnet-4.5",
+        reading_placement="model",
+    )
     llm.reply_with(
         tool_reply(("read_source", {"document_id": 1, "offset": 0, "length": 100})), "Read."
     )

@@ -5,10 +5,12 @@ cost. Nothing else asks which backend is configured."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Protocol
 
 from core.biographer.codex_turn import CodexTurn
 from core.biographer.estimate import Prices
+from core.biographer.integration import Integration
 from core.biographer.loop import AgentLoop
 from core.biographer.turn import Runner
 from core.errors import LLMNotConfigured
@@ -45,6 +47,11 @@ class Backend(Protocol):
     def runner(self) -> Runner:
         """What runs a turn: biomd's own tool loop over `model()`, or the Codex CLI, which
         runs the whole turn itself with biomd's tools over MCP."""
+        ...
+
+    def reading_runner(self, writer: asyncio.Lock) -> Runner:
+        """What runs a reading turn: one call whose reply is its edits (integration.py),
+        applied under `writer`; on Codex, its own run with the tools."""
         ...
 
     async def prices(self) -> Prices | None:
@@ -106,6 +113,10 @@ class OpenAIBackend:
     def runner(self) -> AgentLoop:
         s = self.settings
         return AgentLoop(self.model(), s.llm_max_tokens, s.turn_timeout)
+
+    def reading_runner(self, writer: asyncio.Lock) -> Integration:
+        s = self.settings
+        return Integration(self.model(), writer, s.llm_max_tokens, s.turn_timeout)
 
     async def prices(self) -> Prices | None:
         return _known(await prices(self.settings.endpoint()))
@@ -178,6 +189,9 @@ class CodexBackend:
 
     def runner(self) -> CodexTurn:
         return CodexTurn(self.cli(), self.settings)
+
+    def reading_runner(self, writer: asyncio.Lock) -> CodexTurn:
+        return self.runner()  # Codex edits through its tool server; one turn at a time
 
     async def prices(self) -> Prices:
         return FREE

@@ -11,6 +11,7 @@ added twice. Every edit is made by the `edit_profile` tool, so it stays a revisi
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ from core.biographer.loop import assistant_message, said
 from core.biographer.tools import Toolbox
 from core.biographer.turn import NO_WORD, Outcome, StepFn, Turn, TurnResult, describe_call
 from core.fold import fold
-from core.models.llm import JsonModel, Reply
+from core.models.llm import JsonModel, Reply, ToolCall
 from core.models.text_calls import visible
 from core.models.tools import Failed, ToolResult
 
@@ -129,8 +130,8 @@ def merged(edits: Sequence[Edit]) -> list[Edit]:
 
 def new_lines(bio: str, text: str) -> str:
     """The lines of `text` that bio.md does not hold yet (as core.fold compares them)."""
-    held = fold(bio)
-    return "\n".join(ln for ln in text.split("\n") if ln.strip() and fold(ln) not in held)
+    held = {fold(ln).strip() for ln in bio.split("\n")}
+    return "\n".join(ln for ln in text.split("\n") if ln.strip() and fold(ln).strip() not in held)
 
 
 class Integration:
@@ -167,36 +168,31 @@ class Integration:
     async def _plan(
         self, turn: Turn, toolbox: Toolbox, result: TurnResult, on_step: StepFn | None
     ) -> Plan:
-        """The model's edits and report, after at most CHECK_STEPS steps of checking."""
+        """The model's edits and report: after at most CHECK_STEPS steps of checking, and
+        the tool calls of a model that calls tools anyway (a step each, within the turn's
+        budget)."""
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": turn.system},
             {"role": "user", "content": turn.message},
         ]
-        checks = max(0, min(CHECK_STEPS, turn.context.steps - 1))
-        for step in range(checks + 1):
+        checks = CHECK_STEPS
+        for step in range(max(1, turn.context.steps)):
+            last = step == turn.context.steps - 1
             reply = await self._complete(messages, turn, result)
-            if reply.tool_calls:  # a model that calls tools anyway: they run, as a step
-                outputs = [await self._run(toolbox, c.name, c.arguments, on_step, describe_call(c))
-                           for c in reply.tool_calls]  # fmt: skip
+            if reply.tool_calls and not last:
                 messages.append(assistant_message(reply))
-                messages.extend(
-                    {"role": "tool", "tool_call_id": c.id, "content": said(out)}
-                    for c, out in zip(reply.tool_calls, outputs, strict=True)
-                )
-                if step < checks:
-                    continue
-                reply = await self._complete(messages, turn, result)
+                for call in reply.tool_calls:
+                    out = await self._run(toolbox, call.name, call.arguments, on_step)
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": said(out)})
+                continue
             plan = parse(reply.text)
-            if not plan.check or plan.edits or step >= checks:
+            if not plan.check or plan.edits or not checks or last:
                 return plan
+            checks -= 1
             found = []
             for words in plan.check:
-                out = await self._run(
-                    toolbox, "grep", {"pattern": words}, on_step, f"grep({words!r})"
-                )
-                found.append(
-                    f'<tool_result name="grep" pattern="{words}">\n{said(out)}\n</tool_result>'
-                )
+                out = await self._run(toolbox, "grep", {"pattern": words}, on_step)
+                found.append(f'<tool_result name="grep">\n{said(out)}\n</tool_result>')
             messages.append({"role": "assistant", "content": reply.text})
             messages.append({"role": "user", "content": CHECKED + "\n\n" + "\n".join(found)})
         return Plan()
@@ -208,8 +204,10 @@ class Integration:
             for edit in merged(edits):
                 if not edit.old_text.strip():
                     fresh = new_lines(await toolbox.profile.load(), edit.new_text)
-                    if fresh:
-                        await self._edit(toolbox, edit.section, "", fresh)
+                    if fresh and isinstance(
+                        await self._edit(toolbox, edit.section, "", fresh), Failed
+                    ):
+                        await self._one_by_one(toolbox, edit.section, fresh)
                     continue
                 out = await self._edit(toolbox, edit.section, edit.old_text, edit.new_text)
                 if isinstance(out, Failed) and edit.new_text.strip() and edit.section:
@@ -217,6 +215,16 @@ class Integration:
                     if edit.old_text not in bio and (fresh := new_lines(bio, edit.new_text)):
                         toolbox.state.refused.pop()  # it goes in after all
                         await self._edit(toolbox, edit.section, "", fresh)
+
+    async def _one_by_one(self, toolbox: Toolbox, section: str, lines: str) -> None:
+        """A merged addition that was refused, line by line: one bad line (a citation the
+        turn has not seen, say) does not cost the others."""
+        rows = lines.split("\n")
+        if len(rows) < 2:
+            return
+        toolbox.state.refused.pop()  # each line is judged on its own now
+        for row in rows:
+            await self._edit(toolbox, section, "", row)
 
     async def _edit(self, toolbox: Toolbox, section: str, old: str, new: str) -> ToolResult:
         args = {"section": section, "old_text": old, "new_text": new, "reason": "reading"}
@@ -228,11 +236,11 @@ class Integration:
         name: str,
         arguments: str | dict[str, Any],
         on_step: StepFn | None,
-        shown: str,
     ) -> ToolResult:
         """A tool call; an edit waits for the writer."""
         if on_step:
-            await on_step("tool", shown)
+            text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+            await on_step("tool", describe_call(ToolCall("", name, text)))
         if name != "edit_profile":
             return await toolbox.run(name, arguments)
         async with self.writer:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.biographer import briefing, estimate
+from core.biographer import briefing, chatter, estimate
 from core.biographer import scope as scope_of
 from core.biographer.backend import Backend
 from core.biographer.bio_budget import WINDOW_SHARE
@@ -121,22 +121,29 @@ class ReadingCost:
 
     async def estimate(self, reading: Reading, scope: str | None = None) -> Estimate:
         """What reading the rest of a source (in `scope`, or its own) will cost."""
-        return estimate.reading(await self._left(reading, scope), await self.sizes())
+        chars, sent = await self._left(reading, scope)
+        return estimate.reading(chars, await self.sizes(), sent)
 
     async def estimate_all(self, readings: Sequence[Reading]) -> Estimate:
         """What reading the rest of these sources together will cost (they share calls)."""
-        chars = sum([await self._left(r) for r in readings])
-        return estimate.reading(chars, await self.sizes())
+        left = [await self._left(r) for r in readings]
+        return estimate.reading(
+            sum(c for c, _ in left), await self.sizes(), sum(s for _, s in left)
+        )
 
-    async def _left(self, reading: Reading, scope: str | None = None) -> int:
-        """Characters of a source still to read, in `scope` or its own."""
+    async def _left(self, reading: Reading, scope: str | None = None) -> tuple[int, int]:
+        """Characters of a source still to read, in `scope` or its own, and how many of them
+        the reader will be sent (a chat without its chatter: chatter.py)."""
         chosen = scope or reading.scope
         skipped = await self.skipped(reading, chosen)
         noted = [(p.start, p.end) for p in await self.store.extracts.parts(reading.document_id)]
         left = scope_of.complement(
             scope_of.merge([*skipped, *noted, (0, reading.next_offset)]), reading.text_length
         )
-        return sum(hi - lo for lo, hi in left)
+        sent = 0
+        for lo, hi in left:
+            sent += chatter.sent_chars(await self.store.chunks.text(reading.document_id, lo, hi))
+        return sum(hi - lo for lo, hi in left), sent
 
     async def needs_choice(self, reading: Reading, cost: Estimate | None = None) -> bool:
         """Whether reading this source waits for the owner: its estimate (`cost`, if it

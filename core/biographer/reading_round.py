@@ -14,13 +14,12 @@ from core.biographer import briefing, leads
 from core.biographer.backend import Backend
 from core.biographer.bio_budget import BioBudget
 from core.biographer.edits import apply_edit
-from core.biographer.integration import Integration
 from core.biographer.notes_pass import NotesPass, NotesReport, describe
 from core.biographer.placement import is_routine, place
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
 from core.biographer.reading_cost import ReadingCost, notes_room
-from core.biographer.turn import Agent, StepFn, TurnResult
+from core.biographer.turn import Agent, Runner, StepFn, TurnResult
 from core.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
 from core.plural import counted
 from core.retrieval.search import Searcher
@@ -164,27 +163,25 @@ class ReadingRounds:
         (integration.py); bio.md is kept within its budget between rounds of turns."""
         by_doc = {r.document_id: r for r in readings}
         by_rules = self.settings.reading_placement == "rules"
-        runner = Integration(
-            self.backend.model(),
-            asyncio.Lock(),
-            self.settings.llm_max_tokens,
-            self.settings.turn_timeout,
-        )
+        writer = asyncio.Lock()  # bio.md's one writer while turns run side by side
+        runner = self.backend.reading_runner(writer)
         results: list[TurnResult] = []
+        placed: set[int] = set()  # notes placed by rules this round (again after a crash)
         while waiting := [
             x for r in readings for x in await self.store.extracts.waiting(r.document_id)
         ]:
             await self.budget.make_room()  # first, so the batch is sized to bio.md as it will be
-            if by_rules and any(is_routine(x) for x in waiting):
-                for chunk in briefing.batches(waiting, await self._notes_room()):
+            if by_rules and (fresh := [x for x in waiting if x.id not in placed]):
+                for chunk in briefing.batches(fresh, await self._notes_room()):
                     results.append(await self._by_rules(chunk))
+                    placed.update(x.id for x in chunk)
                     await self.budget.keep_within()
                 continue  # what is left needs judgement
             room = await self._notes_room()
             wave = briefing.batches(waiting, room)[: self.backend.turn_concurrency]
             bio = await self.profile.load()
             results += await asyncio.gather(
-                *(self._turn(b, by_doc, runner, bio, by_rules, on_step) for b in wave)
+                *(self._turn(b, by_doc, runner, writer, bio, by_rules, on_step) for b in wave)
             )
             await self.budget.keep_within()  # between rounds of turns, not only at the end
         return results
@@ -197,7 +194,7 @@ class ReadingRounds:
         said = f"{counted(len(batch), 'note')} placed by rules"
         turn_id = await self.store.turns.start("reading", said, docs[0] if len(docs) == 1 else None)
         before = await self.profile.load()
-        n = await self._place_by_rules(batch, said)
+        n = await self._place_by_rules(batch, "notes placed by rules")
         report = f"{counted(n, 'line')} added to bio.md by rules from {counted(len(batch), 'note')}"
         await self.store.turns.finish(turn_id, "done", report=report, steps=0, error=None)
         await self.store.extracts.integrated([x.id for x in routine], turn_id)
@@ -210,7 +207,8 @@ class ReadingRounds:
         self,
         batch: list[Extract],
         by_doc: dict[int, Reading],
-        runner: Integration,
+        runner: Runner,
+        writer: asyncio.Lock,
         bio: str,
         placed: bool,
         on_step: StepFn | None,
@@ -231,7 +229,7 @@ class ReadingRounds:
             bio=bio,
         )
         if not placed and result.edits == 0:  # a turn that placed nothing has not read
-            async with runner.writer:
+            async with writer:
                 n = await self._place_by_rules(batch, "the model placed none of its notes")
             result.reading = (
                 f"the model placed none of its {counted(len(batch), 'note')}; {n} went in by rules"
