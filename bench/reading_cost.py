@@ -3,11 +3,19 @@ fake OpenAI server, which plays a diligent reader and a diligent biographer and 
 request byte. Tokens are the request's characters / 4 (messages, tool schemas and response
 format: all of the JSON sent), completions the reply's.
 
-The reader takes a note per ~600 characters of source (a line quoted verbatim, a one-line
-statement, the speaker as a person); the biographer places every third note in bio.md with a
-cited edit, all in one step, then reports; consolidation (when bio.md passes its budget)
-keeps one line per citation. The cacheable share is the part of each request that repeats
-the start of the request before it (what a provider's prefix cache can serve).
+The reader takes a note per ~600 characters of what it is sent (a line quoted verbatim, a
+one-line statement, the speaker as a person), of the kinds in KINDS (65% routine: events,
+facts, people, which rules place; 35% for a reading turn to judge); a reading turn replies
+with a cited inference for every third note it is given, in its one JSON reply;
+consolidation (when bio.md passes its budget) keeps every citation and open question.
+"Cached" is the share of prompt tokens whose start an earlier request of the same kind
+(reader or biographer) already sent, counted as OpenAI's cache does (from 1,024 tokens, in
+steps of 128): what a provider's prefix cache serves.
+
+Workloads: `export`, a synthetic chat with 30% near-duplicate lines and no chatter (the
+chat filter saves nothing on it: the hard case); `chat`, a chat shaped like a real one
+(bench/chatter.py: 40% of its lines reactions, acks, logistics, media); `notes`, 200 journal
+notes of 5 KB per MB.
 
     .venv/bin/python -m bench.reading_cost            # every workload, window and bio.md size
     .venv/bin/python -m bench.reading_cost --quick    # 1 MB export and the small notes, 128K
@@ -181,6 +189,16 @@ def export_text(size: int) -> str:
     return text[: text.rfind("\n") + 1]
 
 
+def real_shaped_export(size: int) -> str:
+    """A chat shaped like a real one (bench/chatter.py): 40% of its lines reactions, acks,
+    logistics and media placeholders, the rest short and long messages."""
+    from bench.chatter import export
+
+    lines = [line for _, line in export("en", size // 30, seed=5)]
+    text = "WhatsApp chat with Maya\n" + "\n".join(lines) + "\n"
+    return text[: text.rfind("\n", 0, size) + 1]
+
+
 def journal_notes(n: int, size: int) -> list[str]:
     vocab = vocabulary(20_000)
     out = []
@@ -259,6 +277,9 @@ async def run_case(
             size = int(mb * 1_000_000)
             if workload == "export":
                 await engine.sources.keep_text(export_text(size), "WhatsApp Chat with Ana.txt")
+            elif workload == "chat":
+                text = real_shaped_export(size)
+                await engine.sources.keep_text(text, "WhatsApp Chat with Maya.txt")
             else:
                 for i, note in enumerate(journal_notes(int(200 * mb), 5_000)):
                     await engine.sources.keep_text(note, f"journal-{i:03d}.md")
@@ -304,7 +325,7 @@ async def main() -> None:
     parser.add_argument("--scale", type=float, default=0.1, help="latency slept, as a share")
     parser.add_argument("--windows", help="context windows in K tokens, e.g. 8,128")
     parser.add_argument("--bios", help="bio.md sizes in K characters, e.g. 0,30")
-    parser.add_argument("--workloads", default="export,notes")
+    parser.add_argument("--workloads", default="export,chat,notes")
     args = parser.parse_args()
     if args.wall:
         await wall(args.mb, args.scale)

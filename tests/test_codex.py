@@ -220,7 +220,8 @@ async def test_codex_failures_are_plain_messages_and_reading_waits(
     with pytest.raises(LLMError, match=said):
         await read_round(engine)
     assert [p.document_id for p in await unread(engine)] == [1], "still waiting"
-    (turn,) = db.turns(engine.settings.db_path)
+    placed, turn = db.turns(engine.settings.db_path)  # the notes by rules, then the turn
+    assert placed.status == "done" and "by rules" in (placed.report or "")
     assert turn.status == "failed" and (turn.report or "").startswith("(No report: ")
 
 

@@ -183,7 +183,7 @@ def every_line(body: dict[str, Any]) -> list[dict[str, Any]]:
     """A reader that notes every line of what it is given."""
     text = body["messages"][-1]["content"].split("\n", 2)[-1]
     return [
-        {"source": 1, "kind": "event", "statement": ln, "date": "", "people": [], "quote": ln}
+        {"source": 1, "kind": "habit", "statement": ln, "date": "", "people": [], "quote": ln}
         for ln in text.splitlines()
         if ln.startswith("Day ")
     ]

@@ -19,6 +19,10 @@ from core.storage.store import Store
 log = logging.getLogger(__name__)
 
 WINDOW_SHARE = 0.45  # of the model's window, the most bio.md may take before a turn
+READING_SLACK = 2.0
+"""While a round reads, bio.md may grow to this many times its budget before it is rewritten
+(back to its budget): a big upload is consolidated a sixth as often, each rewrite reading
+more; the round ends within the budget."""
 
 
 class BioBudget:
@@ -28,9 +32,14 @@ class BioBudget:
         self.profile = profile
         self.backend = backend
 
-    async def keep_within(self) -> bool:
-        """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS; True if it did."""
-        if len(await self.profile.load()) <= self.settings.bio_max_chars:
+    async def keep_within(self, reading: bool = False) -> bool:
+        """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS (or, in the middle
+        of a round of reading, past READING_SLACK times it, within the model's window);
+        True if it did."""
+        limit = self.settings.bio_max_chars
+        if reading:
+            limit = max(limit, min(int(limit * READING_SLACK), await self.room()))
+        if len(await self.profile.load()) <= limit:
             return False
         try:
             await self.consolidate()

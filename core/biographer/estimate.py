@@ -141,6 +141,8 @@ def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
     start = min(sizes.bio_chars, trigger)
     bio = (start + min(trigger, start + added)) / 2
     rewrites = max(0.0, start + added - trigger) / max(1.0, trigger - 0.8 * sizes.bio_cap)
+    if start + added > sizes.bio_cap and trigger > sizes.bio_cap:  # back within, at the end
+        rewrites += 1
     room = (sizes.turn_chars - sizes.turn_fixed_chars - bio) * (1 - TURN_CALLS_SHARE)
     per_turn = max(1_000.0, min(float(sizes.notes_chars), room))
     turns = math.ceil(judged * NOTE_LINE_CHARS / per_turn) if judged >= 1 else 0
@@ -148,7 +150,7 @@ def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
     b_calls = turns + math.ceil(rewrites)
     b_fixed = turns * (sizes.turn_fixed_chars + bio)
     b_prompt = (
-        b_fixed + turns * per_turn_notes + rewrites * (sizes.bio_cap * 1.1 + 2_000)
+        b_fixed + turns * per_turn_notes + rewrites * (trigger * 1.1 + 2_000)
     ) / CHARS_PER_TOKEN
     b_out = judged / 3 * EDIT_TOKENS_OUT + turns * 60 + rewrites * sizes.bio_cap * 0.8 / 4
     usd: float | None = None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from core.biographer import briefing, chatter, estimate
 from core.biographer import scope as scope_of
 from core.biographer.backend import Backend
-from core.biographer.bio_budget import WINDOW_SHARE
+from core.biographer.bio_budget import READING_SLACK, WINDOW_SHARE
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.estimate import TURN_CALLS_SHARE, Cache, Estimate, Sizes
 from core.biographer.integration import SCHEMA as INTEGRATION
@@ -113,7 +113,9 @@ class ReadingCost:
             turn_chars=turn_chars(window, s.llm_max_tokens),
             bio_chars=len(bio),
             bio_cap=min(s.bio_max_chars, int(room * 0.8)),
-            bio_trigger=min(s.bio_max_chars, room),
+            bio_trigger=max(
+                min(s.bio_max_chars, room), min(int(s.bio_max_chars * READING_SLACK), room)
+            ),
             by_rules=s.reading_placement == "rules",
             turns_at_once=self.backend.turn_concurrency,
             cache=cache_of(s),

@@ -7,8 +7,10 @@ step resumes where a crash or an outage stopped it."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from core.biographer import briefing, leads
 from core.biographer.backend import Backend
@@ -18,6 +20,7 @@ from core.biographer.notes_pass import NotesPass, NotesReport, describe
 from core.biographer.placement import is_routine, place
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
+from core.biographer.reader import Part
 from core.biographer.reading_cost import ReadingCost, notes_room
 from core.biographer.turn import Agent, Runner, StepFn, TurnResult
 from core.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
@@ -103,10 +106,17 @@ class ReadingRounds:
         round_id = await self.store.rounds.start(
             len(readings), guess.prompt_tokens + guess.completion_tokens, guess.usd
         )
-        try:
-            report, stopped = await self._note(readings, skipped)
-            results = await self._take_in(readings, on_step)
-        except Exception:
+        arrived = asyncio.Event()  # new notes were kept
+
+        async def kept(_: Part) -> None:
+            arrived.set()
+
+        notes = asyncio.create_task(self._note(readings, skipped, kept))
+        try:  # the notes go into bio.md as they come, while the reader goes on
+            results = await self._take_in(readings, on_step, notes, arrived)
+            report, stopped = await notes
+        except BaseException:
+            await _stopped(notes)
             for reading in readings:  # what was taken in before the failure counts
                 await self._settle(reading, skipped[reading.document_id])
             raise
@@ -142,49 +152,75 @@ class ReadingRounds:
         return [r for r in readings if not await self.cost.needs_choice(r)]
 
     async def _note(
-        self, readings: Sequence[Reading], skipped: dict[int, list[tuple[int, int]]]
+        self,
+        readings: Sequence[Reading],
+        skipped: dict[int, list[tuple[int, int]]],
+        on_part: Callable[[Part], Awaitable[None]] | None = None,
     ) -> tuple[NotesReport, BiomdError | None]:
         """The reader's notes of every part not noted yet; an outage or the spend limit
         that stopped it, after the calls under way were kept."""
         try:
             report = await self.notes_pass().run(
-                [r for r in readings if r.text_length], skip=skipped
+                [r for r in readings if r.text_length], on_part, skip=skipped
             )
         except (SpendLimitReached, LLMError) as exc:
             return NotesReport(), exc
         return report, None
 
-    async def _take_in(self, readings: list[Reading], on_step: StepFn | None) -> list[TurnResult]:
-        """The notes waiting, into bio.md: with the default placement, every note by rules
-        first, and the notes that need judgement (not dated events, facts and people) then
-        to reading turns; with `model` placement, every note to a reading turn (its notes go
-        in by rules if it places none). Turns over different batches run side by side, up
-        to the backend's turn concurrency, over one bio.md and with one writer
-        (integration.py); bio.md is kept within its budget between rounds of turns."""
+    async def _take_in(
+        self,
+        readings: list[Reading],
+        on_step: StepFn | None,
+        notes: asyncio.Task[tuple[NotesReport, BiomdError | None]],
+        arrived: asyncio.Event,
+    ) -> list[TurnResult]:
+        """The notes, into bio.md as the reader keeps them (`arrived`) until it is done
+        (`notes`): with the default placement, every note by rules first, and the notes that
+        need judgement (not dated events, facts and people) then to reading turns, each
+        turn once a batch is full or the reader is done; with `model` placement, every note
+        to a reading turn (its notes go in by rules if it places none). Turns over
+        different batches run side by side, up to the backend's turn concurrency, over one
+        bio.md and with one writer (integration.py); bio.md is kept within its budget
+        between rounds of turns."""
         by_doc = {r.document_id: r for r in readings}
         by_rules = self.settings.reading_placement == "rules"
         writer = asyncio.Lock()  # bio.md's one writer while turns run side by side
         runner = self.backend.reading_runner(writer)
-        results: list[TurnResult] = []
+        results: list[TurnResult] = []  # the reading turns
+        ruled: list[TurnResult] = []  # the placements by rules, shown when no turn ran
         placed: set[int] = set()  # notes placed by rules this round (again after a crash)
-        while waiting := [
-            x for r in readings for x in await self.store.extracts.waiting(r.document_id)
-        ]:
-            await self.budget.make_room()  # first, so the batch is sized to bio.md as it will be
+        while True:
+            arrived.clear()
+            done = notes.done()  # before looking: a note kept after this is seen next time
+            waiting = [
+                x for r in readings for x in await self.store.extracts.waiting(r.document_id)
+            ]
             if by_rules and (fresh := [x for x in waiting if x.id not in placed]):
+                await self.budget.make_room()
                 for chunk in briefing.batches(fresh, await self._notes_room()):
-                    results.append(await self._by_rules(chunk))
+                    ruled.append(await self._by_rules(chunk))
                     placed.update(x.id for x in chunk)
-                    await self.budget.keep_within()
+                    await self.budget.keep_within(reading=True)
                 continue  # what is left needs judgement
             room = await self._notes_room()
-            wave = briefing.batches(waiting, room)[: self.backend.turn_concurrency]
+            full = briefing.batches(waiting, room)
+            if not done and len(full) < 2:  # wait for a full batch, or the reader's end
+                await _first(notes, arrived)
+                continue
+            if not waiting:
+                return results or _together(ruled)
+            await self.budget.make_room()  # first, so the batch is sized to bio.md as it will be
+            wave = briefing.batches(waiting, await self._notes_room())
+            wave = (
+                wave[: self.backend.turn_concurrency]
+                if done
+                else wave[:-1][: self.backend.turn_concurrency]
+            )
             bio = await self.profile.load()
             results += await asyncio.gather(
                 *(self._turn(b, by_doc, runner, writer, bio, by_rules, on_step) for b in wave)
             )
-            await self.budget.keep_within()  # between rounds of turns, not only at the end
-        return results
+            await self.budget.keep_within(reading=True)  # between rounds of turns
 
     async def _by_rules(self, batch: list[Extract]) -> TurnResult:
         """A batch of notes placed by rules, as a turn of its own; the routine ones are taken
@@ -322,3 +358,32 @@ def covered_to(ranges: list[tuple[int, int]], start: int) -> int:
             break
         reached = max(reached, hi)
     return reached
+
+
+def _together(ruled: list[TurnResult]) -> list[TurnResult]:
+    """The placements by rules of a round, as one result (the last, counting them all)."""
+    if not ruled:
+        return []
+    last = ruled[-1]
+    last.edits = sum(r.edits for r in ruled)
+    last.sections_changed = list(dict.fromkeys(t for r in ruled for t in r.sections_changed))
+    last.sources = list(dict.fromkeys(d for r in ruled for d in r.sources))
+    last.report = f"{counted(last.edits, 'line')} added to bio.md by rules"
+    return [last]
+
+
+async def _first(task: asyncio.Task[Any], event: asyncio.Event) -> None:
+    """Wait until the task is done or the event is set."""
+    flag = asyncio.create_task(event.wait())
+    try:
+        await asyncio.wait({task, flag}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        flag.cancel()
+
+
+async def _stopped(task: asyncio.Task[Any]) -> None:
+    """The task cancelled (if it is still running) and waited for."""
+    if not task.done():
+        task.cancel()
+    with contextlib.suppress(BaseException):
+        await task
