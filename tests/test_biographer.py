@@ -284,7 +284,9 @@ async def test_ingested_sources_are_read_in_parts_and_a_restart_continues_where_
     journal = tmp_path / "journal.txt"
     journal.write_text("".join(f"Day {i}: worked on glazes in the studio.\n" for i in range(60)))
     (tmp_path / "short.txt").write_text("Tadhg proposed on Inis Mór in May 2021.")
-    first = notes_reply({"kind": "feeling", "statement": "Glazes", "quote": "Day 0: worked on glazes"})
+    first = notes_reply(
+        {"kind": "feeling", "statement": "Glazes", "quote": "Day 0: worked on glazes"}
+    )
     llm.notes.extend([first, Status(400, message="malformed")])
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         results = [r async for r in engine.sources.ingest([journal, tmp_path / "short.txt"])]
