@@ -18,7 +18,7 @@ from core.app.engine import Engine
 from core.biographer import estimate, integration
 from core.biographer.estimate import Cache, Estimate, Prices, Sizes
 from core.biographer.integration import Edit, Plan, merged, new_lines, parse
-from core.biographer.reading_cost import cache_of
+from core.biographer.reading_cost import cache_of, spread
 from core.settings import Settings
 from tests import db
 from tests.conftest import llm_settings
@@ -82,6 +82,11 @@ def test_the_preview_prices_the_providers_prompt_cache() -> None:
     assert filtered.prompt_tokens < plain.prompt_tokens * 0.8  # the chat filter's saving
     both = openai + Estimate(1, 10, 1, 0.01, 1.0)
     assert both.cached_usd == pytest.approx((openai.cached_usd or 0) + 0.01)
+
+
+def test_a_long_sources_share_sent_is_measured_on_stretches_spread_over_it() -> None:
+    assert spread([(0, 100), (200, 1_000)], 50, 4) == [(0, 50), (325, 375), (550, 600), (775, 825)]
+    assert spread([(0, 10)], 50, 2) == [(0, 10), (5, 10)]
 
 
 def _fields(sizes: Sizes) -> dict[str, Any]:

@@ -84,6 +84,24 @@ def notes_room(window: int, reply_tokens: int, bio: str, budget: int, most: int)
     return max(1_000, min(most, int(free * (1 - TURN_CALLS_SHARE))))
 
 
+SAMPLE = 131_072  # characters: a long source's share sent is measured on SAMPLES of these
+SAMPLES = 8
+
+
+def spread(ranges: Sequence[tuple[int, int]], size: int, n: int) -> list[tuple[int, int]]:
+    """`n` stretches of at most `size` characters, spread evenly over `ranges`."""
+    total = sum(hi - lo for lo, hi in ranges)
+    out = []
+    for i in range(n):
+        at = total * i // n
+        for lo, hi in ranges:
+            if at < hi - lo:
+                out.append((lo + at, min(hi, lo + at + size)))
+                break
+            at -= hi - lo
+    return out
+
+
 class ReadingCost:
     def __init__(self, settings: Settings, store: Store, profile: Profile, backend: Backend):
         self.settings = settings
@@ -142,10 +160,14 @@ class ReadingCost:
         left = scope_of.complement(
             scope_of.merge([*skipped, *noted, (0, reading.next_offset)]), reading.text_length
         )
-        sent = 0
-        for lo, hi in left:
-            sent += chatter.sent_chars(await self.store.chunks.text(reading.document_id, lo, hi))
-        return sum(hi - lo for lo, hi in left), sent
+        total = sum(hi - lo for lo, hi in left)
+        shown = spread(left, SAMPLE, SAMPLES) if total > SAMPLE * SAMPLES else left
+        looked = sent = 0
+        for lo, hi in shown:
+            text = await self.store.chunks.text(reading.document_id, lo, hi)
+            looked += len(text)
+            sent += chatter.sent_chars(text)
+        return total, round(total * sent / looked) if looked else total
 
     async def needs_choice(self, reading: Reading, cost: Estimate | None = None) -> bool:
         """Whether reading this source waits for the owner: its estimate (`cost`, if it
