@@ -9,6 +9,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +19,10 @@ from core.app.engine import Engine
 from core.biographer import estimate, integration
 from core.biographer.estimate import Cache, Estimate, Prices, Sizes
 from core.biographer.integration import Edit, Plan, merged, new_lines, parse
+from core.biographer.placement import MONTH_LINES, PERSON_LINE, Room, place
 from core.biographer.reading_cost import cache_of, spread
 from core.settings import Settings
+from core.storage.extracts import Extract
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, content, notes_reply
@@ -87,6 +90,32 @@ def test_the_preview_prices_the_providers_prompt_cache() -> None:
 def test_a_long_sources_share_sent_is_measured_on_stretches_spread_over_it() -> None:
     assert spread([(0, 100), (200, 1_000)], 50, 4) == [(0, 50), (325, 375), (550, 600), (775, 825)]
     assert spread([(0, 10)], 50, 2) == [(0, 10), (5, 10)]
+
+
+def test_rules_fill_bio_md_only_as_far_as_its_budget_holds() -> None:
+    bio = "# bio.md\n\n## Timeline\n\n## People & relationships\n\n## Patterns\n"
+    notes = [
+        note(i, "event", f"2020-0{1 + i % 2}-1{i % 9}", f"Did thing number {i}") for i in range(9)
+    ]
+    notes += [note(20 + i, "habit", "", f"Habit number {i}") for i in range(5)]
+    notes += [note(40 + i, "person", "", f"Knows Ana, fact {i}", ["Ana"]) for i in range(30)]
+    placed, n = place(bio, notes, Room(per_month=2, per_section=3))
+    assert len(re.findall(r"^- 2020-01", placed, re.M)) == 2
+    assert len(re.findall(r"^- 2020-02", placed, re.M)) == 2
+    assert len(re.findall(r"^- Habit number", placed, re.M)) == 3
+    (ana,) = re.findall(r"^- Ana: .*$", placed, re.M)  # one line, full at PERSON_LINE
+    assert PERSON_LINE <= len(ana) < PERSON_LINE + 40
+    unbounded, m = place(bio, notes)
+    assert m > n and len(re.findall(r"^- 2020-01", unbounded, re.M)) == 5
+    assert Room.within(30_000, 60).per_month == MONTH_LINES  # a long span: the floor
+    assert Room.within(30_000, 1).per_month > 100
+
+
+def note(i: int, kind: str, date: str, statement: str, people: Sequence[str] = ()) -> Extract:
+    return Extract(
+        id=i, document_id=1, start=i, end=i + 1, kind=kind, statement=statement,
+        quote=statement, date=date or None, people=tuple(people), integrated_turn=None,
+    )  # fmt: skip
 
 
 def _fields(sizes: Sizes) -> dict[str, Any]:
@@ -262,9 +291,11 @@ async def test_turns_side_by_side_have_one_writer_and_lose_no_edit(
         history = await engine.profile.history(500)
     turns = [r for r in results if r.steps]
     assert len(turns) >= 3 and at_once[1] >= 2, (len(turns), at_once)
-    for d in range(1, 25):  # every source's line, once, and what rules placed
+    for d in range(1, 25):  # every source's line, once
         assert bio.count(f"- Glazes often [#{d}]") == 1, d
-        assert f"batch {d}, every week [#{d}]" in bio
+    by_rules = sum(f"batch {d}, every week [#{d}]" in bio for d in range(1, 25))
+    assert by_rules == Room.within(settings.bio_max_chars, 1).per_section  # as far as it holds
+    assert db.notes_waiting(settings.db_path) == 0
     assert "[#99]" not in bio and all(len(r.refused) == 1 for r in turns if len(r.sources) > 3)
     rewrites = re.findall(r"- A potter, who glazes \(batch (\d+)\)", bio)
     assert len(rewrites) == len(turns)  # one replaced the line; the others went in as new lines

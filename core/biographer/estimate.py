@@ -60,6 +60,7 @@ class Sizes:
     by_rules: bool = True  # BIOMD_READING_PLACEMENT=rules: routine notes need no turn
     turns_at_once: int = 1  # reading turns side by side
     cache: Cache | None = None  # the provider's prompt cache, where it has one
+    rules_room: int = 0  # the most characters rules may add to bio.md (0: no limit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +137,10 @@ def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
     # bio.md grows by a line a note placed by rules (and an edit per three judged), or a
     # line per three notes where the model places them all, up to the size at which it is
     # consolidated (a rewrite of the whole), which brings it back to about 80% of its cap.
-    added = (notes * RULE_LINE_CHARS if sizes.by_rules else 0) + judged / 3 * EDIT_LINE_CHARS
+    by_rules = notes * RULE_LINE_CHARS if sizes.by_rules else 0.0
+    if sizes.rules_room:  # rules fill bio.md only as far as its budget holds (placement.Room)
+        by_rules = min(by_rules, sizes.rules_room)
+    added = by_rules + judged / 3 * EDIT_LINE_CHARS
     trigger = sizes.bio_trigger or sizes.bio_cap
     start = min(sizes.bio_chars, trigger)
     bio = (start + min(trigger, start + added)) / 2

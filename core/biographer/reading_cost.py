@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.biographer import briefing, chatter, estimate
 from core.biographer import scope as scope_of
@@ -18,6 +18,7 @@ from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.estimate import TURN_CALLS_SHARE, Cache, Estimate, Sizes
 from core.biographer.integration import SCHEMA as INTEGRATION
 from core.biographer.notes_pass import ReaderPlan
+from core.biographer.placement import Room, months_spanned
 from core.biographer.profile import Profile
 from core.biographer.prompts import system_prompt
 from core.biographer.reader import SCHEMA
@@ -142,14 +143,19 @@ class ReadingCost:
     async def estimate(self, reading: Reading, scope: str | None = None) -> Estimate:
         """What reading the rest of a source (in `scope`, or its own) will cost."""
         chars, sent = await self._left(reading, scope)
-        return estimate.reading(chars, await self.sizes(), sent)
+        return estimate.reading(chars, await self._sizes_for([reading]), sent)
 
     async def estimate_all(self, readings: Sequence[Reading]) -> Estimate:
         """What reading the rest of these sources together will cost (they share calls)."""
         left = [await self._left(r) for r in readings]
-        return estimate.reading(
-            sum(c for c, _ in left), await self.sizes(), sum(s for _, s in left)
-        )
+        sizes = await self._sizes_for(readings)
+        return estimate.reading(sum(c for c, _ in left), sizes, sum(s for _, s in left))
+
+    async def _sizes_for(self, readings: Sequence[Reading]) -> Sizes:
+        """The sizes, with how far rules may fill bio.md over the months these sources span."""
+        months = months_spanned(readings)
+        room = Room.within(self.settings.bio_max_chars, months).chars(months)
+        return replace(await self.sizes(), rules_room=room)
 
     async def _left(self, reading: Reading, scope: str | None = None) -> tuple[int, int]:
         """Characters of a source still to read, in `scope` or its own, and how many of them

@@ -17,7 +17,7 @@ from core.biographer.backend import Backend
 from core.biographer.bio_budget import BioBudget
 from core.biographer.edits import apply_edit
 from core.biographer.notes_pass import NotesPass, NotesReport, describe
-from core.biographer.placement import is_routine, place
+from core.biographer.placement import Room, is_routine, months_spanned, place
 from core.biographer.profile import Profile
 from core.biographer.profile_text import changed_sections
 from core.biographer.reader import Part
@@ -275,9 +275,13 @@ class ReadingRounds:
         return result
 
     async def _place_by_rules(self, batch: Sequence[Extract], reason: str) -> int:
-        """The notes into their sections of bio.md by kind (placement.py), as one revision;
-        how many lines went in."""
-        placed, n = place(await self.profile.load(), batch)
+        """The notes into their sections of bio.md by kind (placement.py), as far as its
+        budget holds over the months their sources span, as one revision; how many lines
+        went in."""
+        docs = {x.document_id for x in batch}
+        readings = [r for r in await self.store.reading.pending(True) if r.document_id in docs]
+        room = Room.within(self.settings.bio_max_chars, months_spanned(readings))
+        placed, n = place(await self.profile.load(), batch, room)
         if n:
             await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
         return n
