@@ -142,9 +142,11 @@ def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
         by_rules = min(by_rules, sizes.rules_room)
     added = by_rules + judged / 3 * EDIT_LINE_CHARS
     trigger = sizes.bio_trigger or sizes.bio_cap
-    start = min(sizes.bio_chars, trigger)
+    start, first = float(sizes.bio_chars), 0
+    if start > trigger:  # consolidated first, to make room
+        start, first = 0.8 * sizes.bio_cap, 1
     bio = (start + min(trigger, start + added)) / 2
-    rewrites = max(0.0, start + added - trigger) / max(1.0, trigger - 0.8 * sizes.bio_cap)
+    rewrites = first + max(0.0, start + added - trigger) / max(1.0, trigger - 0.8 * sizes.bio_cap)
     if start + added > sizes.bio_cap and trigger > sizes.bio_cap:  # back within, at the end
         rewrites += 1
     room = (sizes.turn_chars - sizes.turn_fixed_chars - bio) * (1 - TURN_CALLS_SHARE)
