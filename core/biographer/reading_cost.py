@@ -154,8 +154,9 @@ class ReadingCost:
     async def _sizes_for(self, readings: Sequence[Reading]) -> Sizes:
         """The sizes, with how far rules may fill bio.md over the months these sources span."""
         months = months_spanned(readings)
-        room = Room.within(self.settings.bio_max_chars, months).chars(months)
-        return replace(await self.sizes(), rules_room=room)
+        sizes = await self.sizes()
+        room = Room.within(sizes.bio_cap, months).chars(months)
+        return replace(sizes, rules_room=room)
 
     async def _left(self, reading: Reading, scope: str | None = None) -> tuple[int, int]:
         """Characters of a source still to read, in `scope` or its own, and how many of them

@@ -276,11 +276,12 @@ class ReadingRounds:
 
     async def _place_by_rules(self, batch: Sequence[Extract], reason: str) -> int:
         """The notes into their sections of bio.md by kind (placement.py), as far as its
-        budget holds over the months their sources span, as one revision; how many lines
-        went in."""
+        budget (or the model's window) holds over the months their sources span, as one
+        revision; how many lines went in."""
         docs = {x.document_id for x in batch}
         readings = [r for r in await self.store.reading.pending(True) if r.document_id in docs]
-        room = Room.within(self.settings.bio_max_chars, months_spanned(readings))
+        budget = min(self.settings.bio_max_chars, int(await self.budget.room() * 0.8))
+        room = Room.within(budget, months_spanned(readings))
         placed, n = place(await self.profile.load(), batch, room)
         if n:
             await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
