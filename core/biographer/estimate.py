@@ -15,6 +15,7 @@ RULE_LINE_CHARS = 70  # one note as rules place it in bio.md (repeats are left o
 JUDGED_SHARE = 0.35  # of the notes, those not routine (placement.ROUTINE): a turn judges them
 EDIT_TOKENS_OUT = 35  # one cited edit, in the turn's JSON reply
 EDIT_LINE_CHARS = 60  # what one edit adds to bio.md
+CITED_LINE_CHARS = 80  # the least bio.md keeps of each source it cites
 JSON_OVERHEAD = 1.06  # a source's text escaped in a JSON request
 
 TURN_CALLS_SHARE = 0.25  # of what a reading turn has left, kept for its own calls and results
@@ -61,6 +62,7 @@ class Sizes:
     turns_at_once: int = 1  # reading turns side by side
     cache: Cache | None = None  # the provider's prompt cache, where it has one
     rules_room: int = 0  # the most characters rules may add to bio.md (0: no limit)
+    sources: int = 1  # being read: each keeps a cited line in bio.md through consolidation
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,13 +143,15 @@ def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
     if sizes.rules_room:  # rules fill bio.md only as far as its budget holds (placement.Room)
         by_rules = min(by_rules, sizes.rules_room)
     added = by_rules + judged / 3 * EDIT_LINE_CHARS
-    trigger = sizes.bio_trigger or sizes.bio_cap
+    # consolidation keeps a line citing each source, so bio.md can't shrink below that
+    cap = max(sizes.bio_cap, sizes.sources * CITED_LINE_CHARS)
+    trigger = max(sizes.bio_trigger or sizes.bio_cap, cap)
     start, first = float(sizes.bio_chars), 0
     if start > trigger:  # consolidated first, to make room
-        start, first = 0.8 * sizes.bio_cap, 1
+        start, first = 0.8 * cap, 1
     bio = (start + min(trigger, start + added)) / 2
-    rewrites = first + max(0.0, start + added - trigger) / max(1.0, trigger - 0.8 * sizes.bio_cap)
-    if start + added > sizes.bio_cap and trigger > sizes.bio_cap:  # back within, at the end
+    rewrites = first + max(0.0, start + added - trigger) / max(1.0, trigger - 0.8 * cap)
+    if start + added > cap and trigger > cap:  # back within, at the end
         rewrites += 1
     room = (sizes.turn_chars - sizes.turn_fixed_chars - bio) * (1 - TURN_CALLS_SHARE)
     per_turn = max(1_000.0, min(float(sizes.notes_chars), room))
@@ -158,7 +162,7 @@ def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
     b_prompt = (
         b_fixed + turns * per_turn_notes + rewrites * (trigger * 1.1 + 2_000)
     ) / CHARS_PER_TOKEN
-    b_out = judged / 3 * EDIT_TOKENS_OUT + turns * 60 + rewrites * sizes.bio_cap * 0.8 / 4
+    b_out = judged / 3 * EDIT_TOKENS_OUT + turns * 60 + rewrites * cap * 0.8 / 4
     usd: float | None = None
     cached: float | None = None
     if sizes.reader_prices is not None and sizes.prices is not None:

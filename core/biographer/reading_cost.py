@@ -156,7 +156,7 @@ class ReadingCost:
         months = months_spanned(readings)
         sizes = await self.sizes()
         room = Room.within(sizes.bio_cap, months).chars(months)
-        return replace(sizes, rules_room=room)
+        return replace(sizes, rules_room=room, sources=len(readings))
 
     async def _left(self, reading: Reading, scope: str | None = None) -> tuple[int, int]:
         """Characters of a source still to read, in `scope` or its own, and how many of them
