@@ -218,14 +218,16 @@ class Traced:
             setattr(self._model, name, value)
 
     async def complete_json(
-        self, messages: Any, schema: Any, mode: str, max_tokens: Any = None
-    ) -> Any:
-        reply = await self._model.complete_json(messages, schema, mode, max_tokens)
+        self, messages: Any, schema: Any, mode: str, max_tokens: Any = None, **more: Any
+    ) -> Any:  # `more`: what else the caller passes (the reader's steady=True), passed on
+        reply = await self._model.complete_json(messages, schema, mode, max_tokens, **more)
         self._write(messages, mode, reply)
         return reply
 
-    async def complete(self, messages: Any, tools: Any, mode: str, max_tokens: Any = None) -> Any:
-        reply = await self._model.complete(messages, tools, mode, max_tokens)
+    async def complete(
+        self, messages: Any, tools: Any, mode: str, max_tokens: Any = None, **more: Any
+    ) -> Any:
+        reply = await self._model.complete(messages, tools, mode, max_tokens, **more)
         self._write(messages, mode, reply)
         return reply
 
