@@ -127,6 +127,16 @@ def test_a_reply_is_read_plain_fenced_with_text_around_or_as_a_bare_list(reply: 
     assert reader.parse(reply) == [{"quote": "Q1 is here", "statement": "s"}]
 
 
+def test_a_reply_cut_short_inside_its_list_keeps_every_whole_note_before_the_cut() -> None:
+    # the stream's loop guard (or the length limit) cuts a long list of notes mid-note: the
+    # whole notes before the cut are kept, not only the first (as a real 1.5B reader's were)
+    whole = [{"quote": f"line {i}", "statement": "Maya was busy."} for i in range(5)]
+    reply = json.dumps({"notes": whole}, indent=2)
+    cut = reply[: reply.index('"line 4"') + 3]
+    assert reader.parse(cut) == whole[:4]
+    assert reader.parse("```json\n" + cut) == whole[:4]
+
+
 @pytest.mark.parametrize("reply", ["", "I could not find anything.", '{"notes": [{"quote": "x"'])
 def test_a_reply_with_no_notes_object_is_unreadable(reply: str) -> None:
     with pytest.raises(Unreadable):

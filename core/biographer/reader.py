@@ -175,6 +175,9 @@ def parse(reply: str) -> list[dict[str, Any]]:
         try:
             data = json.loads(candidate)
         except json.JSONDecodeError:
+            whole = cut_notes(candidate)
+            if whole:
+                return whole
             data = first_json(candidate)
         if isinstance(data, dict):
             notes = data.get("notes", data.get("items", data.get("extracts")))
@@ -185,6 +188,32 @@ def parse(reply: str) -> list[dict[str, Any]]:
         if isinstance(data, list):
             return [n for n in data if isinstance(n, dict)]
     raise Unreadable(f"the reply is not the notes JSON: {reply.strip()[:120]!r}")
+
+
+_NOTES_START = re.compile(r'\{\s*"(?:notes|items|extracts)"\s*:\s*\[')
+
+
+def cut_notes(text: str) -> list[dict[str, Any]]:
+    """The whole note objects of a reply cut short inside its list (at the length limit, or
+    by the stream's loop guard, core.models.streaming): each one that ends before the cut;
+    [] when the reply does not start a list of notes."""
+    start = _NOTES_START.search(text)
+    if start is None:
+        return []
+    decoder = json.JSONDecoder()
+    out: list[dict[str, Any]] = []
+    at = start.end()
+    while True:
+        while at < len(text) and text[at] in " \t\r\n,":
+            at += 1
+        if at >= len(text) or text[at] != "{":
+            return out
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return out
+        if isinstance(value, dict):
+            out.append(value)
 
 
 def verify(notes: Sequence[dict[str, Any]], parts: Sequence[Part]) -> Verified:
