@@ -581,6 +581,26 @@ async def test_a_source_passed_over_in_a_shared_call_gets_a_call_of_its_own(
     assert sorted(n.document_id for n in db.notes(settings.db_path)) == [1, 2]
 
 
+@pytest.mark.slow
+async def test_a_source_whose_notes_in_a_shared_call_all_quote_another_gets_a_call_of_its_own(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    # as the 1.5B reader did on the sample life: one note for the chat with Mum, quoting a
+    # journal; the chat was left for a next round, and its facts were missing
+    settings = settings_for(tmp_path, minilm_path, llm)
+    race = {"statement": "A race", "quote": "half marathon"}
+    llm.notes.append(notes_reply({"source": 1} | race, {"source": 2} | race))
+    async with await Engine.open(settings) as engine:
+        await ingest(engine, tmp_path, "a.txt", TEXT)
+        await ingest(engine, tmp_path, "b.txt", "Dear diary. Moved to Lisbon in May 2021.\n")
+        await read_round(engine)
+        assert await unread(engine) == []
+    shared, alone = (b["messages"][1]["content"] for b in llm.reader_bodies)
+    assert "<source_data id=1>" in shared and "<source_data id=2>" in shared
+    assert "<source_data id=2>" in alone and "<source_data id=1>" not in alone
+    assert sorted(n.document_id for n in db.notes(settings.db_path)) == [1, 2]
+
+
 MARATHON = {
     "kind": "event",
     "statement": "Ran the Westport half marathon in 2:04:51",

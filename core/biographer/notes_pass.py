@@ -212,8 +212,11 @@ class NotesPass:
         for part in batch:
             found = checked.found.get(part.document_id, [])
             dropped = checked.dropped.get(part.document_id, 0)
-            if len(batch) > 1 and not found and not dropped:
-                queue.put_nowait([part])  # passed over in a shared call: it gets one alone
+            if len(batch) > 1 and not found:
+                # passed over in a shared call, or given only notes whose quotes are not in
+                # it (a small reader gives a source a line of another): it gets a call alone
+                report.dropped += dropped
+                queue.put_nowait([part])
                 continue
             if dropped and not found:  # every note fell: the part was not really read
                 why = f"none of the reader's {dropped} quotes was found in the source"
