@@ -25,6 +25,21 @@ READING_SLACK = 2.0
 more; the round ends within the budget."""
 
 
+def room_for(window: int) -> int:
+    """Characters bio.md may take in a model's window of `window` tokens."""
+    return int(window * WINDOW_SHARE * CHARS_PER_TOKEN)
+
+
+def held_to(budget: int, room: int) -> int:
+    """The size bio.md is consolidated to: its budget, or less where the window is small."""
+    return min(budget, int(room * 0.8))
+
+
+def reading_limit(budget: int, room: int) -> int:
+    """The size past which bio.md is consolidated in the middle of a round of reading."""
+    return max(budget, min(int(budget * READING_SLACK), room))
+
+
 class BioBudget:
     def __init__(self, settings: Settings, store: Store, profile: Profile, backend: Backend):
         self.settings = settings
@@ -38,7 +53,7 @@ class BioBudget:
         True if it did."""
         limit = self.settings.bio_max_chars
         if reading:
-            limit = max(limit, min(int(limit * READING_SLACK), await self.room()))
+            limit = reading_limit(limit, await self.room())
         if len(await self.profile.load()) <= limit:
             return False
         try:
@@ -55,16 +70,19 @@ class BioBudget:
         if len(await self.profile.load()) <= room:
             return
         try:
-            await self.consolidate(target=min(self.settings.bio_max_chars, int(room * 0.8)))
+            await self.consolidate(target=held_to(self.settings.bio_max_chars, room))
         except BiomdError as exc:
             log.warning(
                 "bio.md is too big for the model's context and was not consolidated: %s", exc
             )
 
+    async def held_to(self) -> int:
+        """The size bio.md is consolidated to, with this model's window."""
+        return held_to(self.settings.bio_max_chars, await self.room())
+
     async def room(self) -> int:
         """Characters bio.md may take in the model's window before a turn."""
-        window = await self.backend.model().context_tokens()
-        return int(window * WINDOW_SHARE * CHARS_PER_TOKEN)
+        return room_for(await self.backend.model().context_tokens())
 
     async def consolidate(self, target: int | None = None) -> list[str]:
         """Rewrite bio.md as one coherent document (of about `target` characters, or

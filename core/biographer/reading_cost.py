@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from core.biographer import briefing, chatter, estimate
 from core.biographer import scope as scope_of
 from core.biographer.backend import Backend
-from core.biographer.bio_budget import READING_SLACK, WINDOW_SHARE
+from core.biographer.bio_budget import held_to, reading_limit, room_for
 from core.biographer.context import CHARS_PER_TOKEN
 from core.biographer.estimate import TURN_CALLS_SHARE, Cache, Estimate, Sizes
 from core.biographer.integration import SCHEMA as INTEGRATION
@@ -119,7 +119,7 @@ class ReadingCost:
         )
         bio = await self.profile.load()
         window = await self.backend.model().context_tokens()
-        room = int(window * WINDOW_SHARE * CHARS_PER_TOKEN)  # bio.md's, as BioBudget.room
+        room = room_for(window)
         return Sizes(
             part_chars=plan.part_chars,
             reader_fixed_chars=len(reader_prompt(s.owner_list)) + len(json.dumps(SCHEMA)) + 300,
@@ -131,10 +131,8 @@ class ReadingCost:
             local=s.reader_is_local,
             turn_chars=turn_chars(window, s.llm_max_tokens),
             bio_chars=len(bio),
-            bio_cap=min(s.bio_max_chars, int(room * 0.8)),
-            bio_trigger=max(
-                min(s.bio_max_chars, room), min(int(s.bio_max_chars * READING_SLACK), room)
-            ),
+            bio_cap=held_to(s.bio_max_chars, room),
+            bio_trigger=min(reading_limit(s.bio_max_chars, room), room),  # make_room's first
             by_rules=s.reading_placement == "rules",
             turns_at_once=self.backend.turn_concurrency,
             cache=cache_of(s),

@@ -198,7 +198,7 @@ class ReadingRounds:
             if by_rules and (fresh := [x for x in waiting if x.id not in placed]):
                 await self.budget.make_room()
                 for chunk in briefing.batches(fresh, await self._notes_room()):
-                    ruled.append(await self._by_rules(chunk))
+                    ruled.append(await self._by_rules(chunk, by_doc))
                     placed.update(x.id for x in chunk)
                     await self.budget.keep_within(reading=True)
                 continue  # what is left needs judgement
@@ -222,7 +222,7 @@ class ReadingRounds:
             )
             await self.budget.keep_within(reading=True)  # between rounds of turns
 
-    async def _by_rules(self, batch: list[Extract]) -> TurnResult:
+    async def _by_rules(self, batch: list[Extract], by_doc: dict[int, Reading]) -> TurnResult:
         """A batch of notes placed by rules, as a turn of its own; the routine ones are taken
         in by it, and the rest wait for a reading turn to judge them."""
         docs = list(dict.fromkeys(x.document_id for x in batch))
@@ -230,7 +230,7 @@ class ReadingRounds:
         said = f"{counted(len(batch), 'note')} placed by rules"
         turn_id = await self.store.turns.start("reading", said, docs[0] if len(docs) == 1 else None)
         before = await self.profile.load()
-        n = await self._place_by_rules(batch, "notes placed by rules")
+        n = await self._place_by_rules(batch, by_doc, "notes placed by rules")
         report = f"{counted(n, 'line')} added to bio.md by rules from {counted(len(batch), 'note')}"
         await self.store.turns.finish(turn_id, "done", report=report, steps=0, error=None)
         await self.store.extracts.integrated([x.id for x in routine], turn_id)
@@ -266,7 +266,7 @@ class ReadingRounds:
         )
         if not placed and result.edits == 0:  # a turn that placed nothing has not read
             async with writer:
-                n = await self._place_by_rules(batch, "the model placed none of its notes")
+                n = await self._place_by_rules(batch, by_doc, "the model placed none of its notes")
             result.reading = (
                 f"the model placed none of its {counted(len(batch), 'note')}; {n} went in by rules"
             )
@@ -274,14 +274,14 @@ class ReadingRounds:
         result.sources = docs
         return result
 
-    async def _place_by_rules(self, batch: Sequence[Extract], reason: str) -> int:
+    async def _place_by_rules(
+        self, batch: Sequence[Extract], by_doc: dict[int, Reading], reason: str
+    ) -> int:
         """The notes into their sections of bio.md by kind (placement.py), as far as its
         budget (or the model's window) holds over the months their sources span, as one
         revision; how many lines went in."""
-        docs = {x.document_id for x in batch}
-        readings = [r for r in await self.store.reading.pending(True) if r.document_id in docs]
-        budget = min(self.settings.bio_max_chars, int(await self.budget.room() * 0.8))
-        room = Room.within(budget, months_spanned(readings))
+        sources = [by_doc[d] for d in dict.fromkeys(x.document_id for x in batch)]
+        room = Room.within(await self.budget.held_to(), months_spanned(sources))
         placed, n = place(await self.profile.load(), batch, room)
         if n:
             await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
