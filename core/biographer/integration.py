@@ -250,9 +250,6 @@ class Integration:
         self, messages: list[dict[str, Any]], turn: Turn, result: TurnResult
     ) -> Reply:
         reply = await self.model.complete_json(messages, SCHEMA, turn.context.mode, self.max_tokens)
-        result.steps += 1
-        result.prompt_tokens += reply.usage.prompt_tokens
-        result.completion_tokens += reply.usage.completion_tokens
-        result.cost_usd += reply.usage.cost_usd
+        result.took(reply)
         result.cut_off = reply.finish_reason in ("length", "repetition")
         return reply

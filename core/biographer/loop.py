@@ -153,10 +153,7 @@ class AgentLoop:
         result: TurnResult,
     ) -> Reply:
         reply = await self.model.complete(messages, tools, mode, self.max_tokens)
-        result.steps += 1
-        result.prompt_tokens += reply.usage.prompt_tokens
-        result.completion_tokens += reply.usage.completion_tokens
-        result.cost_usd += reply.usage.cost_usd
+        result.took(reply)
         return reply
 
 

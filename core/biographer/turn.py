@@ -22,7 +22,7 @@ from core.biographer.prompts import system_prompt
 from core.biographer.tool_state import ToolState
 from core.biographer.tools import Toolbox
 from core.biographer.turn_context import Mode, TurnContext
-from core.models.llm import ToolCall, TurnModel
+from core.models.llm import Reply, ToolCall, TurnModel
 from core.models.turn_meter import in_turn
 from core.storage.store import Store
 
@@ -77,6 +77,13 @@ class TurnResult:
         if self.timed_out:
             parts.append("stopped at the time limit")
         return ", ".join(parts)
+
+    def took(self, reply: Reply) -> None:
+        """Count one step's call: the step, its tokens and its cost."""
+        self.steps += 1
+        self.prompt_tokens += reply.usage.prompt_tokens
+        self.completion_tokens += reply.usage.completion_tokens
+        self.cost_usd += reply.usage.cost_usd
 
     def record(self, state: ToolState) -> None:
         """Take in what the turn's tool calls did."""
