@@ -109,7 +109,9 @@ class NotesPass:
                 if most_tokens:
                     text = await self._within(text, most_tokens)
                 end = reader.cut(text, at, at + len(text), hi)
-                out.append(Part(doc, reading.name, reading.kind, at, end, total, text[: end - at]))
+                out.append(
+                    Part.of(doc, reading.name, reading.kind, at, end, total, text[: end - at])
+                )
                 at = end
         return out
 
@@ -247,7 +249,7 @@ class NotesPass:
             for lo, hi in ((part.start, mid), (mid, part.end)):
                 text = part.text[lo - part.start : hi - part.start]
                 queue.put_nowait(
-                    [Part(part.document_id, part.name, part.kind, lo, hi, part.total, text)]
+                    [Part.of(part.document_id, part.name, part.kind, lo, hi, part.total, text)]
                 )
             return
         await self._failed(part, why, report)

@@ -108,6 +108,18 @@ class Part:
     end: int
     total: int  # the source's whole length
     text: str = field(repr=False, default="")
+    sent: str | None = field(repr=False, default=None)  # what the reader is sent, if known
+
+    @classmethod
+    def of(
+        cls, doc: int, name: str, kind: str, start: int, end: int, total: int, text: str
+    ) -> Part:
+        """A part with what the reader is sent of it worked out once (chatter.py)."""
+        return cls(doc, name, kind, start, end, total, text, chatter.sent(text))
+
+    def shown(self) -> str:
+        """What the reader is sent: a chat without its chatter, anything else as it is."""
+        return chatter.sent(self.text) if self.sent is None else self.sent
 
 
 def part_message(parts: Sequence[Part]) -> str:
@@ -120,7 +132,7 @@ def part_message(parts: Sequence[Part]) -> str:
             if p.start == 0 and p.end >= p.total
             else f"characters {p.start:,} to {p.end:,} of {p.total:,}"
         )
-        said = chatter.sent(p.text)
+        said = p.shown()
         if len(said) < len(p.text):
             where += "; its reactions, media placeholders and repeated small talk left out"
         blocks.append(
@@ -156,7 +168,7 @@ def cut(text: str, start: int, end: int, total: int) -> int:
 def batches(parts: Sequence[Part], size: int) -> list[list[Part]]:
     """Parts packed into requests of at most `size` characters sent, in order; a part that
     is big alone goes alone."""
-    return pack(parts, lambda p: chatter.sent_chars(p.text), size)
+    return pack(parts, lambda p: len(p.shown()), size)
 
 
 @dataclass
