@@ -309,13 +309,12 @@ def run_hard(folder: Path, size: int) -> dict[str, Any]:
     if not (folder / "built.json").exists():
         shutil.rmtree(folder, ignore_errors=True)
         hardset.write_corpus(folder / "sources", size, CHARS_PER_CHUNK)
-        queries = hardset.query_sets(np.random.default_rng(11))
-        (folder / "hard-queries.json").write_text(json.dumps(queries))
         built, _ = child("--phase", "build-hard", "--dir", str(folder))
         (folder / "built.json").write_text(json.dumps(built))
         shutil.rmtree(folder / "sources", ignore_errors=True)
     built = json.loads((folder / "built.json").read_text())
-    queries = json.loads((folder / "hard-queries.json").read_text())
+    queries = hardset.query_sets(np.random.default_rng(11))  # the same each time
+    (folder / "hard-queries.json").write_text(json.dumps(queries))
     reference, _ = child("--phase", "exact-hard", "--dir", str(folder))
     data = folder / "data"
     first = hardset.run_mode(data, "vector", {})  # builds the vector cache if it must
