@@ -9,6 +9,7 @@ import logging
 import signal
 from typing import Any, Protocol
 
+from core.app import replies
 from core.app.assistant import Assistant
 from core.app.channels import Channel
 from core.app.engine import Embedder, Engine
@@ -85,6 +86,7 @@ class BotApp:
         self.platforms: list[Platform] = []
         self._worker: asyncio.Task[Any] | None = None
         self._switch: asyncio.Task[Any] | None = None
+        self._warm: asyncio.Task[Any] | None = None
         self._scheduler: Any = None
 
     async def start(self) -> None:
@@ -124,6 +126,7 @@ class BotApp:
         if resumed:
             log.info("resuming %d job(s) left unfinished", resumed)
         self._worker = asyncio.create_task(self.jobs.run(), name="biomd-jobs")
+        self._warm = asyncio.create_task(self._warm_search(), name="biomd-warm-search")
         if await self.engine.sources.switching():
             self._switch = asyncio.create_task(self._switch_model(), name="biomd-switch-model")
         from bot.scheduler import build_scheduler
@@ -168,6 +171,19 @@ class BotApp:
         """The scheduled mirror pass, as a job (one writer at a time)."""
         await self.jobs.submit(MirrorJob())
 
+    async def _warm_search(self) -> None:
+        """Get vector search ready at start, so that the first question does not wait for
+        it (the first time after vectors are written, that turns them all into codes)."""
+        try:
+            await self.engine.sources.prepare_search()
+        except Exception:
+            log.warning(
+                "could not get search ready; the first search will try again", exc_info=True
+            )
+            return
+        if (last := self.engine.sources.last_search_load()) is not None:
+            log.info(replies.search_prepared(last))
+
     async def _switch_model(self) -> None:
         """Re-embed the corpus with a changed BIOMD_EMBED_MODEL, logging how far it is;
         search keeps the old vectors until it is done, and a stop resumes at the next start."""
@@ -191,7 +207,7 @@ class BotApp:
         log.info("stopping")
         if self._scheduler is not None:
             self._scheduler.shutdown(wait=False)
-        for task in (self._switch, self._worker):
+        for task in (self._warm, self._switch, self._worker):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):

@@ -224,6 +224,28 @@ async def test_a_job_queued_before_a_restart_is_finished(
 
 
 @pytest.mark.slow
+async def test_a_question_waiting_for_search_to_get_ready_is_told_how_far_it_is(
+    rig: Rig, tmp_path: Path
+) -> None:
+    assert rig.app._warm is not None
+    await rig.app._warm  # nothing to get ready at start: no vectors yet
+    engine = rig.app.engine
+    engine.searcher.index.shown_from = 1  # a build this small is shown, as a big one is
+    notes = tmp_path / "notes.txt"
+    notes.write_text("I moved to Lisbon in 2019 and learned to sail there.\n" * 40)
+    [r async for r in engine.sources.ingest([notes])]
+    assert await engine.sources.embed_pending() > 0
+    rig.llm.reply_with("You moved to Lisbon in 2019 [#1].")
+    rig.tg.push(OWNER, text="When did I move to Lisbon?")
+    await rig.tg.wait_for(lambda: any("You moved to Lisbon" in t for t in rig.tg.texts()))
+    texts = rig.tg.texts(OWNER)
+    getting = [i for i, t in enumerate(texts) if t.startswith("Getting search ready")]
+    ready = [i for i, t in enumerate(texts) if t.startswith("Search is ready")]
+    answer = next(i for i, t in enumerate(texts) if "You moved to Lisbon" in t)
+    assert getting and ready and getting[0] < ready[0] < answer, texts
+
+
+@pytest.mark.slow
 async def test_a_long_reply_is_split_within_telegrams_limit(rig: Rig) -> None:
     paragraphs = [
         f"Paragraph {i}: " + " ".join(f"w{i:02d}{j:02d}x" for j in range(54)) for i in range(27)

@@ -11,7 +11,7 @@ import pytest
 from bench.synth import paraphrases, structured_vectors
 from core.retrieval.binary_codes import closest, hamming, pack
 from core.retrieval.embedding import to_blob
-from core.retrieval.vector_index import VectorIndex
+from core.retrieval.vector_index import Loading, VectorIndex
 from core.storage.chunks import ChunkRow
 from core.storage.store import Store
 
@@ -95,4 +95,42 @@ async def test_the_cache_is_reused_when_it_agrees_and_rebuilt_when_it_does_not(
     fourth = VectorIndex(tmp_path / "cache")
     await fourth.refresh(store)
     assert len(fourth) == 1501 and fourth.shortlist(vectors[7], 1) == [8]
+    await store.close()
+
+
+@pytest.mark.slow
+async def test_a_long_build_of_codes_is_reported_as_it_goes_and_a_short_one_is_not(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(3)
+    store = await store_with_vectors(tmp_path, unit(rng.standard_normal((41_000, 384))))
+    index = VectorIndex(tmp_path / "cache", shown_from=40_000)
+    heard: list[Loading] = []
+    watched: list[Loading | None] = []
+
+    async def tell(loading: Loading) -> None:
+        heard.append(loading)
+        watched.append(index.loading)
+
+    await index.refresh(store, tell)
+    assert [(h.done, h.total) for h in heard] == [
+        (0, 41_000),
+        (20_000, 41_000),
+        (40_000, 41_000),
+        (41_000, 41_000),
+        (41_000, 41_000),
+    ]
+    assert [h.ended is None for h in heard] == [True, True, True, True, False]
+    assert watched[:-1] == heard[:-1], "others can watch it while it goes"
+    assert index.loading is None and index.last_load == heard[-1]
+    assert heard[-1].left_s == 0.0 and heard[1].left_s is not None and heard[0].left_s is None
+
+    doc = await store.documents.add(
+        sha256="b" * 64, name="y", kind="text", mime=None, size=1, raw_path=""
+    )
+    await store.chunks.add(doc, [ChunkRow(0, 0, 1, "y")])
+    await store.vectors.add([(41_001, to_blob(unit(rng.standard_normal((1, 384)))[0]))])
+    heard.clear()
+    await index.refresh(store, tell)
+    assert heard == [] and len(index) == 41_001, "a few new vectors are no news"
     await store.close()

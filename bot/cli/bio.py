@@ -8,8 +8,10 @@ from typing import Annotated
 
 import typer
 
-from bot.cli.common import out, print_table, run, show_step, summary
+from bot.cli.common import out, print_table, run, search_ready, show_step, summary
 from core.app import asking
+from core.app.asking import TurnResult
+from core.app.engine import Engine
 from core.app.replies import cost_text, source_hint_of
 
 
@@ -19,7 +21,12 @@ def ask(
 ) -> None:
     """Ask the biographer (one chat turn), showing its steps and what it cost. With no
     language model configured, cited search results instead."""
-    result = run(ctx, lambda e: asking.ask(e, question, on_step=show_step))
+
+    async def work(engine: Engine) -> TurnResult | str:
+        await search_ready(engine)
+        return await asking.ask(engine, question, on_step=show_step)
+
+    result = run(ctx, work)
     if isinstance(result, str):
         text, cited = source_hint_of(result)  # the bots' /source N is `biomd read N` here
         out.print(text, markup=False, highlight=False)

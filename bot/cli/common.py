@@ -21,7 +21,8 @@ from rich.table import Column, Table
 
 from core.app.asking import TurnResult
 from core.app.engine import Engine
-from core.app.replies import turn_summary, turn_totals
+from core.app.replies import search_prepared, turn_summary, turn_totals
+from core.app.sources import Loading
 from core.settings import Settings
 
 out = Console(highlight=False, soft_wrap=True)
@@ -70,16 +71,33 @@ def print_table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> None:
     out.print(table)
 
 
-def progress(transient: bool = True) -> Progress:
+def progress(transient: bool = True, console: Console = out) -> Progress:
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        console=out,
+        console=console,
         transient=transient,
     )
+
+
+async def search_ready(engine: Engine) -> None:
+    """Get vector search ready before the first query, with a progress bar on stderr while it
+    turns stored vectors into codes (once, after they are written; about 13 s a million)."""
+    with progress(console=err) as bar:
+        task = None
+
+        async def tell(loading: Loading) -> None:
+            nonlocal task
+            if task is None:
+                task = bar.add_task("Getting search ready (once)", total=loading.total)
+            bar.update(task, completed=loading.done)
+
+        await engine.sources.prepare_search(tell)
+    if (last := engine.sources.last_search_load()) is not None:
+        err.print(search_prepared(last), markup=False, style="dim")
 
 
 async def show_step(kind: str, detail: str) -> None:

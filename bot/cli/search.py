@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from bot.cli.common import err, out, run
+from bot.cli.common import err, out, run, search_ready
 from core.app.engine import Engine
 from core.app.replies import counted
 from core.app.sources import MODES, Hit
@@ -28,6 +28,8 @@ def search(
         raise typer.BadParameter(f"mode must be one of {', '.join(MODES)}", param_hint="--mode")
 
     async def work(engine: Engine) -> None:
+        if mode != "keyword":
+            await search_ready(engine)
         if query == "-":
             for line in sys.stdin:
                 q = line.rstrip("\n")

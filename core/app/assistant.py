@@ -19,6 +19,7 @@ from core.app.pictures import mirror as mirror_picture
 from core.app.pictures import people as people_picture
 from core.app.pictures import timeline as timeline_picture
 from core.app.replies import first_sentence_first, snippet, status_text, with_source_hint
+from core.app.search_ready import search_ready
 from core.app.shares import args as share_args
 from core.app.shares.service import Draft, UnresolvedFindings, card_path
 from core.app.shares.service import render as render_share
@@ -67,6 +68,7 @@ class Assistant:
             await self.answer(channel, chat, qid, text)
             return
         told = self.engine.told.heard(channel.platform, chat)
+        await search_ready(self.engine.sources, channel, chat)
         try:
             result = await asking.ask(self.engine, text, on_step=on_step, told=told)
         except BiomdError as exc:

@@ -4,6 +4,7 @@ Telegram and Discord adapters implement it; core never imports them."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
@@ -16,6 +17,7 @@ log = logging.getLogger(__name__)
 Buttons = Sequence[tuple[str, str]]
 TELEGRAM_LIMIT = 4096  # characters in one message
 DISCORD_LIMIT = 2000
+EDIT_EVERY_S = 1.5  # a status message is edited at most this often
 
 
 def split_message(text: str, limit: int) -> list[str]:
@@ -86,3 +88,19 @@ class StatusMessage:
             log.info("status message not updated: %s", exc.user_message)
         except Exception:
             log.warning("could not update the status message", exc_info=True)
+
+
+class Throttled:
+    """Status updates at most every 1.5 s, except forced ones."""
+
+    def __init__(self, status: StatusMessage | None) -> None:
+        self.status = status
+        self._at = 0.0
+
+    async def __call__(self, text: str, force: bool = False) -> None:
+        if self.status is None:
+            return
+        now = time.monotonic()
+        if force or now - self._at >= EDIT_EVERY_S:
+            self._at = now
+            await self.status.set(text)

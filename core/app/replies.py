@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from core.biographer.turn import TurnResult
     from core.ingest.pipeline import IngestResult
     from core.retrieval.search import Hit
+    from core.retrieval.vector_index import Loading
     from core.storage.rounds import Round
 
 
@@ -312,6 +313,21 @@ def gave_up(name: str, attempts: int, reason: str) -> str:
 
 
 # -- status -----------------------------------------------------------------------------------
+
+
+def preparing_search(loading: Loading) -> str:
+    """While search turns stored vectors into codes, the first time after they are written."""
+    left = loading.left_s
+    eta = f", about {max(1, round(left))} s to go" if left else ""
+    pct = round(100 * loading.done / loading.total) if loading.total else 100
+    return (
+        f"Getting search ready: {loading.done:,} of {loading.total:,} vectors ({pct}%){eta}. "
+        "This happens once, after new vectors are written."
+    )
+
+
+def search_prepared(loading: Loading) -> str:
+    return f"Search is ready ({loading.total:,} vectors in {loading.seconds:.1f} s)."
 
 
 def status_text(status: Status) -> str:

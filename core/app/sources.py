@@ -29,6 +29,8 @@ from core.retrieval.passages import Passage, passage
 from core.retrieval.search import MODES as MODES  # the search modes a front-end offers
 from core.retrieval.search import GrepPage, Mention, Mode, Searcher, Slice
 from core.retrieval.search import Hit as Hit
+from core.retrieval.vector_index import Loading as Loading  # a front-end shows it
+from core.retrieval.vector_index import LoadingFn
 from core.settings import Settings
 from core.storage.activity import speaker_names
 from core.storage.documents import Counts, Source, SourceState
@@ -284,6 +286,18 @@ class Sources:
 
     async def search(self, query: str, limit: int = 10, mode: Mode = "hybrid") -> list[Hit]:
         return await self.searcher.search(query, limit, mode)
+
+    async def prepare_search(self, on_loading: LoadingFn | None = None) -> None:
+        """Make vector search ready now (the first time after vectors are written, it turns
+        them all into compact codes: about 13 s a million), reporting how far it has got."""
+        await self.searcher.prepare(on_loading)
+
+    def search_loading(self) -> Loading | None:
+        """The build of search's codes under way, if one worth showing is."""
+        return self.searcher.index.loading
+
+    def last_search_load(self) -> Loading | None:
+        return self.searcher.index.last_load
 
     async def without_vectors(self) -> str | None:
         """Why search has no vectors to go on (keywords only), or None when it has some."""

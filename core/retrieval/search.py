@@ -20,7 +20,7 @@ from core.retrieval.fusion import RRF_K, rrf, vector_weight
 from core.retrieval.keyword_plan import POSTINGS_BUDGET, plan
 from core.retrieval.notes import NoteSearch
 from core.retrieval.query_terms import QueryTerms
-from core.retrieval.vector_index import VectorIndex
+from core.retrieval.vector_index import LoadingFn, VectorIndex
 from core.storage.documents import Source
 from core.storage.store import Store
 
@@ -134,6 +134,12 @@ class Searcher:
         self.zone = zone  # the owner's, for "yesterday" and "last summer"
         self.timeline = timeline  # bio.md's Timeline items, for "after I moved to Lisbon"
         self.reranker: Reranker | None = None  # a cross-encoder would go here (none by default)
+
+    async def prepare(self, on_loading: LoadingFn | None = None) -> None:
+        """Bring the vector index up to date now, reporting a long build to `on_loading`, so
+        that the first search need not wait for it."""
+        if len(self.index) or (await self.store.vectors.state()).newest:
+            await self.index.refresh(self.store, on_loading)
 
     async def source(self, document_id: int) -> Source | None:
         """The source a hit comes from (its name and dates), or None if it is gone."""

@@ -13,7 +13,10 @@ import contextlib
 import fcntl
 import json
 import os
+import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +43,31 @@ _SPOT_CHECKS = 8
 _SCALE_SAMPLE = 1000
 CANDIDATES = 10_000  # Hamming candidates re-ranked with int8 (or 2% of the corpus, if more)
 _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="biomd-vectors")
+LOADING_SHOWN = 50_000  # vectors to turn into codes before a wait is worth showing
+
+
+@dataclass(frozen=True)
+class Loading:
+    """How far the index has got through turning stored vectors into codes."""
+
+    done: int
+    total: int
+    started: float  # time.monotonic()
+    ended: float | None = None
+
+    @property
+    def seconds(self) -> float:
+        return (self.ended if self.ended is not None else time.monotonic()) - self.started
+
+    @property
+    def left_s(self) -> float | None:
+        """Seconds still to go at the pace so far; None before there is a pace."""
+        if self.done <= 0 or self.total <= self.done:
+            return None if self.done <= 0 else 0.0
+        return self.seconds * (self.total - self.done) / self.done
+
+
+LoadingFn = Callable[[Loading], Awaitable[None]]
 
 
 class _Column:
@@ -80,10 +108,18 @@ class _Column:
 
 
 class VectorIndex:
-    def __init__(self, cache_dir: Path | None = None, candidates: int = CANDIDATES) -> None:
+    def __init__(
+        self,
+        cache_dir: Path | None = None,
+        candidates: int = CANDIDATES,
+        shown_from: int = LOADING_SHOWN,
+    ) -> None:
         self.cache_dir = cache_dir
         self.candidates = candidates
+        self.shown_from = shown_from
         self.dim = 0
+        self.loading: Loading | None = None  # a build of codes under way, worth showing
+        self.last_load: Loading | None = None  # the last such build, ended
         self._clear()
         self._lock = asyncio.Lock()
 
@@ -102,8 +138,10 @@ class VectorIndex:
 
     # -- keeping in step with the store ---------------------------------------------------
 
-    async def refresh(self, store: Store) -> None:
-        """Catch up with the store: load or verify the cache, then add new vectors."""
+    async def refresh(self, store: Store, on_loading: LoadingFn | None = None) -> None:
+        """Catch up with the store: load or verify the cache, then add new vectors. A build of
+        at least `shown_from` vectors is reported to `on_loading` as it goes, and can be
+        watched in `loading` by anyone else."""
         async with self._lock:
             state = await store.vectors.state()
             epoch, newest = state.epoch, state.newest
@@ -112,25 +150,49 @@ class VectorIndex:
             if epoch != self._epoch:
                 self._clear()
                 self._epoch = epoch
-                await self._append_from(store, newest, rebuild=True)
+                await self._append_from(store, newest, True, on_loading)
             elif self._last_row < newest:
-                await self._append_from(store, newest, rebuild=False)
+                await self._append_from(store, newest, False, on_loading)
 
-    async def _append_from(self, store: Store, newest: int, rebuild: bool) -> None:
+    async def _append_from(
+        self, store: Store, newest: int, rebuild: bool, on_loading: LoadingFn | None
+    ) -> None:
         start = len(self)
-        expected = start + await store.vectors.count_after(self._last_row)
-        while self._last_row < newest:
-            rows = await store.vectors.after(self._last_row, _LOAD_BATCH)
-            if not rows:
-                break
-            dim = len(rows[0].blob) // 4
-            vectors = from_blobs([r.blob for r in rows], dim)
-            self._add(np.array([r.chunk_id for r in rows], dtype=np.int64), vectors, expected)
-            self._last_row = rows[-1].id
+        todo = await store.vectors.count_after(self._last_row)
+        shown = todo >= self.shown_from
+        progress = Loading(0, todo, time.monotonic())
+
+        async def tell(done: int, end: bool = False) -> None:
+            nonlocal progress
+            if not shown:
+                return
+            progress = Loading(done, todo, progress.started, time.monotonic() if end else None)
+            self.loading = None if end else progress
+            if end:
+                self.last_load = progress
+            if on_loading is not None:
+                with contextlib.suppress(Exception):  # a progress line never stops a search
+                    await on_loading(progress)
+
+        await tell(0)
+        try:
+            while self._last_row < newest:
+                rows = await store.vectors.after(self._last_row, _LOAD_BATCH)
+                if not rows:
+                    break
+                ids = np.array([r.chunk_id for r in rows], dtype=np.int64)
+                dim = len(rows[0].blob) // 4
+                vectors = from_blobs([r.blob for r in rows], dim)
+                await _finished(asyncio.to_thread(self._add, ids, vectors, start + todo))
+                self._last_row = rows[-1].id
+                await tell(min(len(self) - start, todo))
+        finally:
+            self.loading = None
         if self.cache_dir is not None and len(self) > 0 and (rebuild or len(self) > start):
             await asyncio.to_thread(
                 self._write_cache, store_id=await _store_id(store), start=0 if rebuild else start
             )
+        await tell(len(self) - start, end=True)
 
     def _add(
         self, ids: npt.NDArray[np.int64], vectors: npt.NDArray[np.float32], expected: int = 0
@@ -147,10 +209,10 @@ class VectorIndex:
         codes = pack(vectors @ self._rotation)
         for column in (self._ids, *self._columns, self._int8):
             column.reserve(expected)
-        self._ids.extend(ids)
         for w, column in enumerate(self._columns):
             column.extend(codes[:, w])
         self._int8.extend(to_int8(vectors, self._scales))
+        self._ids.extend(ids)  # last: a reader's len() never runs ahead of the codes
 
     # -- search ---------------------------------------------------------------------------
 
@@ -286,6 +348,17 @@ class VectorIndex:
             self._cache_ok = True
         finally:
             os.close(lock)
+
+
+async def _finished(work: Awaitable[None]) -> None:
+    """Await work that must not stop halfway (rows added, then counted): a cancellation
+    waits for it to end before it is raised."""
+    job = asyncio.ensure_future(work)
+    try:
+        await asyncio.shield(job)
+    except asyncio.CancelledError:
+        await job
+        raise
 
 
 async def _store_id(store: Store) -> str:

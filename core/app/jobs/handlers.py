@@ -8,13 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.app import reading, replies
-from core.app.channels import Channel, StatusMessage
+from core.app.channels import Channel, StatusMessage, Throttled
 from core.app.jobs.payloads import (
     AnswerJob,
     ConsolidateJob,
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from core.app.jobs.deps import JobDeps
     from core.biographer.reading_cost import Choice
 
-EDIT_EVERY_S = 1.5
 log = logging.getLogger(__name__)
 
 
@@ -256,22 +254,6 @@ class Handlers:
             report.yes,
             f"; stopped: {report.stopped}" if report.stopped else "",
         )
-
-
-class Throttled:
-    """Status updates at most every 1.5 s, except forced ones."""
-
-    def __init__(self, status: StatusMessage | None) -> None:
-        self.status = status
-        self._at = 0.0
-
-    async def __call__(self, text: str, force: bool = False) -> None:
-        if self.status is None:
-            return
-        now = time.monotonic()
-        if force or now - self._at >= EDIT_EVERY_S:
-            self._at = now
-            await self.status.set(text)
 
 
 def safe_name(name: str) -> str:
