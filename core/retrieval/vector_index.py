@@ -14,7 +14,7 @@ import fcntl
 import json
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -262,7 +262,7 @@ class VectorIndex:
             loaded = None
         if loaded is None:
             return
-        manifest, ids, codes, int8 = loaded
+        manifest, ids, columns, int8 = loaded
         if manifest["epoch"] != epoch or manifest["store_id"] != await _store_id(store):
             return
         if await store.vectors.count_upto(manifest["last_row"]) != len(ids):
@@ -270,22 +270,22 @@ class VectorIndex:
         self.dim = int(manifest["dim"])
         scales = np.asarray(manifest["scales"], dtype=np.float32)
         turn = await asyncio.to_thread(rotation, self.dim)
-        if not await _spot_check(store, ids, codes, int8, scales, turn):
+        if not await _spot_check(store, ids, columns, int8, scales, turn):
             return
         self._clear()
         self._scales = scales
         self._rotation = turn
         self._ids.adopt(ids)
-        self._columns = [_Column(np.uint64) for _ in range(codes.shape[1])]
-        for w, column in enumerate(self._columns):
-            column.adopt(np.ascontiguousarray(codes[:, w]))
+        self._columns = [_Column(np.uint64) for _ in columns]
+        for column, words in zip(self._columns, columns, strict=True):
+            column.adopt(words)
         self._int8 = _Column(np.int8, self.dim)
         self._int8.adopt(int8)
         self._epoch = epoch
         self._last_row = int(manifest["last_row"])
         self._cache_ok = True
 
-    def _read_cache(self) -> tuple[dict[str, Any], Any, Any, Any] | None:
+    def _read_cache(self) -> tuple[dict[str, Any], Any, list[Any], Any] | None:
         files = self._files()
         if not files["manifest"].exists():
             return None
@@ -293,13 +293,12 @@ class VectorIndex:
         if manifest.get("version") != _VERSION:
             return None
         n, dim = int(manifest["count"]), int(manifest["dim"])
-        words = words_for(code_bits(dim))
         ids = np.fromfile(files["ids"], dtype="<i8", count=n)
-        codes = np.fromfile(files["codes"], dtype="<u8", count=n * words).reshape(n, words)
-        int8 = np.fromfile(files["int8"], dtype=np.int8, count=n * dim).reshape(n, dim)
-        if len(ids) != n:
+        int8 = np.fromfile(files["int8"], dtype=np.int8, count=n * dim)
+        if len(ids) != n or len(int8) != n * dim:
             return None
-        return manifest, ids, codes.astype(np.uint64, copy=False), int8
+        columns = _read_columns(files["codes"], n, words_for(code_bits(dim)))
+        return manifest, ids, columns, int8.reshape(n, dim)
 
     def _write_cache(self, store_id: str, start: int) -> None:
         """Append rows start.. to the cache files (or write them afresh when start is 0),
@@ -320,17 +319,21 @@ class VectorIndex:
             with contextlib.suppress(FileNotFoundError):
                 if not start:
                     files["manifest"].unlink()
-            codes = np.stack([c.view()[start:] for c in self._columns], axis=1)
-            for key, data in (
-                ("ids", self._ids.view()[start:].astype("<i8")),
-                ("codes", codes.astype("<u8")),
-                ("int8", self._int8.view()[start:]),
+            for key, row_bytes, blocks in (
+                ("ids", 8, _blocks([self._ids.view()], start)),
+                (
+                    "codes",
+                    8 * len(self._columns),
+                    _blocks([c.view() for c in self._columns], start),
+                ),
+                ("int8", self.dim, _blocks([self._int8.view()], start)),
             ):
                 with files[key].open(mode) as f:
                     if start:
-                        f.truncate(start * data[:1].nbytes if len(data) else f.tell())
+                        f.truncate(start * row_bytes)
                         f.seek(0, os.SEEK_END)
-                    np.ascontiguousarray(data).tofile(f)
+                    for block in blocks:
+                        block.tofile(f)
                     f.flush()
                     os.fsync(f.fileno())
             manifest = {
@@ -348,6 +351,36 @@ class VectorIndex:
             self._cache_ok = True
         finally:
             os.close(lock)
+
+
+_BLOCK_ROWS = 65_536  # rows of the cache files read or written at a time
+
+
+def _blocks(columns: list[npt.NDArray[Any]], start: int) -> Iterator[npt.NDArray[Any]]:
+    """Rows start.. of side-by-side columns, as little-endian row-major blocks: a file's
+    bytes, a few megabytes at a time rather than a copy of the whole index."""
+    end = len(columns[0])
+    for a in range(start, end, _BLOCK_ROWS):
+        b = min(end, a + _BLOCK_ROWS)
+        parts = [c[a:b] for c in columns]
+        block = np.stack(parts, axis=1) if len(parts) > 1 else parts[0]
+        yield np.ascontiguousarray(block, dtype=block.dtype.newbyteorder("<"))
+
+
+def _read_columns(path: Path, n: int, words: int) -> list[npt.NDArray[np.uint64]]:
+    """The codes file (n rows of `words` little-endian uint64) as one array per word, read a
+    block at a time so that loading never holds the codes twice."""
+    columns = [np.empty(n, dtype=np.uint64) for _ in range(words)]
+    with path.open("rb") as f:
+        for a in range(0, n, _BLOCK_ROWS):
+            b = min(n, a + _BLOCK_ROWS)
+            block = np.fromfile(f, dtype="<u8", count=(b - a) * words)
+            if len(block) != (b - a) * words:
+                raise ValueError("the codes file is short")
+            rows = block.reshape(b - a, words)
+            for w, column in enumerate(columns):
+                column[a:b] = rows[:, w]
+    return columns
 
 
 async def _finished(work: Awaitable[None]) -> None:
@@ -368,7 +401,7 @@ async def _store_id(store: Store) -> str:
 async def _spot_check(
     store: Store,
     ids: npt.NDArray[np.int64],
-    codes: npt.NDArray[np.uint64],
+    columns: list[npt.NDArray[np.uint64]],
     int8: npt.NDArray[np.int8],
     scales: npt.NDArray[np.float32],
     turn: npt.NDArray[np.float32],
@@ -384,7 +417,7 @@ async def _spot_check(
         if blob is None:
             return False
         vector = from_blobs([blob], len(blob) // 4)
-        if not np.array_equal(pack(vector @ turn)[0], codes[i]):
+        if not np.array_equal(pack(vector @ turn)[0], [c[i] for c in columns]):
             return False
         if not np.array_equal(to_int8(vector, scales)[0], int8[i]):
             return False
