@@ -13,6 +13,7 @@ from core.app.engine import Engine
 from core.errors import NotFound
 from core.retrieval.fts_query import keyword_query
 from core.retrieval.fusion import rrf
+from core.storage.chunks import ChunkRow
 from tests.samples import write_corpus
 
 
@@ -327,3 +328,40 @@ async def test_a_query_of_only_common_words_finds_the_newest_chunks_holding_them
     assert [h.document for h in only] == ["e.txt"]  # the rare word's result is never lost
     hybrid = await engine.sources.search("dinner mum home", limit=5, mode="hybrid")
     assert hybrid[0].document == "a.txt"
+
+
+async def add_chunks(engine: Engine, name: str, texts: list[str], ready: bool = True) -> None:
+    store = engine.store
+    doc = await store.documents.add(
+        sha256=name.ljust(64, "0"), name=name, kind="text", mime=None, size=1, raw_path=""
+    )
+    await store.chunks.add(doc, [ChunkRow(i, i, i + 1, t) for i, t in enumerate(texts)])
+    if ready:
+        await store.documents.finish(
+            doc, text_length=len(texts), n_chunks=len(texts), content_start=None, content_end=None
+        )
+
+
+async def test_chunk_counts_are_exact_up_to_a_bound_and_estimated_above_it(engine: Engine) -> None:
+    """Counting every chunk that holds a common word reads its whole posting list; above the
+    bound the newest chunks holding it stand in for the rest."""
+    texts = [
+        ("apple pie" if i % 2 else "plain") + (" pear" if i % 40 == 0 else "") for i in range(2000)
+    ]
+    await add_chunks(engine, "fruit", texts)
+    keywords = engine.store.keywords
+    bounded = await keywords.doc_freq(["apple", "pear", "kiwi"], 1, exact_upto=100)
+    assert bounded["pear"] == 50 and bounded["kiwi"] == 0
+    assert 950 <= bounded["apple"] <= 1050 and bounded["apple"] != 1000, "an estimate"
+    grown = 10_000  # a count is kept until the corpus grows by a tenth
+    assert (await keywords.doc_freq(["apple"], grown, exact_upto=2000))["apple"] == 1000
+
+
+async def test_a_source_being_indexed_does_not_hide_older_matches(engine: Engine) -> None:
+    """The newest chunks holding a word belong to a source not ready yet: search looks
+    past them, as deep as it must, to the ready ones."""
+    await add_chunks(engine, "old", ["we had dinner at home"] * 3)
+    await add_chunks(engine, "new", ["dinner again"] * 500, ready=False)
+    engine.searcher.keyword_budget = 1  # every word common: newest first
+    hits = await engine.sources.search("dinner", limit=3, mode="keyword")
+    assert [h.document for h in hits] == ["old"] * 3

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.retrieval import language
+from core.retrieval.keyword_plan import POSTINGS_BUDGET
 from core.storage.fts_text import MARK
 from core.storage.store import Store
 
@@ -112,7 +113,7 @@ class QueryTerms:
         widen_in = [x for x in corpus if x != "en"]
         words = language.content_words(query, stop_in)
         counted = [language.cjk_phrase(w) or w for w in words]
-        counts = await self.store.keywords.doc_freq(counted, total)
+        counts = await self.store.keywords.doc_freq(counted, total, POSTINGS_BUDGET)
         out: list[Term] = []
         accented = [w for w in words if language.fts_fold(w) != w]
         tokens = await self.store.keywords.index_tokens(accented) if accented else {}

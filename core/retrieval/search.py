@@ -252,9 +252,9 @@ class Searcher:
         """Ready chunks matching an FTS5 expression: the best `limit` by bm25, or the newest."""
         inner = max(limit * 4, 50)
         while True:
-            rows = await self.store.keywords.match(match, inner, limit, newest_first)
-            if len(rows) >= limit or inner < 0:
-                return rows
+            found = await self.store.keywords.match(match, inner, limit, newest_first)
+            if len(found.rows) >= limit or not found.more:
+                return found.rows
             # Pending documents (one being indexed holds the newest chunks) crowded the top:
             # look further, in steps when the order is by age, which costs nothing to page.
             inner = inner * 8 if newest_first and inner < 100_000 else -1

@@ -7,12 +7,21 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from core.storage.chunks import Located
 from core.storage.database import Database
 from core.storage.migrations import FTS_TOKENIZER
 
 _DF_CACHE_MAX = 50_000
+EXACT_UPTO = 20_000  # chunks holding a term counted exactly; above, estimated
+SAMPLE = 5_000  # the newest chunks holding a term, read first to estimate how many do
+
+
+@dataclass(frozen=True, slots=True)
+class Matched:
+    rows: list[tuple[int, float]]
+    more: bool  # the index may hold further matches: look deeper if too few were ready
 
 
 class Keywords:
@@ -23,23 +32,24 @@ class Keywords:
         self._df_cache: dict[str, tuple[int, int]] = {}
         self._range_cache: dict[str, tuple[list[tuple[str, int]], int]] = {}
 
-    async def match(
-        self, expression: str, inner: int, limit: int, newest_first: bool
-    ) -> list[tuple[int, float]]:
+    async def match(self, expression: str, inner: int, limit: int, newest_first: bool) -> Matched:
         """(chunk id, score) of ready sources' chunks matching an FTS5 expression: among the
-        `inner` best by bm25 (lower is better), or the `inner` newest, at most `limit`."""
+        `inner` best by bm25 (lower is better), or the `inner` newest (-1: all), at most
+        `limit`; and whether the index may hold more matches beyond those `inner`."""
         inner_select, inner_order, outer_order = (
-            ("0", "rowid DESC", "f.rowid DESC") if newest_first else ("rank", "rank", "f.score")
+            ("0", "rowid DESC", "f.rowid DESC")
+            if newest_first
+            else ("bm25(chunks_fts)", "2", "f.score")  # bm25(): 30% faster than rank here
         )
         rows = await self._db.fetchall(
-            f"SELECT f.rowid, f.score FROM (SELECT rowid, {inner_select} AS score FROM chunks_fts"
-            f" WHERE chunks_fts MATCH ? ORDER BY {inner_order} LIMIT ?) f"
-            " JOIN chunks c ON c.id = f.rowid"
-            " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
-            f" ORDER BY {outer_order} LIMIT ?",
-            (expression, inner, limit),
+            f"SELECT f.rowid, f.score, d.status = 'ready' FROM (SELECT rowid, {inner_select}"
+            f" AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY {inner_order} LIMIT ?) f"
+            " LEFT JOIN chunks c ON c.id = f.rowid LEFT JOIN documents d ON d.id = c.document_id"
+            f" ORDER BY {outer_order}",
+            (expression, inner),
         )
-        return [(int(r[0]), float(r[1])) for r in rows]
+        ready = [(int(r[0]), float(r[1])) for r in rows if r[2]]
+        return Matched(ready[:limit], more=0 <= inner <= len(rows))
 
     async def in_source(self, expression: str, doc_id: int, limit: int) -> list[tuple[int, str]]:
         """(start, text) of one source's chunks matching an FTS5 expression, best first."""
@@ -71,10 +81,14 @@ class Keywords:
             params += [term, chunk_id]
         return int(await self._db.scalar("SELECT " + " + ".join([probe] * len(terms)), params))
 
-    async def doc_freq(self, tokens: Sequence[str], total: int = 0) -> dict[str, int]:
-        """How many chunks hold each token, as the FTS index stems it (0 if none). Counting
-        a common word reads its whole posting list (20 ms for 400k chunks), so counts are
-        cached until the corpus has grown by a tenth."""
+    async def doc_freq(
+        self, tokens: Sequence[str], total: int = 0, exact_upto: int = EXACT_UPTO
+    ) -> dict[str, int]:
+        """How many chunks hold each token (a word, or a phrase of words, as the index
+        tokenizes it; 0 if none): exact up to `exact_upto`, an estimate above it, from the
+        newest chunks' share that holds it. An exact count reads the token's whole posting
+        list (19 ms for a word in 550k chunks, 1 ms for the estimate). Counts are cached
+        until the corpus has grown by a tenth."""
         fresh = {
             t: hit[0]
             for t in tokens
@@ -82,13 +96,35 @@ class Keywords:
         }
         missing = [t for t in dict.fromkeys(tokens) if t not in fresh]
         if missing:
-            counted = await self._count_terms(missing)
-            for token, count in counted.items():
+            ends = await self._db.fetchone(  # apart: MIN and MAX together scan the table
+                "SELECT (SELECT MIN(id) FROM chunks), (SELECT MAX(id) FROM chunks)"
+            )
+            first, last = (int(ends[0]), int(ends[1])) if ends and ends[0] is not None else (0, 0)
+            for token in missing:
+                count = await self._count(token, first, last, exact_upto)
                 self._df_cache[token] = (count, total)
+                fresh[token] = count
             if len(self._df_cache) > _DF_CACHE_MAX:
                 self._df_cache.clear()
-            fresh.update(counted)
         return {t: fresh.get(t, 0) for t in tokens}
+
+    async def _count(self, token: str, first: int, last: int, exact_upto: int) -> int:
+        """Chunks holding `token`: the newest SAMPLE of them first, and a count up to
+        `exact_upto` only if the estimate from those could be near or under it."""
+        phrase = '"' + token.replace('"', '""') + '"'
+        for cap in (min(SAMPLE, exact_upto), exact_upto):
+            row = await self._db.fetchone(
+                "SELECT COUNT(*), MIN(rowid) FROM (SELECT rowid FROM chunks_fts"
+                " WHERE chunks_fts MATCH ? ORDER BY rowid DESC LIMIT ?)",
+                (phrase, cap + 1),
+            )
+            found, oldest = (int(row[0]), row[1]) if row else (0, None)
+            if found <= cap or oldest is None:
+                return found
+            estimate = estimated(found, last - int(oldest) + 1, last - first + 1)
+            if estimate > 2 * exact_upto or cap >= exact_upto:
+                return estimate
+        return estimate
 
     async def words_from(self, prefix: str, total: int = 0) -> list[tuple[str, int]]:
         """Every indexed word that starts with `prefix` (as the index folds words), with how
@@ -137,15 +173,6 @@ class Keywords:
             found.setdefault(words[int(doc) - 1], str(term))
         return {w: found.get(w, "") for w in words}
 
-    async def _count_terms(self, tokens: list[str]) -> dict[str, int]:
-        rows = await self._tokenized(
-            tokens,
-            "SELECT q.doc, MIN(COALESCE(v.doc, 0)) FROM temp.biomd_query_terms q"
-            " LEFT JOIN temp.biomd_vocab v ON v.term = q.term GROUP BY q.doc",
-        )
-        found = {tokens[doc - 1]: int(str(count)) for doc, count in rows}
-        return {t: found.get(t, 0) for t in tokens}
-
     async def _tokenized(self, texts: Sequence[str], select: str) -> list[tuple[int, object]]:
         """Put `texts` through the index's tokenizer (temp.biomd_query, one row each, rowid
         from 1) and run `select` over their tokens."""
@@ -165,3 +192,8 @@ def _fresh(counted_at: int, total: int) -> bool:
     """Whether a count made when the corpus was `counted_at` chunks still holds at `total`:
     until it has grown by a tenth."""
     return total <= counted_at * 1.1 + 100
+
+
+def estimated(found: int, rows_seen: int, rows: int) -> int:
+    """Chunks holding a term, from `found` of them among the newest `rows_seen` of `rows`."""
+    return round(found * rows / max(1, rows_seen))

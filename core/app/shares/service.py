@@ -209,7 +209,7 @@ class Shares:
                         continue
                     if len(set(content_words(run, LANGUAGES))) < DISTINCT:
                         continue  # common words only: anyone's phrase, and slow to look up
-                    if await self.store.keywords.match(f'"{run}"', 1, 1, True):
+                    if (await self.store.keywords.match(f'"{run}"', 1, 1, True)).rows:
                         at = item.text.find(run.split()[0])
                         found.append(Finding("source text", run, p, i, max(at, 0), max(at, 0)))
                         break
