@@ -85,7 +85,7 @@ def progress(transient: bool = True, console: Console = out) -> Progress:
 
 async def search_ready(engine: Engine) -> None:
     """Get vector search ready before the first query, with a progress bar on stderr while it
-    turns stored vectors into codes (once, after they are written; about 13 s a million)."""
+    turns stored vectors into codes (once, after they are written; about 16 s a million)."""
     with progress(console=err) as bar:
         task = None
 

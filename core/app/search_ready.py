@@ -1,5 +1,5 @@
 """A question's wait for search, shown: the first time after vectors are written, search
-turns them all into compact codes (about 13 s a million), and the owner sees how far it is."""
+turns them all into compact codes (about 16 s a million), and the owner sees how far it is."""
 
 from __future__ import annotations
 

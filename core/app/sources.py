@@ -289,7 +289,7 @@ class Sources:
 
     async def prepare_search(self, on_loading: LoadingFn | None = None) -> None:
         """Make vector search ready now (the first time after vectors are written, it turns
-        them all into compact codes: about 13 s a million), reporting how far it has got."""
+        them all into compact codes: about 16 s a million), reporting how far it has got."""
         await self.searcher.prepare(on_loading)
 
     def search_loading(self) -> Loading | None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from core.retrieval import language
 from core.retrieval.keyword_plan import POSTINGS_BUDGET
 from core.storage.fts_text import MARK
+from core.storage.keywords import quoted
 from core.storage.store import Store
 
 SAMPLE = 400  # chunks whose language is detected to learn the corpus's languages
@@ -30,10 +31,6 @@ class Term:
     word: str
     expression: str  # an FTS5 expression: "w", ("w" OR "w2"), or a phrase "東京 京に"
     chunks: int  # about how many chunks hold it
-
-
-def quoted(word: str) -> str:
-    return '"' + word.replace('"', '""') + '"'
 
 
 def _parse(stored: str | None) -> tuple[float, int, list[str]]:

@@ -138,8 +138,11 @@ class Searcher:
     async def prepare(self, on_loading: LoadingFn | None = None) -> None:
         """Bring the vector index up to date now, reporting a long build to `on_loading`, so
         that the first search need not wait for it."""
-        if len(self.index) or (await self.store.vectors.state()).newest:
+        if await self._any_vectors():
             await self.index.refresh(self.store, on_loading)
+
+    async def _any_vectors(self) -> bool:
+        return len(self.index) > 0 or (await self.store.vectors.state()).newest > 0
 
     async def source(self, document_id: int) -> Source | None:
         """The source a hit comes from (its name and dates), or None if it is gone."""
@@ -271,7 +274,7 @@ class Searcher:
     ) -> list[tuple[int, float]]:
         """(chunk id, cosine) best first, over whatever vectors exist now: a shortlist from
         the compact index, scored exactly with the store's float32 vectors."""
-        if limit <= 0 or (len(self.index) == 0 and (await self.store.vectors.state()).newest == 0):
+        if limit <= 0 or not await self._any_vectors():
             return []
         embedding = None
         if vector is None:  # the model loads while the index does, on a first search

@@ -203,8 +203,14 @@ class Chunks:
         return {int(i): (str(t) if t else None) for i, t in rows}
 
     async def id_span(self) -> int:
-        """About how many chunks there are: the id range (a count of a million rows is slow)."""
-        return int(await self._db.scalar("SELECT COALESCE(MAX(id) - MIN(id) + 1, 0) FROM chunks"))
+        """About how many chunks there are: the id range (a count of a million rows is slow;
+        so is MIN and MAX in one SELECT, which scans the table: 1.1 s at 1.27M chunks)."""
+        return int(
+            await self._db.scalar(
+                "SELECT COALESCE((SELECT MAX(id) FROM chunks) - (SELECT MIN(id) FROM chunks)"
+                " + 1, 0)"
+            )
+        )
 
     async def containing(self, like: str) -> list[Located]:
         """Chunks of ready sources whose text is LIKE `like` (with \\ as the escape), by

@@ -111,7 +111,7 @@ class Keywords:
     async def _count(self, token: str, first: int, last: int, exact_upto: int) -> int:
         """Chunks holding `token`: the newest SAMPLE of them first, and a count up to
         `exact_upto` only if the estimate from those could be near or under it."""
-        phrase = '"' + token.replace('"', '""') + '"'
+        phrase = quoted(token)
         for cap in (min(SAMPLE, exact_upto), exact_upto):
             row = await self._db.fetchone(
                 "SELECT COUNT(*), MIN(rowid) FROM (SELECT rowid FROM chunks_fts"
@@ -192,6 +192,11 @@ def _fresh(counted_at: int, total: int) -> bool:
     """Whether a count made when the corpus was `counted_at` chunks still holds at `total`:
     until it has grown by a tenth."""
     return total <= counted_at * 1.1 + 100
+
+
+def quoted(word: str) -> str:
+    """A word or phrase as an FTS5 string, which the index's tokenizer reads as it reads text."""
+    return '"' + word.replace('"', '""') + '"'
 
 
 def estimated(found: int, rows_seen: int, rows: int) -> int:
