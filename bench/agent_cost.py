@@ -12,8 +12,8 @@ import json
 import tempfile
 from pathlib import Path
 
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.settings import Settings
 from tests.fake_llm import fake_llm, tool_reply
 from tests.samples import add_sources
 

@@ -26,9 +26,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from core import sample
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd import sample
+from biomd.app.engine import Engine
+from biomd.settings import Settings
 from tests.db import one, rows
 from tests.models import MINILM_NAME, minilm_dir, whisper_dir
 

@@ -1,5 +1,5 @@
 """What leaving a chat's chatter out of the reader's requests saves, and that no fact is lost
-(issue 36; the rule is core/biographer/chatter.py):
+(issue 36; the rule is biomd/biographer/chatter.py):
 
 - saved: characters (and tokens, at 4 characters a token) sent against the original, on
   generated exports in seven languages, on the tests' fixture exports, and on the sample
@@ -29,13 +29,13 @@ from typing import Any
 import numpy as np
 
 from bench.locomo import session_lines
-from core.biographer import chatter
-from core.ingest.convert.context import ConvertContext
-from core.ingest.convert.whatsapp import transcript
+from biomd.biographer import chatter
+from biomd.ingest.convert.context import ConvertContext
+from biomd.ingest.convert.whatsapp import transcript
 from tests import chat_fixtures
 from tests.whatsapp_locales import LOCALES
 
-SAMPLE_CHAT = Path(__file__).parent.parent / "core" / "sample" / "WhatsApp Chat with Mum.txt"
+SAMPLE_CHAT = Path(__file__).parent.parent / "biomd" / "sample" / "WhatsApp Chat with Mum.txt"
 MARKER = "…"
 
 

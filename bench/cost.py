@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.reading_cost import diligent_biographer, diligent_notes, measure
-from core import sample
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd import sample
+from biomd.app.engine import Engine
+from biomd.settings import Settings
 from tests.fake_llm import FakeLLM, fake_llm, tool_reply
 from tests.models import MINILM_NAME, minilm_dir, whisper_dir
 

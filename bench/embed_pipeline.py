@@ -15,10 +15,10 @@ import time
 from pathlib import Path
 
 from bench.synth import chat_text, vocabulary
-from core.app.engine import Engine, embed_input
-from core.ingest.chunking import chunk_text
-from core.retrieval.embedding import FastEmbedder
-from core.settings import Settings
+from biomd.app.engine import Engine, embed_input
+from biomd.ingest.chunking import chunk_text
+from biomd.retrieval.embedding import FastEmbedder
+from biomd.settings import Settings
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 

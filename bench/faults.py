@@ -42,11 +42,11 @@ from pathlib import Path
 import numpy as np
 
 from bench.synth import chat_text, vocabulary
-from core.app.engine import embed_input
-from core.biographer.profile import Profile
-from core.retrieval.embedding import FastEmbedder, from_blobs
-from core.retrieval.vector_index import VectorIndex
-from core.storage.store import Store
+from biomd.app.engine import embed_input
+from biomd.biographer.profile import Profile
+from biomd.retrieval.embedding import FastEmbedder, from_blobs
+from biomd.retrieval.vector_index import VectorIndex
+from biomd.storage.store import Store
 from tests.db import one, rows
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -427,8 +427,8 @@ def search_rounds(work: Path, env: dict[str, str], rounds: int, tally: Tally) ->
 EDIT_WORKER = """
 import asyncio, sys
 from pathlib import Path
-from core.biographer.profile import Profile
-from core.storage.store import Store
+from biomd.biographer.profile import Profile
+from biomd.storage.store import Store
 
 async def main(data):
     store = await Store.open(data / "biomd.sqlite3")

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from bench.synth import COMMON, GLUE, chat_text, vocabulary
-from core.retrieval.embedding import FastEmbedder
+from biomd.retrieval.embedding import FastEmbedder
 from tests.models import MINILM_NAME, minilm_dir
 
 VOCAB = 60_000

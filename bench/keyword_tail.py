@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.settings import Settings
 
 Calls = list[tuple[str, float, str]]
 

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.settings import Settings
 from tests.models import MINILM_NAME, minilm_dir
 
 # language -> sources (name -> text); every person and place is invented.

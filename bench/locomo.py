@@ -22,9 +22,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.app.engine import Engine
-from core.retrieval.search import MODES, Hit
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.retrieval.search import MODES, Hit
+from biomd.settings import Settings
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"

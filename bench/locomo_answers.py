@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.locomo import MINILM, build_corpus, ingest_corpus
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.settings import Settings
 
 SHARED_MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
 CATEGORY_NAMES = {

@@ -34,10 +34,10 @@ from bench.locomo import (
     ingest_corpus,
     recall,
 )
-from core.app.engine import Engine
-from core.retrieval.fusion import rrf
-from core.retrieval.search import Hit
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.retrieval.fusion import rrf
+from biomd.retrieval.search import Hit
+from biomd.settings import Settings
 
 BASE_WAYS = ("passages", "notes")
 

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from bench.synth import NAMES, vocabulary, word_probabilities
-from core.app.assistant import Assistant
-from core.app.engine import Engine
-from core.app.jobs import JobQueue, SourceJob
-from core.settings import Settings
+from biomd.app.assistant import Assistant
+from biomd.app.engine import Engine
+from biomd.app.jobs import JobQueue, SourceJob
+from biomd.settings import Settings
 
 
 class LocalChannel:
@@ -129,7 +129,7 @@ async def main(mb: int, embed_seconds: float, model_path: Path, web: bool = True
         await jobs.submit(SourceJob(platform="bench", chat="1", file=str(export), name=export.name))
         view = None
         if web:
-            from bot.web.server import WebView
+            from biomd.frontends.web.server import WebView
 
             view = WebView(settings, engine, assistant, jobs, announce=lambda _: None)
             await view.start()

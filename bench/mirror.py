@@ -76,8 +76,8 @@ def write_export(path: Path, mb: float, seed: int = 5) -> int:
 CHILD = r"""
 import asyncio, json, os, sys, time
 from pathlib import Path
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.settings import Settings
 
 def rss(field):
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -109,11 +109,11 @@ PAGE = r"""
 import asyncio, json, statistics, sys, time
 from pathlib import Path
 import httpx
-from bot.web.server import WebView
-from core.app.assistant import Assistant
-from core.app.engine import Engine
-from core.app.jobs import JobQueue
-from core.settings import Settings
+from biomd.frontends.web.server import WebView
+from biomd.app.assistant import Assistant
+from biomd.app.engine import Engine
+from biomd.app.jobs import JobQueue
+from biomd.settings import Settings
 
 async def main():
     settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
@@ -156,8 +156,8 @@ def child(script: str, *args: str) -> dict[str, object]:
 
 
 async def ingest(data: Path, export: Path) -> float:
-    from core.app.engine import Engine
-    from core.settings import Settings
+    from biomd.app.engine import Engine
+    from biomd.settings import Settings
 
     settings = Settings(_env_file=None, data_dir=data, owner_names="Ana", timezone="UTC")
     t = time.perf_counter()

@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.mirror_notes_life import CRISIS, PLANTED, found, write_notes_life
-from core.app.engine import Engine
-from core.app.mirror.found import SEEN
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.app.mirror.found import SEEN
+from biomd.settings import Settings
 
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
 

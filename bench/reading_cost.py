@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.synth import chat_text, vocabulary
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.settings import Settings
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.models import MINILM_NAME, minilm_dir
 

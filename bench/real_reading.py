@@ -33,9 +33,9 @@ from typing import Any
 from urllib.parse import urlparse
 
 from bench.mirror import write_export
-from core.app.engine import Engine
-from core.biographer import chatter
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.biographer import chatter
+from biomd.settings import Settings
 from tests.models import MINILM_NAME, minilm_dir
 
 MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"

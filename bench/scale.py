@@ -40,9 +40,9 @@ import numpy as np
 
 from bench import hard as hardset
 from bench.synth import COMMON, chat_text, paraphrases, structured_vectors, vocabulary
-from core.app.engine import Engine
-from core.retrieval.embedding import to_blob
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.retrieval.embedding import to_blob
+from biomd.settings import Settings
 from tests.db import rows as db_rows
 
 DIM = 384

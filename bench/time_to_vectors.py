@@ -31,11 +31,11 @@ import numpy as np
 from bench.locomo import build_corpus
 from bench.loop_lag import whatsapp_export
 from bench.minilm_fp32 import FOLDER, bert_graph, minilm_fp32, read_safetensors
-from core.app.engine import Engine, embed_input
-from core.ingest.chunking import chunk_text
-from core.retrieval.embedding import FastEmbedder, Matrix
-from core.retrieval.quantise import int8_copy
-from core.settings import Settings
+from biomd.app.engine import Engine, embed_input
+from biomd.ingest.chunking import chunk_text
+from biomd.retrieval.embedding import FastEmbedder, Matrix
+from biomd.retrieval.quantise import int8_copy
+from biomd.settings import Settings
 
 MINILM = "sentence-transformers/all-MiniLM-L6-v2"
 DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "locomo-dev.json"

@@ -14,7 +14,7 @@ import time
 import wave
 from pathlib import Path
 
-from core.ingest.transcribe import WhisperTranscriber
+from biomd.ingest.transcribe import WhisperTranscriber
 
 SENTENCES = [
     "My friend Saoirse moved to Reykjavik last spring with her partner Tadhg.",

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from core.app.engine import Engine
-from core.retrieval.embedding import FastEmbedder
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.retrieval.embedding import FastEmbedder
+from biomd.settings import Settings
 from tests.fake_llm import FakeLLM, fake_llm
 from tests.models import MINILM_NAME, minilm_dir
 
@@ -35,8 +35,8 @@ def user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 @pytest.fixture(scope="session", autouse=True)
 def this_checkout() -> Iterator[None]:
-    """Every process a test starts (`biomd ...`, `python -m bot`) imports this checkout's
-    code, as the test process does, not the one the virtualenv's editable install names
+    """Every process a test starts (`biomd ...`, `python -m biomd.frontends`) imports this
+    checkout's code, as the test process does, not the one the virtualenv's editable install names
     (a second git worktree shares the first one's .venv)."""
     saved = os.environ.get("PYTHONPATH")
     root = str(Path(__file__).resolve().parent.parent)

@@ -1,7 +1,7 @@
 """A test's look into a biomd database: a connection of its own, as an auditor would open
 the file, so that what a test checks is what is on disk. This is the one place in the tests
 that writes SQL against biomd's database (biomd's own code reaches it only through
-core/storage): each read is a named function returning plain rows, and each write stages a
+biomd/storage): each read is a named function returning plain rows, and each write stages a
 state behind biomd's back (an older schema, a crash, a corruption) that a test recovers from."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.storage.migrations import MIGRATIONS
+from biomd.storage.migrations import MIGRATIONS
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -4,9 +4,9 @@ what it checks and a change to the reading's wiring is made here once."""
 
 from __future__ import annotations
 
-from core.app.engine import Engine
-from core.biographer.turn import StepFn, TurnResult
-from core.storage.reading import Reading, SetAside
+from biomd.app.engine import Engine
+from biomd.biographer.turn import StepFn, TurnResult
+from biomd.storage.reading import Reading, SetAside
 
 
 async def read_round(

@@ -7,10 +7,10 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from core.storage.chunks import ChunkRow
+from biomd.storage.chunks import ChunkRow
 
 if TYPE_CHECKING:
-    from core.app.engine import Engine
+    from biomd.app.engine import Engine
 
 SOURDOUGH = (
     "Every Sunday morning my grandmother Edith taught me to bake sourdough in her kitchen "

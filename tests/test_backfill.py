@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.app.engine import Engine, embed_input
-from core.ingest.timestamps import owner_speaks
-from core.retrieval.embedding import FastEmbedder, Matrix
-from core.settings import Settings
+from biomd.app.engine import Engine, embed_input
+from biomd.ingest.timestamps import owner_speaks
+from biomd.retrieval.embedding import FastEmbedder, Matrix
+from biomd.settings import Settings
 from tests import db
 from tests.conftest import make_settings
 
@@ -70,7 +70,7 @@ async def test_an_export_imported_again_costs_model_calls_only_for_its_new_chunk
         second = await engine.sources.embed_pending()
         stats = await engine.sources.stats()
     assert stats.vectors == stats.chunks == first + second
-    # the longer export keeps only what is new (core.ingest.twins), so only that is embedded
+    # the longer export keeps only what is new (biomd.ingest.twins), so only that is embedded
     assert 0 < len(model.texts) == second < first
     assert not any(embed_input(t) in model.texts for t in before), "nothing embedded twice"
     again = vectors(settings)

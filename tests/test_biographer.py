@@ -11,9 +11,9 @@ from typing import Any
 import jsonschema
 import pytest
 
-from core.app.engine import Engine
-from core.biographer.prompts import BUDGET_SPENT, CHAT
-from core.errors import LLMNotConfigured, SpendLimitReached
+from biomd.app.engine import Engine
+from biomd.biographer.prompts import BUDGET_SPENT, CHAT
+from biomd.errors import LLMNotConfigured, SpendLimitReached
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, Status, notes_reply, tool_reply
@@ -344,7 +344,7 @@ async def test_an_answer_to_an_open_question_becomes_a_source_and_an_analysis_tu
     assert f"answered open question [{question.id}]" in request and f"#{doc_id}" in request
     assert "This turn: analysis" in llm.bodies[0]["messages"][0]["content"]
     assert await unread(bio_engine) == [], "the answer is not queued again"
-    from core.errors import NotFound
+    from biomd.errors import NotFound
 
     with pytest.raises(NotFound, match="There is no open question Q99"):
         await bio_engine.answers.answer("Q99", "x")
@@ -374,7 +374,7 @@ async def test_consolidation_is_refused_until_nothing_is_lost(
     assert "tools" not in llm.bodies[0]
 
     llm.reply_with(dropped, dropped, dropped)
-    from core.biographer.consolidate import ConsolidationRefused
+    from biomd.biographer.consolidate import ConsolidationRefused
 
     before = await bio_engine.profile.load()
     with pytest.raises(ConsolidationRefused, match=r"still dropped citations \[#3\]|still dropped"):

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from bot.web.server import WebView
-from core import sample
-from core.app.engine import Engine
+from biomd import sample
+from biomd.app.engine import Engine
+from biomd.frontends.web.server import WebView
 from tests import db, web_view
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM

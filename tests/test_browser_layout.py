@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from bot.web.server import WebView
-from core import sample
-from core.app.engine import Engine
+from biomd import sample
+from biomd.app.engine import Engine
+from biomd.frontends.web.server import WebView
 from tests import web_view
 from tests.conftest import make_settings
 from tests.test_browser import CHROMIUM, FLAGS, SHOTS

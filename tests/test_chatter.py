@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from core.app.engine import Engine
-from core.biographer import chatter, reader
-from core.biographer.reader import Part
+from biomd.app.engine import Engine
+from biomd.biographer import chatter, reader
+from biomd.biographer.reader import Part
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, notes_reply

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.ingest.chunking import MAX_CHARS, chunk_text, iter_chunks
+from biomd.ingest.chunking import MAX_CHARS, chunk_text, iter_chunks
 
 prose_alphabet = st.sampled_from(list("abcdefgh xyz.,!?\n\n  \t'\"é😀"))
 texts = st.one_of(

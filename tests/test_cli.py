@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bot.cli import app
+from biomd.frontends.cli import app
 from tests.models import MINILM_NAME
 from tests.samples import write_corpus
 
@@ -338,8 +338,8 @@ def test_the_old_share_and_mirror_flags_still_work_and_name_their_subcommand(
 
 
 def test_a_count_is_said_in_the_singular_or_the_plural() -> None:
-    from core.app.pictures.people import Person, caption
-    from core.app.replies import counted
+    from biomd.app.pictures.people import Person, caption
+    from biomd.app.replies import counted
 
     assert [counted(n, "chunk") for n in (0, 1, 2, 1204)] == [
         "0 chunks", "1 chunk", "2 chunks", "1,204 chunks"
@@ -373,6 +373,6 @@ def test_every_help_is_plain_and_its_sentences_unbroken() -> None:
 
 
 def test_the_command_is_split_by_subject_in_files_of_300_lines_at_most() -> None:
-    package = Path(__file__).resolve().parent.parent / "bot" / "cli"
+    package = Path(__file__).resolve().parent.parent / "biomd" / "frontends" / "cli"
     sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines()) for p in package.glob("*.py")}
     assert len(sizes) > 5 and max(sizes.values()) <= 300, sizes

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bot.cli import app
+from biomd.frontends.cli import app
 from tests.models import MINILM_NAME
 
 

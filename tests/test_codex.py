@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from bot.cli import app
-from core.app.engine import Engine
-from core.biographer.prompts import BUDGET_SPENT
-from core.errors import LLMError
-from core.settings import Settings
-from core.storage.usage import Totals
+from biomd.app.engine import Engine
+from biomd.biographer.prompts import BUDGET_SPENT
+from biomd.errors import LLMError
+from biomd.frontends.cli import app
+from biomd.settings import Settings
+from biomd.storage.usage import Totals
 from tests import db
 from tests.codex_cli import codex_bin
 from tests.conftest import make_settings
@@ -306,7 +306,7 @@ async def test_consolidation_is_a_codex_run_with_no_tools_metered_in_tokens(
 async def test_doctor_checks_the_binary_its_version_and_the_login(
     tmp_path: Path, minilm_path: Path, fake: FakeResponses
 ) -> None:
-    from bot.doctor import FAIL, OK, check_llm
+    from biomd.frontends.doctor import FAIL, OK, check_llm
 
     settings = codex_settings(tmp_path, minilm_path, fake)
     found = await check_llm(settings)
@@ -320,7 +320,7 @@ async def test_doctor_checks_the_binary_its_version_and_the_login(
 async def test_setup_offers_codex_once_it_is_logged_in(tmp_path: Path, fake: FakeResponses) -> None:
     import asyncio
 
-    from bot.setup import Wizard
+    from biomd.frontends.setup import Wizard
     from tests.test_setup import Script
 
     home = tmp_path / "codex-home"

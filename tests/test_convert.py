@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ArchiveLimit, CorruptSource, UnsupportedFormat
-from core.ingest.convert import ConvertContext, Probe, detect
-from core.ingest.convert.archive import safe_member_name
-from core.ingest.convert.base import ArchiveReader
-from core.ingest.convert.context import ArchiveBudget
-from core.ingest.convert.text import detect_encoding
+from biomd.errors import ArchiveLimit, CorruptSource, UnsupportedFormat
+from biomd.ingest.convert import ConvertContext, Probe, detect
+from biomd.ingest.convert.archive import safe_member_name
+from biomd.ingest.convert.base import ArchiveReader
+from biomd.ingest.convert.context import ArchiveBudget
+from biomd.ingest.convert.text import detect_encoding
 from tests.samples import BEES, MARATHON, docx_bytes, pdf_bytes, zip_bytes
 
 

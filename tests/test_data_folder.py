@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from bot.cli import app
-from core.app import data_folder, sample_life
-from core.settings import Settings
-from core.storage.store import Store
+from biomd.app import data_folder, sample_life
+from biomd.frontends.cli import app
+from biomd.settings import Settings
+from biomd.storage.store import Store
 from tests.models import MINILM_NAME
 
 

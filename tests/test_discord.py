@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from bot.runner import BotApp
-from core.app.engine import Engine
-from core.app.jobs import SourceJob
+from biomd.app.engine import Engine
+from biomd.app.jobs import SourceJob
+from biomd.frontends.runner import BotApp
 from tests import chat_fixtures as fx
 from tests import db
 from tests.conftest import make_settings

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.doctor import FAIL, OK, examine, render
-from core.app.engine import Engine
+from biomd.app.engine import Engine
+from biomd.frontends.doctor import FAIL, OK, examine, render
 from tests.conftest import make_settings
 from tests.fake_llm import Status, fake_llm
 from tests.fake_telegram import fake_telegram
@@ -95,8 +95,8 @@ async def test_doctor_tells_when_biomd_is_running_on_the_data_dir(
 async def test_an_unreachable_platform_is_a_warning_not_a_bad_token(tmp_path: Path) -> None:
     import socket
 
-    from bot.doctor import WARN, check_telegram
-    from core.settings import Settings
+    from biomd.frontends.doctor import WARN, check_telegram
+    from biomd.settings import Settings
 
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
@@ -112,7 +112,7 @@ async def test_an_unreachable_platform_is_a_warning_not_a_bad_token(tmp_path: Pa
 async def test_doctor_runs_one_tool_call_round_trip_and_checks_ollamas_context(
     tmp_path: Path, minilm_path: Path
 ) -> None:
-    from bot.doctor import WARN, check_llm
+    from biomd.frontends.doctor import WARN, check_llm
     from tests.fake_llm import tool_reply
 
     with fake_llm() as llm:

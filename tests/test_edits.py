@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.biographer.edits import apply_edit, find_section, removed_share
-from core.biographer.profile_text import SKELETON, section
-from core.errors import ProfileEditError
+from biomd.biographer.edits import apply_edit, find_section, removed_share
+from biomd.biographer.profile_text import SKELETON, section
+from biomd.errors import ProfileEditError
 
 BIO = SKELETON.replace(
     "## Timeline\n",

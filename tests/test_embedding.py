@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from core.app.engine import Engine
-from core.retrieval.embedding import FastEmbedder
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.retrieval.embedding import FastEmbedder
+from biomd.settings import Settings
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME
 
@@ -27,7 +27,7 @@ def test_the_real_model_gives_unit_vectors_that_rank_meaning(embedder: FastEmbed
 
 
 def test_the_default_model_gets_its_query_prefix() -> None:
-    from core.retrieval.embedding import QUERY_PREFIXES
+    from biomd.retrieval.embedding import QUERY_PREFIXES
 
     assert QUERY_PREFIXES["snowflake/snowflake-arctic-embed-s"].startswith("Represent this")
 
@@ -159,7 +159,7 @@ async def test_reindex_with_the_same_model_embeds_everything_again(
 async def test_the_bot_finishes_a_switch_of_model_in_the_background(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
-    from bot.runner import BotApp
+    from biomd.frontends.runner import BotApp
     from tests.fake_telegram import fake_telegram
     from tests.waiting import until
 
@@ -191,8 +191,8 @@ async def test_the_bot_finishes_a_switch_of_model_in_the_background(
 async def test_vectors_of_the_old_model_are_refused_once_the_switch_is_done(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
-    from core.errors import Busy
-    from core.storage.lock import ProcessLock
+    from biomd.errors import Busy
+    from biomd.storage.lock import ProcessLock
 
     new, late = await embedded_then_switched(tmp_path, minilm_path, embedder, 3)
     async with await Engine.open(new) as engine:

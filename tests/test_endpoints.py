@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.endpoints import CLOUD, LOCAL, Endpoint
-from core.settings import Settings
+from biomd.endpoints import CLOUD, LOCAL, Endpoint
+from biomd.settings import Settings
 
 CLOUD_URL = "https://openrouter.ai/api/v1"
 LOCAL_URL = "http://localhost:8080/v1"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from core.app.engine import Engine
-from core.app.replies import first_sentence_first
-from core.biographer.evidence import Passage, is_question, render, wants_sources
-from core.retrieval.relative import resolve, resolve_lines
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.app.replies import first_sentence_first
+from biomd.biographer.evidence import Passage, is_question, render, wants_sources
+from biomd.retrieval.relative import resolve, resolve_lines
+from biomd.settings import Settings
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM
 from tests.samples import add_sources

@@ -1,17 +1,17 @@
-"""The one text fold (core.fold), across scripts, its map back to the original text, and the
+"""The one text fold (biomd.fold), across scripts, its map back to the original text, and the
 places that compare text by it: grep, rules placement, hidden names, quotes."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.app.engine import Engine
-from core.biographer.leads import people_without_context
-from core.biographer.placement import place
-from core.biographer.quotes import locate
-from core.biographer.share.people import Names, choose
-from core.fold import fold, fold_mapped
-from core.storage.extracts import Extract
+from biomd.app.engine import Engine
+from biomd.biographer.leads import people_without_context
+from biomd.biographer.placement import place
+from biomd.biographer.quotes import locate
+from biomd.biographer.share.people import Names, choose
+from biomd.fold import fold, fold_mapped
+from biomd.storage.extracts import Extract
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.app.engine import Engine
-from core.ingest.timestamps import date_in_heading
+from biomd.app.engine import Engine
+from biomd.ingest.timestamps import date_in_heading
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.app.engine import Engine
+from biomd.app.engine import Engine
 from tests import chat_fixtures as fx
 from tests.conftest import make_settings
 from tests.media_fixtures import jpeg_with_exif
@@ -192,7 +192,7 @@ async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
     monkeypatch.setattr(tempfile, "tempdir", str(outside))
     before = _files_outside_data(tmp_path)
 
-    from core.ingest.transcribe import WhisperTranscriber
+    from biomd.ingest.transcribe import WhisperTranscriber
     from tests.models import whisper_dir
 
     settings = make_settings(
@@ -239,8 +239,8 @@ async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
 @given(st.text(max_size=3000))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_the_whatsapp_parser_never_crashes_and_never_invents_messages(text: str) -> None:
-    from core.ingest.convert.text import iter_lines
-    from core.ingest.convert.whatsapp import parse_messages
+    from biomd.ingest.convert.text import iter_lines
+    from biomd.ingest.convert.whatsapp import parse_messages
 
     messages = list(parse_messages(iter_lines([text]), "dmy", None))
     assert len(messages) <= text.count("\n") + 1
@@ -264,8 +264,8 @@ line = st.one_of(
 @given(st.lists(line, max_size=40))
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_whatsapp_lines_with_any_numbers_parse_or_continue(lines: list[str]) -> None:
-    from core.ingest.convert.text import iter_lines
-    from core.ingest.convert.whatsapp import infer_date_order, parse_messages
+    from biomd.ingest.convert.text import iter_lines
+    from biomd.ingest.convert.whatsapp import infer_date_order, parse_messages
 
     text = "\n".join(lines)
     dates = [ln.split(",")[0] for ln in lines if ln[:1].isdigit() and ln.count("/") >= 2]
@@ -289,14 +289,14 @@ json_value = st.recursive(
 @given(json_value)
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_chat_json_converters_fail_only_with_clear_errors(value: Any) -> None:
-    from core.errors import BiomdError, CorruptSource
-    from core.ingest.convert import ConvertContext
-    from core.ingest.convert.ai_chats import chatgpt_lines, claude_lines
-    from core.ingest.convert.discord import to_message as discord_message
-    from core.ingest.convert.messenger import fix_mojibake
-    from core.ingest.convert.messenger import to_message as messenger_message
-    from core.ingest.convert.telegram import to_message as telegram_message
-    from core.ingest.pipeline import _guarded
+    from biomd.errors import BiomdError, CorruptSource
+    from biomd.ingest.convert import ConvertContext
+    from biomd.ingest.convert.ai_chats import chatgpt_lines, claude_lines
+    from biomd.ingest.convert.discord import to_message as discord_message
+    from biomd.ingest.convert.messenger import fix_mojibake
+    from biomd.ingest.convert.messenger import to_message as messenger_message
+    from biomd.ingest.convert.telegram import to_message as telegram_message
+    from biomd.ingest.pipeline import _guarded
 
     ctx = ConvertContext()
     for convert in (
@@ -324,8 +324,8 @@ def _raising(exc: Exception) -> Iterator[str]:
 @given(st.binary(max_size=4000))
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_detection_never_crashes_on_any_bytes(data: bytes) -> None:
-    from core.errors import ConversionError
-    from core.ingest.convert import Probe, detect
+    from biomd.errors import ConversionError
+    from biomd.ingest.convert import Probe, detect
 
     with tempfile.NamedTemporaryFile() as f:
         f.write(data)

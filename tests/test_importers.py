@@ -10,11 +10,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from core.errors import CorruptSource
-from core.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
-from core.ingest.convert.context import ArchiveBudget
-from core.ingest.convert.email import trim_quoted
-from core.ingest.convert.whatsapp import chat_title, infer_date_order
+from biomd.errors import CorruptSource
+from biomd.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
+from biomd.ingest.convert.context import ArchiveBudget
+from biomd.ingest.convert.email import trim_quoted
+from biomd.ingest.convert.whatsapp import chat_title, infer_date_order
 from tests import chat_fixtures as fx
 from tests import whatsapp_locales as wl
 from tests.samples import zip_bytes
@@ -64,7 +64,7 @@ def test_whatsapp_date_order_is_inferred_from_the_file() -> None:
 
 
 def test_an_ambiguous_date_order_is_said_with_why_and_how_to_choose(tmp_path: Path) -> None:
-    from core.ingest.convert.whatsapp import date_order
+    from biomd.ingest.convert.whatsapp import date_order
 
     assert date_order(["13/02/21", "3/02/21"]) == ("dmy", ""), "a day over 12 decides"
     assert date_order(["5/5/21", "6/6/21"]) == ("dmy", ""), "no date reads differently"
@@ -265,7 +265,7 @@ def test_an_mbox_gives_every_message_and_reads_html_bodies(tmp_path: Path) -> No
 async def test_a_search_for_what_someone_said_returns_their_line_with_name_and_date(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:
-    from core.app.engine import Engine
+    from biomd.app.engine import Engine
     from tests.conftest import make_settings
 
     settings = make_settings(tmp_path / "data", minilm_path, owner_names="Ana Silva")

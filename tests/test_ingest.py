@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from core.app.engine import Engine
-from core.ingest.pipeline import IngestResult
-from core.retrieval.embedding import FastEmbedder
-from core.settings import Settings
-from core.storage.chunks import ChunkRow
-from core.storage.migrations import MIGRATIONS
+from biomd.app.engine import Engine
+from biomd.ingest.pipeline import IngestResult
+from biomd.retrieval.embedding import FastEmbedder
+from biomd.settings import Settings
+from biomd.storage.chunks import ChunkRow
+from biomd.storage.migrations import MIGRATIONS
 from tests import db
 from tests.conftest import make_settings
 from tests.samples import SOURDOUGH, zip_bytes
@@ -231,7 +231,7 @@ async def test_chat_transcript_timestamps_are_kept_on_chunks_and_the_document(
 async def test_a_second_process_cannot_ingest_into_the_same_data_dir_at_once(
     engine: Engine, settings: Settings, embedder: FastEmbedder, tmp_path: Path
 ) -> None:
-    from core.errors import Busy
+    from biomd.errors import Busy
 
     (tmp_path / "a.txt").write_text("hello")
     await ingest(engine, tmp_path / "a.txt")
@@ -244,7 +244,7 @@ async def test_a_second_process_cannot_ingest_into_the_same_data_dir_at_once(
 
 
 def test_a_date_in_the_file_name_dates_an_undated_source() -> None:
-    from core.ingest.timestamps import date_in_name
+    from biomd.ingest.timestamps import date_in_name
 
     assert date_in_name("journal/2019-04-07.md") == "2019-04-07"
     assert date_in_name("IMG_20190407_120000.jpg") == "2019-04-07"
@@ -256,7 +256,7 @@ def test_a_date_in_the_file_name_dates_an_undated_source() -> None:
 async def test_dated_messages_are_counted_once_per_month_and_speaker_even_across_chunks(
     tmp_path: Path, minilm_path: Path, embedder: Any
 ) -> None:
-    from core.ingest.message_counts import DONE
+    from biomd.ingest.message_counts import DONE
 
     lines = []
     for i in range(600):

@@ -1,4 +1,4 @@
-"""Reading turns as one call (core/biographer/integration.py): the reply is the edits and a
+"""Reading turns as one call (biomd/biographer/integration.py): the reply is the edits and a
 one-line report under a JSON schema; routine notes go in by rules and only the rest reach a
 turn; a doubtful note is checked at the cost of a step; turns over different notes run side
 by side with one writer, and an edit another turn overtook is not lost."""
@@ -15,14 +15,14 @@ from typing import Any
 
 import pytest
 
-from core.app.engine import Engine
-from core.biographer import estimate, integration
-from core.biographer.estimate import Cache, Estimate, Prices, Sizes
-from core.biographer.integration import Edit, Plan, merged, new_lines, parse
-from core.biographer.placement import MONTH_LINES, PERSON_LINE, SECTION_LINES, Room, place
-from core.biographer.reading_cost import cache_of, spread
-from core.settings import Settings
-from core.storage.extracts import Extract
+from biomd.app.engine import Engine
+from biomd.biographer import estimate, integration
+from biomd.biographer.estimate import Cache, Estimate, Prices, Sizes
+from biomd.biographer.integration import Edit, Plan, merged, new_lines, parse
+from biomd.biographer.placement import MONTH_LINES, PERSON_LINE, SECTION_LINES, Room, place
+from biomd.biographer.reading_cost import cache_of, spread
+from biomd.settings import Settings
+from biomd.storage.extracts import Extract
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, content, notes_reply

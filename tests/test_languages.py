@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from core.app.engine import Engine
-from core.storage.migrations import MIGRATIONS
+from biomd.app.engine import Engine
+from biomd.storage.migrations import MIGRATIONS
 from tests import db
 
 SOURCES = {
@@ -135,7 +135,7 @@ async def test_an_existing_corpus_is_re_indexed_when_opened(
 REOPEN = """
 import asyncio, logging, sys
 from pathlib import Path
-from core.app.engine import Engine
+from biomd.app.engine import Engine
 from tests.conftest import make_settings
 from tests.models import minilm_dir
 
@@ -217,7 +217,7 @@ async def test_grep_finds_what_folds_to_two_letters_and_dotted_capitals(engine: 
 
 
 def test_voice_hints_are_the_names_of_people_and_speakers_in_any_script() -> None:
-    from core.ingest.hints import capitalised_names, people_names, rank
+    from biomd.ingest.hints import capitalised_names, people_names, rank
 
     people = people_names(
         "- Inês: my partner since 2021 [#4]\n- **花子** (my sister) [#7]\n"
@@ -235,7 +235,7 @@ def test_voice_hints_are_the_names_of_people_and_speakers_in_any_script() -> Non
 
 
 def test_a_note_is_heard_in_the_likeliest_of_the_owners_languages() -> None:
-    from core.ingest.transcribe import likeliest
+    from biomd.ingest.transcribe import likeliest
 
     heard = [("en", 0.40), ("nl", 0.30), ("de", 0.25), ("es", 0.05)]
     assert likeliest(heard, ("de", "es")) == "de"  # not English, not Dutch
@@ -258,8 +258,8 @@ def test_a_voice_note_in_another_language() -> None:
 async def test_bio_md_is_written_in_the_owners_language_and_read_by_section_keys(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:
-    from core.biographer.profile_text import key_of, section
-    from core.biographer.prompts import system_prompt
+    from biomd.biographer.profile_text import key_of, section
+    from biomd.biographer.prompts import system_prompt
     from tests.conftest import make_settings
 
     settings = make_settings(tmp_path / "data", minilm_path, language="de")

@@ -1,5 +1,5 @@
-"""The folders are the architecture: every import points down the layers, `core` never
-imports `bot`, and no two modules import each other."""
+"""The folders are the architecture: every import points down the layers, nothing below the
+front-ends imports them, and no two modules import each other."""
 
 from __future__ import annotations
 
@@ -12,28 +12,26 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Top to bottom. Layers on one line are peers and may not import each other.
 LAYERS: list[tuple[str, ...]] = [
-    ("bot",),
-    ("core.app",),
-    ("core.biographer",),
-    ("core.retrieval", "core.ingest", "core.models"),
-    ("core.storage",),
-    ("core.base",),
+    ("biomd.frontends",),
+    ("biomd.app",),
+    ("biomd.biographer",),
+    ("biomd.retrieval", "biomd.ingest", "biomd.models"),
+    ("biomd.storage",),
+    ("biomd.base",),
 ]
-BASE = {"core.settings", "core.errors", "core.redact", "core.fold", "core.plural"}
+PACKAGE = ROOT / "biomd"
 
 
 def layer_of(module: str) -> str:
-    """The layer a module belongs to: its package under core (the sample life counts as the
-    app's), or the base for core's own top-level modules."""
+    """The layer a module belongs to: its package under biomd (the sample life counts as the
+    app's), or the base for the package's own top-level modules."""
     parts = module.split(".")
-    if parts[0] == "bot":
-        return "bot"
     package = ".".join(parts[:2])
-    if package == "core.sample":
-        return "core.app"
-    if len(parts) >= 2 and (ROOT / "core" / parts[1]).is_dir():
+    if package == "biomd.sample":
+        return "biomd.app"
+    if len(parts) >= 2 and (PACKAGE / parts[1]).is_dir():
         return package
-    return "core.base"
+    return "biomd.base"
 
 
 def rank(layer: str) -> int:
@@ -68,7 +66,7 @@ def imports(path: Path) -> frozenset[str]:
                 )
             found.add(base)
             found.update(f"{base}.{a.name}" for a in node.names)
-    return frozenset(m for m in found if m.split(".")[0] in {"core", "bot"} and _exists(m))
+    return frozenset(m for m in found if m.split(".")[0] == "biomd" and _exists(m))
 
 
 @functools.cache
@@ -77,36 +75,49 @@ def _exists(module: str) -> bool:
     return path.with_suffix(".py").exists() or (path / "__init__.py").exists()
 
 
+@functools.cache
 def sources() -> list[Path]:
-    return sorted([*ROOT.joinpath("core").rglob("*.py"), *ROOT.joinpath("bot").rglob("*.py")])
+    """Every module of the package; a scan that found few would prove nothing."""
+    found = sorted(PACKAGE.rglob("*.py"))
+    assert len(found) >= 200, f"only {len(found)} modules under {PACKAGE}"
+    return found
 
 
-def test_every_import_points_down_the_layers_and_core_never_imports_bot() -> None:
+def test_the_scans_see_the_whole_package_and_every_layer() -> None:
+    """The checks below pass vacuously on an empty tree: they scan at least 200 modules, and
+    each layer holds some."""
+    layers = {layer_of(module_name(p)) for p in sources()}
+    assert len(sources()) >= 200
+    assert layers == {layer for row in LAYERS for layer in row}
+
+
+def test_every_import_points_down_the_layers_and_nothing_below_imports_the_front_ends() -> None:
     wrong = []
     for path in sources():
         me = module_name(path)
         mine = layer_of(me)
         for other in imports(path):
             theirs = layer_of(other)
-            if theirs == mine or other == "core" or me.startswith(other + "."):
+            if theirs == mine or other == "biomd" or me.startswith(other + "."):
                 continue
             if rank(theirs) <= rank(mine):
                 wrong.append(f"{me} ({mine}) imports {other} ({theirs})")
     assert wrong == []
 
 
-FRONT_END_MAY_IMPORT = ("core.app", "core.settings", "core.errors")
+FRONT_END_MAY_IMPORT = ("biomd.app", "biomd.settings", "biomd.errors")
 
 
 def test_front_ends_import_only_the_app_layer_the_settings_and_the_errors() -> None:
-    """A front-end (anything under bot/) reaches the engine's lower layers only through
-    core/app: a type or a check it needs from below is offered there, by name."""
+    """A front-end (anything under biomd/frontends/) reaches the engine's lower layers only
+    through biomd/app: a type or a check it needs from below is offered there, by name."""
     reaching = [
         f"{module_name(path)} imports {other}"
         for path in sources()
-        if module_name(path).startswith("bot")
+        if module_name(path).startswith("biomd.frontends")
         for other in sorted(imports(path))
-        if other.startswith("core.")
+        if other != "biomd"
+        and not other.startswith("biomd.frontends")
         and not any(other == m or other.startswith(m + ".") for m in FRONT_END_MAY_IMPORT)
     ]
     assert reaching == []
@@ -120,7 +131,7 @@ def test_no_two_modules_import_each_other() -> None:
         for b in deps
         if a < b
         and a in graph.get(b, set())
-        and not (a == "core" or b == "core")
+        and not (a == "biomd" or b == "biomd")
         and not b.startswith(a + ".")
         and not a.startswith(b + ".")
     )
@@ -128,7 +139,7 @@ def test_no_two_modules_import_each_other() -> None:
 
 
 def test_each_package_says_what_its_layer_is_in_its_docstring() -> None:
-    for init in [ROOT / "core" / "__init__.py", *ROOT.joinpath("core").glob("*/__init__.py")]:
+    for init in [PACKAGE / "__init__.py", *PACKAGE.glob("*/__init__.py")]:
         if init.parent.name in {"sample"}:
             continue
         doc = ast.get_docstring(parsed(init))
@@ -136,12 +147,12 @@ def test_each_package_says_what_its_layer_is_in_its_docstring() -> None:
         assert len(doc.splitlines()) <= 3, f"{init}: say it in a line or two"
 
 
-def test_only_core_models_talks_to_a_model() -> None:
-    """Every model call goes through core/models, where it is metered and spend-limited."""
+def test_only_biomd_models_talks_to_a_model() -> None:
+    """Every model call goes through biomd/models, where it is metered and spend-limited."""
     talking = [
         module_name(path)
         for path in sources()
-        if not module_name(path).startswith("core.models")
+        if not module_name(path).startswith("biomd.models")
         and any(
             name.split(".")[0] == "openai"
             for node in ast.walk(parsed(path))
@@ -165,14 +176,14 @@ SQL = re.compile(
     r"BEGIN IMMEDIATE)\b",
     re.S,
 )
-OTHER_APPS_DATABASES = {"core.ingest.convert.imessage"}  # reads an iPhone backup's chat.db
+OTHER_APPS_DATABASES = {"biomd.ingest.convert.imessage"}  # reads an iPhone backup's chat.db
 
 
 def outside_storage() -> list[Path]:
     return [
         p
         for p in sources()
-        if not module_name(p).startswith("core.storage")
+        if not module_name(p).startswith("biomd.storage")
         and module_name(p) not in OTHER_APPS_DATABASES
     ]
 
@@ -190,7 +201,7 @@ def strings(tree: ast.AST) -> list[str]:
     return found
 
 
-def test_sql_is_written_only_under_core_storage() -> None:
+def test_sql_is_written_only_under_biomd_storage() -> None:
     offending = [
         f"{module_name(p)}: {text[:60]!r}"
         for p in outside_storage()
@@ -237,14 +248,14 @@ def test_only_storage_opens_a_database_or_reaches_for_its_connection() -> None:
             f"{module_name(path)} imports the Database"
             for node in ast.walk(tree)
             if isinstance(node, ast.ImportFrom)
-            and node.module == "core.storage.database"
+            and node.module == "biomd.storage.database"
             and any(a.name == "Database" for a in node.names)
         ]
     assert offending == []
 
 
-def test_the_top_of_core_holds_only_the_base_and_packages() -> None:
-    loose = {p.stem for p in ROOT.joinpath("core").glob("*.py")} - {"__init__"}
+def test_the_top_of_the_package_holds_only_the_base_and_packages() -> None:
+    loose = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
     assert loose == {"settings", "endpoints", "errors", "redact", "fold", "plural"}
 
 
@@ -264,13 +275,13 @@ ENGINE_API = {
     "open",
     "close",
 }
-"""The engine's services: what front-ends call (core/app/engine.py says what each is)."""
+"""The engine's services: what front-ends call (biomd/app/engine.py says what each is)."""
 
 
 def test_front_ends_call_the_engines_services_and_never_reach_into_its_wiring() -> None:
     reached = []
     for path in sources():
-        if not module_name(path).startswith("bot"):
+        if not module_name(path).startswith("biomd.frontends"):
             continue
         for node in ast.walk(parsed(path)):
             if not isinstance(node, ast.Attribute):
@@ -346,7 +357,7 @@ def test_no_module_is_over_500_lines_and_no_cli_file_over_300() -> None:
     """A module a newcomer can read at one sitting: split one that grows past the limit by
     what its parts do (the CLI by subject, one click group a file)."""
     long = [f"{p.relative_to(ROOT)}: {lines(p)}" for p in sources() if lines(p) > MAX_LINES]
-    cli = sorted(ROOT.joinpath("bot", "cli").glob("*.py"))
+    cli = sorted(PACKAGE.joinpath("frontends", "cli").glob("*.py"))
     long_cli = [f"{p.relative_to(ROOT)}: {lines(p)}" for p in cli if lines(p) > MAX_CLI_LINES]
     assert len(cli) > 5, "the CLI is split by subject"
     assert long == [] and long_cli == []

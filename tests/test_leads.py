@@ -10,16 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from core.app.engine import Engine
-from core.biographer.disagreements import count_conflicts, denials
-from core.biographer.leads import (
+from biomd.app.engine import Engine
+from biomd.biographer.disagreements import count_conflicts, denials
+from biomd.biographer.leads import (
     before_record,
     leads,
     open_decisions,
     people_without_context,
 )
-from core.biographer.profile_text import section
-from core.storage.extracts import Extract
+from biomd.biographer.profile_text import section
+from biomd.storage.extracts import Extract
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, notes_reply
 from tests.reading import read_round

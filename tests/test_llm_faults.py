@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from bot.runner import BotApp
-from core.app.engine import Engine
-from core.errors import LLMError
+from biomd.app.engine import Engine
+from biomd.errors import LLMError
+from biomd.frontends.runner import BotApp
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, Raw, Slow, Status, fake_llm, tool_reply

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import logs
+from biomd.frontends import logs
 
 
 @pytest.fixture
@@ -27,8 +27,8 @@ def restore_logging() -> Iterator[None]:
 def emit_some() -> None:
     logging.getLogger("matplotlib.font_manager").info("generated new fontManager")
     logging.getLogger("faster_whisper").warning("a library's warning")
-    logging.getLogger("core.retrieval.embedding").info("loading the model")
-    logging.getLogger("core.retrieval.embedding").warning("Downloading the model, once.")
+    logging.getLogger("biomd.retrieval.embedding").info("loading the model")
+    logging.getLogger("biomd.retrieval.embedding").warning("Downloading the model, once.")
 
 
 def test_the_terminal_shows_only_biomds_warnings_and_the_file_has_everything(

@@ -17,18 +17,18 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
-from bot.mcp_server import build
-from bot.web.server import WebView
-from core import sample
-from core.app import turn_server
-from core.app.assistant import Assistant
-from core.app.engine import Engine
-from core.app.memory import CAP, Memory
-from core.biographer.codex_turn import STATE
-from core.biographer.tool_state import ToolState
-from core.biographer.tools import TOOLS
-from core.biographer.turn_context import TurnContext
-from core.storage.extracts import NewExtract
+from biomd import sample
+from biomd.app import turn_server
+from biomd.app.assistant import Assistant
+from biomd.app.engine import Engine
+from biomd.app.memory import CAP, Memory
+from biomd.biographer.codex_turn import STATE
+from biomd.biographer.tool_state import ToolState
+from biomd.biographer.tools import TOOLS
+from biomd.biographer.turn_context import TurnContext
+from biomd.frontends.mcp_server import build
+from biomd.frontends.web.server import WebView
+from biomd.storage.extracts import NewExtract
 from tests import db
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME, whisper_dir

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from core.app.engine import Engine
-from core.errors import CorruptSource
-from core.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
-from core.ingest.transcribe import WhisperTranscriber, decode_windows
-from core.models.ledger import Ledger
-from core.models.vision import VisionDescriber
-from core.storage.store import Store
+from biomd.app.engine import Engine
+from biomd.errors import CorruptSource
+from biomd.ingest.convert import ArchiveReader, ConvertContext, Probe, detect
+from biomd.ingest.transcribe import WhisperTranscriber, decode_windows
+from biomd.models.ledger import Ledger
+from biomd.models.vision import VisionDescriber
+from biomd.storage.store import Store
 from tests import chat_fixtures as fx
 from tests import db
 from tests.conftest import make_settings
@@ -89,7 +89,7 @@ async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
 
 @pytest.mark.slow
 def test_hints_fit_in_whispers_prompt_limit(whisper_path: Path) -> None:
-    from core.ingest.hints import fit
+    from biomd.ingest.hints import fit
 
     transcriber = WhisperTranscriber(str(whisper_path))
     names = [f"Name{chr(65 + i % 26)}{i}" for i in range(400)]
@@ -306,7 +306,7 @@ def test_a_whatsapp_zip_bomb_is_refused(tmp_path: Path) -> None:
             {"_chat.txt": fx.WHATSAPP_IOS.encode(), "00000012-PHOTO-x.jpg": b"\0" * 5_000_000}
         )
     )
-    from core.errors import ArchiveLimit
+    from biomd.errors import ArchiveLimit
 
     with pytest.raises(ArchiveLimit, match="zip bomb"):
         convert(archive, ConvertContext())
@@ -362,7 +362,7 @@ def test_an_iphone_heic_photo_is_read(tmp_path: Path) -> None:
 async def test_a_missing_speech_model_fails_that_file_only_and_says_what_to_set(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:
-    from core import sample
+    from biomd import sample
 
     not_a_model = tmp_path / "not-a-model"
     not_a_model.mkdir()

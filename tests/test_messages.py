@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.app.replies import snippet
+from biomd.app.replies import snippet
 
 TEXT = (
     "# Sunday 7 April 2019 Ran the Bath half marathon this morning. Legs like wet cardboard. "

@@ -15,14 +15,14 @@ import pytest
 from typer.testing import CliRunner
 
 from bench.mirror_life import write_life
-from bot.cli import app
-from core.app.engine import Engine
-from core.biographer.mirror.findings import Finding
-from core.biographer.mirror.messages import VERSION, ParsedChats
-from core.errors import BiomdError, NotFound
-from core.retrieval.embedding import FastEmbedder
-from core.settings import Settings
-from core.storage.mirror import Parsed
+from biomd.app.engine import Engine
+from biomd.biographer.mirror.findings import Finding
+from biomd.biographer.mirror.messages import VERSION, ParsedChats
+from biomd.errors import BiomdError, NotFound
+from biomd.frontends.cli import app
+from biomd.retrieval.embedding import FastEmbedder
+from biomd.settings import Settings
+from biomd.storage.mirror import Parsed
 from tests import db
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME

@@ -16,13 +16,13 @@ import pytest
 
 from bench.mirror_life import Plan, _const, _step, lines, whatsapp_ios, write_life
 from bench.mirror_notes_life import write_notes_life
-from bot.runner import BotApp
-from bot.scheduler import build_scheduler
-from bot.web.server import WebView
-from core.app.engine import Engine
-from core.app.jobs import MirrorJob
-from core.biographer.share.audiences import Choice
-from core.errors import ConfigError
+from biomd.app.engine import Engine
+from biomd.app.jobs import MirrorJob
+from biomd.biographer.share.audiences import Choice
+from biomd.errors import ConfigError
+from biomd.frontends.runner import BotApp
+from biomd.frontends.scheduler import build_scheduler
+from biomd.frontends.web.server import WebView
 from tests import db, web_view
 from tests.conftest import llm_settings, make_settings
 from tests.fake_llm import FakeLLM, fake_llm

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from bench.mirror_notes_life import CRISIS, PLANTED, found, write_notes_life
-from core.app.engine import Engine
-from core.app.memory import Memory
-from core.biographer.mirror.care import HELP
-from core.errors import BiomdError
-from core.retrieval.embedding import FastEmbedder
+from biomd.app.engine import Engine
+from biomd.app.memory import Memory
+from biomd.biographer.mirror.care import HELP
+from biomd.errors import BiomdError
+from biomd.retrieval.embedding import FastEmbedder
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, content
@@ -229,7 +229,7 @@ async def test_forgetting_a_source_takes_its_evidence_and_a_pattern_left_with_on
 async def test_mcp_shows_confirmed_patterns_only(read_life: Engine) -> None:
     from mcp import Client
 
-    from bot.mcp_server import build
+    from biomd.frontends.mcp_server import build
 
     await read_life.mirror.refresh()
     view = await read_life.mirror.view()
@@ -287,7 +287,7 @@ def test_a_mirror_pass_killed_mid_way_resumes_with_no_duplicate(
 
     llm.responder = judge_slowly_at_the_fourth  # type: ignore[assignment]
     life = [str(p) for p in write_notes_life(tmp_path / "life")]
-    biomd = [sys.executable, "-m", "bot"]
+    biomd = [sys.executable, "-m", "biomd.frontends"]
     subprocess.run([*biomd, "ingest", *life], env=env, check=True, capture_output=True, timeout=300)
     path = tmp_path / "data" / "biomd.sqlite3"
     with subprocess.Popen(

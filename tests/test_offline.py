@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from core.app import asking
-from core.app.engine import Engine
-from core.errors import EmbeddingError
-from core.retrieval.embedding import (
+from biomd.app import asking
+from biomd.app.engine import Engine
+from biomd.errors import EmbeddingError
+from biomd.retrieval.embedding import (
     RETRY_DOWNLOAD_AFTER_S,
     FastEmbedder,
     download_failed,
 )
-from core.settings import Settings
+from biomd.settings import Settings
 
 MODEL = "BAAI/bge-small-en-v1.5"  # one fastembed lists, and that is not in this cache
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-import core.app.jobs.queue
-from bot.runner import BotApp
-from core.app.jobs import SourceJob
+import biomd.app.jobs.queue
+from biomd.app.jobs import SourceJob
+from biomd.frontends.runner import BotApp
 from tests import db
 from tests.conftest import make_settings
 from tests.fake_discord import fake_discord
@@ -36,7 +36,7 @@ def local_source(tmp_path: Path, name: str, text: str) -> str:
 
 @pytest.fixture(autouse=True)
 def quick_platform_retry(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(core.app.jobs.queue, "PLATFORM_RETRY_S", 1)
+    monkeypatch.setattr(biomd.app.jobs.queue, "PLATFORM_RETRY_S", 1)
 
 
 async def test_telegram_going_away_and_coming_back_loses_nothing(

@@ -8,9 +8,9 @@ import stat
 import time
 from pathlib import Path
 
-from core.app.engine import Engine
-from core.biographer.consolidate import losses, unfence
-from core.biographer.profile_text import (
+from biomd.app.engine import Engine
+from biomd.biographer.consolidate import losses, unfence
+from biomd.biographer.profile_text import (
     SECTIONS,
     SKELETON,
     changed_sections,

@@ -12,12 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from core.biographer.evidence import NOTHING, Passage, query, render, with_evidence
-from core.biographer.packing import pack
-from core.biographer.period import Day, overlaps, phrase, within
-from core.biographer.quotes import RUN_WORDS, longest_run
-from core.fold import fold_mapped
-from core.ingest.timestamps import (
+from biomd.biographer.evidence import NOTHING, Passage, query, render, with_evidence
+from biomd.biographer.packing import pack
+from biomd.biographer.period import Day, overlaps, phrase, within
+from biomd.biographer.quotes import RUN_WORDS, longest_run
+from biomd.fold import fold_mapped
+from biomd.ingest.timestamps import (
     line_facts,
     line_months,
     line_speakers,
@@ -25,7 +25,7 @@ from core.ingest.timestamps import (
     span,
     strip_line_stamps,
 )
-from core.storage.extracts import Extract
+from biomd.storage.extracts import Extract
 
 # -- packing.pack -----------------------------------------------------------------------------
 

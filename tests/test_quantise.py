@@ -16,9 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from core.app.engine import Engine
-from core.retrieval.embedding import FastEmbedder
-from core.retrieval.quantise import copy_name, int8_copy, is_quantised
+from biomd.app.engine import Engine
+from biomd.retrieval.embedding import FastEmbedder
+from biomd.retrieval.quantise import copy_name, int8_copy, is_quantised
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME
 
@@ -156,7 +156,7 @@ def cut_short(source, out, **kw):
     time.sleep(60)
 
 q.quantize_dynamic = cut_short
-from core.retrieval.quantise import int8_copy
+from biomd.retrieval.quantise import int8_copy
 int8_copy(sys.argv[1], Path(sys.argv[2]), "model.onnx", Path(sys.argv[3]))
 """
 

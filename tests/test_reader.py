@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from core.app.engine import Engine
-from core.app.replies import cost_text
-from core.biographer import reader
-from core.biographer.json_reply import Unreadable
-from core.biographer.quotes import locate
-from core.biographer.reader import Part
-from core.errors import SpendLimitReached
-from core.fold import fold_mapped
-from core.settings import Settings
+from biomd.app.engine import Engine
+from biomd.app.replies import cost_text
+from biomd.biographer import reader
+from biomd.biographer.json_reply import Unreadable
+from biomd.biographer.quotes import locate
+from biomd.biographer.reader import Part
+from biomd.errors import SpendLimitReached
+from biomd.fold import fold_mapped
+from biomd.settings import Settings
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, Slow, Status, notes_reply, tool_reply
@@ -507,13 +507,21 @@ def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
     )
     source = tmp_path / "journal.txt"
     source.write_text(text)
-    biomd = [sys.executable, "-m", "bot", "ingest", str(source), "--no-read", "--no-embed"]
+    biomd = [
+        sys.executable,
+        "-m",
+        "biomd.frontends",
+        "ingest",
+        str(source),
+        "--no-read",
+        "--no-embed",
+    ]
     subprocess.run(biomd, env=env, check=True, capture_output=True, timeout=120)
     path = tmp_path / "data" / "biomd.sqlite3"
     llm.notes.extend(Slow(0.4, json.dumps({"notes": []})) for _ in range(2))
     llm.notes.append(Slow(60, "never"))  # the process is killed while it waits for this
     with subprocess.Popen(
-        [sys.executable, "-m", "bot", "analyse", "--pending"],
+        [sys.executable, "-m", "biomd.frontends", "analyse", "--pending"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -12,8 +12,8 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from bot.__main__ import app
-from core.settings import Settings
+from biomd.frontends.__main__ import app
+from biomd.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text()

@@ -12,15 +12,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import Field
 
-from core.app.channels import split_message
-from core.biographer.context import ELIDED, RESULTS_HEAD, estimate, fit
-from core.biographer.reading_round import covered_to
-from core.biographer.steps import CONTINUATIONS, Broken, Continue, Final, RunTools, decide
-from core.biographer.tools import PARAMS
-from core.errors import NotFound
-from core.models.llm import Reply, ToolCall
-from core.models.text_calls import parse
-from core.models.tools import Done, Failed, aliased, openai_tools, tool
+from biomd.app.channels import split_message
+from biomd.biographer.context import ELIDED, RESULTS_HEAD, estimate, fit
+from biomd.biographer.reading_round import covered_to
+from biomd.biographer.steps import CONTINUATIONS, Broken, Continue, Final, RunTools, decide
+from biomd.biographer.tools import PARAMS
+from biomd.errors import NotFound
+from biomd.models.llm import Reply, ToolCall
+from biomd.models.text_calls import parse
+from biomd.models.tools import Done, Failed, aliased, openai_tools, tool
 
 # -- text_calls.parse ---------------------------------------------------------------------------
 

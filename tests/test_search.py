@@ -9,11 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.app.engine import Engine
-from core.errors import NotFound
-from core.retrieval.fts_query import keyword_query
-from core.retrieval.fusion import rrf
-from core.storage.chunks import ChunkRow
+from biomd.app.engine import Engine
+from biomd.errors import NotFound
+from biomd.retrieval.fts_query import keyword_query
+from biomd.retrieval.fusion import rrf
+from biomd.storage.chunks import ChunkRow
 from tests.samples import write_corpus
 
 
@@ -158,7 +158,7 @@ def test_rrf_rewards_items_found_by_both_lists() -> None:
 
 
 def test_the_vector_list_counts_for_more_the_less_the_keywords_cover_the_query() -> None:
-    from core.retrieval.fusion import vector_weight
+    from biomd.retrieval.fusion import vector_weight
 
     weights = [vector_weight(c, 0.02, 2.0, 3.0) for c in (1.0, 0.75, 0.5, 0.0)]
     assert weights[0] == pytest.approx(0.02) and weights[-1] == pytest.approx(2.0)
@@ -279,7 +279,7 @@ async def test_read_source_of_an_unknown_id_is_not_found(engine: Engine) -> None
 
 
 def test_a_keyword_plan_keeps_every_rare_word_and_bounds_common_ones() -> None:
-    from core.retrieval.keyword_plan import plan
+    from biomd.retrieval.keyword_plan import plan
 
     words = {"lisbon": 40, "move": 900, "love": 5000, "time": 7000, "home": 6000, "dinner": 3000}
     df = {f'"{w}"': n for w, n in words.items()}

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from core.app.engine import Engine
-from core.retrieval import neighbours
+from biomd.app.engine import Engine
+from biomd.retrieval import neighbours
 
 
 def test_the_neighbours_are_whole_messages_either_side() -> None:
@@ -51,7 +51,7 @@ async def test_a_hit_brings_the_reply_that_answers_it_from_its_own_source(engine
 def test_the_time_parser_reads_absolute_relative_and_named_periods() -> None:
     from datetime import date
 
-    from core.retrieval.when import Period, period
+    from biomd.retrieval.when import Period, period
 
     today = date(2026, 7, 15)
 
@@ -88,7 +88,7 @@ def test_today_is_the_owners_day_in_their_time_zone() -> None:
     from datetime import UTC, datetime
     from zoneinfo import ZoneInfo
 
-    from core.retrieval.when import period, today_in
+    from biomd.retrieval.when import period, today_in
 
     now = datetime(2026, 1, 1, 0, 30, tzinfo=UTC)  # still 31 December in New York
     today = today_in(ZoneInfo("America/New_York"), now)
@@ -119,7 +119,7 @@ async def test_a_dated_question_ranks_the_right_year_first(engine: Engine) -> No
 
 
 def test_a_question_is_split_only_where_each_part_says_what_it_is_about() -> None:
-    from core.retrieval.subqueries import parts, place
+    from biomd.retrieval.subqueries import parts, place
 
     assert parts("What did I do at Ana's wedding and at the Porto marathon?") == [
         "What did I do at Ana's wedding",
@@ -167,7 +167,7 @@ async def test_a_two_event_question_gets_both_events_in_its_top_five(engine: Eng
 
 @pytest.mark.slow
 async def test_a_part_never_pushes_out_a_passage_with_the_exact_words(engine: Engine) -> None:
-    from core.retrieval.subqueries import phrases
+    from biomd.retrieval.subqueries import phrases
 
     for name, text in wedding_and_marathon():
         await engine.sources.keep_text(text, name)
@@ -186,7 +186,7 @@ async def test_a_part_never_pushes_out_a_passage_with_the_exact_words(engine: En
 def test_a_date_that_cannot_be_names_no_time() -> None:
     from datetime import date
 
-    from core.retrieval.when import period
+    from biomd.retrieval.when import period
 
     today = date(2026, 7, 15)
     for q in (

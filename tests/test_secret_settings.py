@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.biographer.codex_turn import CodexTurn
-from core.biographer.turn import Turn
-from core.biographer.turn_context import TurnContext
-from core.settings import SECRET_FIELDS, Settings
+from biomd.biographer.codex_turn import CodexTurn
+from biomd.biographer.turn import Turn
+from biomd.biographer.turn_context import TurnContext
+from biomd.settings import SECRET_FIELDS, Settings
 
 KEYS = {
     "llm_api_key": "sk-biographer-1",

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from bot.setup import Wizard, daily_cron
-from core.app.envfile import with_values
-from core.settings import Settings
+from biomd.app.envfile import with_values
+from biomd.frontends.setup import Wizard, daily_cron
+from biomd.settings import Settings
 from tests.fake_discord import fake_discord
 from tests.fake_llm import Status, fake_llm, tool_reply
 from tests.fake_telegram import fake_telegram

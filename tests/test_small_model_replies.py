@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from core.app.engine import Engine
-from core.biographer.context import ELIDED, RESULTS_HEAD
-from core.biographer.loop import CUT_OFF_NOTE
-from core.errors import LLMError
+from biomd.app.engine import Engine
+from biomd.biographer.context import ELIDED, RESULTS_HEAD
+from biomd.biographer.loop import CUT_OFF_NOTE
+from biomd.errors import LLMError
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, Status, text_reply, tool_reply
@@ -440,7 +440,7 @@ async def test_a_turn_that_outgrows_the_context_window_drops_old_results_first(
 async def test_the_context_window_is_asked_of_ollama_and_llama_cpp(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
 ) -> None:
-    from core.models.context_window import context_tokens
+    from biomd.models.context_window import context_tokens
 
     root = llm.base_url.removesuffix("/v1")
     local = llm_settings(tmp_path, minilm_path, llm, llm_base_url=f"{root}/v1").endpoint()

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from bot.runner import BotApp
-from core.app.engine import Engine
-from core.app.jobs import SourceJob
+from biomd.app.engine import Engine
+from biomd.app.jobs import SourceJob
+from biomd.frontends.runner import BotApp
 from tests import chat_fixtures as fx
 from tests import db
 from tests.conftest import make_settings
@@ -319,8 +319,8 @@ async def test_nothing_is_pushed_when_there_are_no_open_questions(rig: Rig) -> N
 def test_a_bad_question_schedule_is_a_clear_error() -> None:
     from datetime import UTC
 
-    from bot.scheduler import build_scheduler
-    from core.errors import ConfigError
+    from biomd.errors import ConfigError
+    from biomd.frontends.scheduler import build_scheduler
 
     async def nothing() -> None:
         pass
@@ -353,7 +353,7 @@ async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: P
             proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "bot",
+                "biomd.frontends",
                 "run",
                 env=env,
                 cwd=tmp_path,

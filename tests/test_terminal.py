@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from bot.terminal import TerminalSession
-from core import sample
-from core.app.engine import Engine
-from core.settings import Settings
+from biomd import sample
+from biomd.app.engine import Engine
+from biomd.frontends.terminal import TerminalSession
+from biomd.settings import Settings
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, fake_llm, tool_reply
@@ -194,7 +194,7 @@ def test_ctrl_c_ends_the_session_at_once(tmp_path: Path, minilm_path: Path) -> N
 
 
 async def test_output_while_the_prompt_waits_goes_below_it_and_the_prompt_returns() -> None:
-    from bot.terminal import TerminalChannel
+    from biomd.frontends.terminal import TerminalChannel
 
     text = io.StringIO()
     waiting: list[str | None] = ["you › "]

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from bot.cli import app
-from core.app.engine import Engine
+from biomd.app.engine import Engine
+from biomd.frontends.cli import app
 from tests import db
 from tests.conftest import make_settings
 from tests.fake_llm import fake_llm, tool_reply
@@ -132,7 +132,7 @@ async def test_a_backup_cut_short_is_refused_plainly_and_leaves_nothing_behind(
 
 
 def test_a_private_folder_makes_the_parents_it_needs_private_too(tmp_path: Path) -> None:
-    from core.storage.database import ensure_private_dir
+    from biomd.storage.database import ensure_private_dir
 
     (tmp_path / "kept").mkdir(mode=0o755)
     (tmp_path / "kept").chmod(0o755)
@@ -163,7 +163,7 @@ def test_export_never_replaces_a_file_unasked(tmp_path: Path) -> None:
 async def test_secrets_never_reach_logs_errors_or_bio_md(
     tmp_path: Path, minilm_path: Path, embedder: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    from core.errors import LLMNotConfigured
+    from biomd.errors import LLMNotConfigured
     from tests.fake_llm import Status
 
     caplog.set_level(logging.DEBUG)
@@ -303,7 +303,7 @@ async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
         "size = 11 * 1024 * 1024\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))\n"
-        "from bot.__main__ import main\n"
+        "from biomd.frontends.__main__ import main\n"
         "sys.argv = ['biomd', '--data-dir', sys.argv[1], 'ingest', '--no-embed', sys.argv[2]]\n"
         "main()\n"
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from core.app.engine import Engine
+from biomd.app.engine import Engine
 from tests import db
 from tests.fake_llm import FakeLLM, Slow
 from tests.reading import read_round

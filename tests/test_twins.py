@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.app.engine import Engine
-from core.ingest.twins import FULL_BELOW, Units, after, message_key, verdict
+from biomd.app.engine import Engine
+from biomd.ingest.twins import FULL_BELOW, Units, after, message_key, verdict
 
 
 def whatsapp(first: int, last: int, media: str = "<Media omitted>") -> str:

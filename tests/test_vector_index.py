@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from bench.synth import paraphrases, structured_vectors
-from core.retrieval.binary_codes import closest, hamming, pack
-from core.retrieval.embedding import to_blob
-from core.retrieval.vector_index import Loading, VectorIndex
-from core.storage.chunks import ChunkRow
-from core.storage.store import Store
+from biomd.retrieval.binary_codes import closest, hamming, pack
+from biomd.retrieval.embedding import to_blob
+from biomd.retrieval.vector_index import Loading, VectorIndex
+from biomd.storage.chunks import ChunkRow
+from biomd.storage.store import Store
 
 
 def unit(rows: np.ndarray) -> np.ndarray:

@@ -18,13 +18,13 @@ from typing import Any
 import httpx
 import pytest
 
-from bot.web.app import create_app
-from bot.web.security import allowed_hosts
-from bot.web.server import WebView, bind
-from core.app.assistant import Assistant
-from core.app.engine import Engine
-from core.app.jobs import JobQueue
-from core.errors import ConfigError
+from biomd.app.assistant import Assistant
+from biomd.app.engine import Engine
+from biomd.app.jobs import JobQueue
+from biomd.errors import ConfigError
+from biomd.frontends.web.app import create_app
+from biomd.frontends.web.security import allowed_hosts
+from biomd.frontends.web.server import WebView, bind
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, tool_reply
@@ -422,7 +422,7 @@ async def _listen(site: Site, into: list[dict[str, Any]], listening: asyncio.Eve
 
 async def test_pictures_render_once_per_state_of_their_data() -> None:
     """Twenty page loads asking for the same picture share one render (bench/loop_lag.py)."""
-    from bot.web.memo import RenderMemo
+    from biomd.frontends.web.memo import RenderMemo
 
     memo = RenderMemo(keep=2)
     calls: list[str] = []

@@ -15,14 +15,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bot.web.app import create_app
-from bot.web.security import allowed_hosts
-from bot.web.server import WebView
-from core.app.assistant import Assistant
-from core.app.engine import Engine
-from core.app.pictures import timeline as timeline_picture
-from core.app.pictures.drawing import fit, text_width, wrap
-from core.app.replies import NO_MODEL_AGAIN
+from biomd.app.assistant import Assistant
+from biomd.app.engine import Engine
+from biomd.app.pictures import timeline as timeline_picture
+from biomd.app.pictures.drawing import fit, text_width, wrap
+from biomd.app.replies import NO_MODEL_AGAIN
+from biomd.frontends.web.app import create_app
+from biomd.frontends.web.security import allowed_hosts
+from biomd.frontends.web.server import WebView
 from tests.conftest import make_settings
 from tests.fake_llm import FakeLLM
 from tests.test_web import Site, serving
@@ -112,7 +112,7 @@ async def test_a_chat_answer_shows_passages_as_plain_text_and_links_its_sources(
 
 
 async def test_nothing_in_a_chat_message_becomes_markup() -> None:
-    from bot.web.render import chat_message
+    from biomd.frontends.web.render import chat_message
 
     text = (
         "> quoted\n- item\n1. first\n---\n    indented\n<b>bold</b> [x](javascript:alert(1)) "

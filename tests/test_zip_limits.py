@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.ingest.convert.context import ArchiveBudget, ConvertContext
-from core.settings import Settings, ZipLimits
+from biomd.ingest.convert.context import ArchiveBudget, ConvertContext
+from biomd.settings import Settings, ZipLimits
 
 
 def test_the_zip_limits_are_one_group_read_from_the_settings() -> None:

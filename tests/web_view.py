@@ -6,11 +6,11 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from bot.web.server import WebView
-from core.app.assistant import Assistant
-from core.app.engine import Engine
-from core.app.jobs import JobQueue
-from core.settings import Settings
+from biomd.app.assistant import Assistant
+from biomd.app.engine import Engine
+from biomd.app.jobs import JobQueue
+from biomd.frontends.web.server import WebView
+from biomd.settings import Settings
 
 
 @contextlib.asynccontextmanager

@@ -1,0 +1,78 @@
+"""The profile as the owner sees it: bio.md's sections, each with the change that last made
+it (never the skeleton's first writing), whether bio.md has anything in it yet, and, while it
+has not, what fills it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from biomd.biographer.profile_text import NOTHING_YET, section, section_titles
+from biomd.storage.revisions import Revision
+
+if TYPE_CHECKING:
+    from biomd.app.engine import Engine
+
+_PLACEHOLDERS = {f"_{text}_" for text in NOTHING_YET.values()} | set(NOTHING_YET.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    title: str
+    body: str  # Markdown; "" while the section says only that nothing is known yet
+    change: Revision | None  # the revision that last changed it; None for the skeleton's
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileView:
+    sections: list[Section]
+    filled_by: str  # what fills bio.md, while it is empty; "" once it is not
+
+    @property
+    def empty(self) -> bool:
+        return not any(s.body for s in self.sections)
+
+
+def body_of(text: str) -> str:
+    """A section's text, or "" if it only says that nothing is known yet."""
+    return "" if text.strip() in _PLACEHOLDERS else text.strip()
+
+
+def is_empty(bio: str) -> bool:
+    """Whether bio.md says nothing yet (only its headings, and that nothing is known)."""
+    return not any(body_of(section(bio, title)) for title in section_titles(bio))
+
+
+async def view(engine: Engine) -> ProfileView:
+    """bio.md by section, and what fills it while it is empty."""
+    bio = await engine.profile.load()
+    changes = await engine.profile.section_changes()
+    shown = []
+    for title in section_titles(bio):
+        change = changes.get(title)
+        first = change is None or change.mode == "init"
+        shown.append(Section(title, body_of(section(bio, title)), None if first else change))
+    out = ProfileView(shown, "")
+    return ProfileView(shown, await filled_by(engine)) if out.empty else out
+
+
+async def filled_by(engine: Engine, no_model: str = "") -> str:
+    """What fills an empty bio.md from here: sources to send, and a model to read them
+    (`no_model`, or the settings to set, when there is none)."""
+    biography = engine.biography
+    sources = await engine.sources.stats()
+    waiting = len(await biography.reading.pending())
+    reads = "The biographer (a language model) writes bio.md as it reads your sources"
+    if not sources.documents:
+        said = f"{reads}, and there are none yet: add chat exports, journals, e-mails, notes."
+    elif waiting:
+        said = f"{reads}; {_sources(waiting)} waiting for it."
+    else:
+        said = f"{reads}; it has read what there is and found nothing to write yet."
+    if not biography.configured:
+        said += f" {no_model or biography.missing}"
+    return said
+
+
+def _sources(n: int) -> str:
+    return "1 source is" if n == 1 else f"{n:,} sources are"

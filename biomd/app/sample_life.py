@@ -1,0 +1,54 @@
+"""The sample life as the app opens it: a data dir of its own beside the owner's, its
+sources ingested once and their vectors made. With no bot configured, `biomd run` shows
+biomd over it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from biomd import sample
+from biomd.app.engine import Engine
+from biomd.errors import BiomdError
+from biomd.settings import Settings
+from biomd.storage.database import ensure_private_dir
+
+ABOUT = sample.ABOUT
+TRY = sample.TRY
+
+
+def settings_for(settings: Settings) -> Settings:
+    """The settings over the sample's own data dir, beside (never inside) the owner's; the
+    models folder stays shared, so models are downloaded once."""
+    own = settings.data_dir
+    if settings.models_dir.is_relative_to(own):
+        ensure_private_dir(own)  # created private before the models folder inside it
+    ensure_private_dir(settings.models_dir)
+    return settings.model_copy(
+        update={
+            "data_dir": sample.data_dir(own),
+            "embed_cache_dir": settings.models_dir,
+            "owner_names": sample.OWNER_NAMES,
+            "timezone": sample.TIMEZONE,
+        }
+    )
+
+
+async def load(engine: Engine, say: Callable[[str], None]) -> None:
+    """Ingest the sample's sources that are not in yet (all of them on the first run), and
+    make the vectors still missing; `say` hears what is going on."""
+    have = {d.name for d in await engine.sources.all() if d.status != "failed"}
+    todo = [p for p in sample.files() if p.name not in have]
+    if todo:
+        many = f"{len(todo)} sample sources" if len(todo) > 1 else "1 sample source"
+        say(f"Reading {many} into biomd (first run only)…")
+        async for result in engine.sources.ingest(todo):
+            failed = result.status == "failed"
+            say(f"  {result.error}" if failed else f"  #{result.document_id} {result.name}")
+    stored = await engine.sources.stored_model()
+    changed = stored is not None and stored != engine.sources.model_name
+    if changed or (await engine.sources.stats()).vectors_missing:
+        say("Computing vectors for search by meaning…")
+        try:  # the sample is small: a changed BIOMD_EMBED_MODEL is simply re-embedded
+            await (engine.sources.reindex() if changed else engine.sources.embed_pending())
+        except BiomdError as exc:
+            say(f"{exc.user_message}\nSearch works by keyword until then.")

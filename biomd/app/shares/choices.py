@@ -1,0 +1,52 @@
+"""What the owner can choose for a share, as a front-end's form or options offer it: the
+sections with their headings, the formats, and a Choice made from what was picked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from biomd.biographer.profile_text import HEADINGS, KEYS
+from biomd.biographer.share.audiences import FORMATS, Audience, Choice, Format
+from biomd.errors import BiomdError
+
+__all__ = ["FORMATS", "Choice", "Format", "format_of", "picked", "sections"]
+
+
+def sections() -> list[tuple[str, str]]:
+    """Every section a portrait can hold: its key and its heading."""
+    return list(zip(KEYS, HEADINGS["en"], strict=True))
+
+
+def format_of(name: str | None) -> Format | None:
+    """The format named (html, md or text); None for none; BiomdError for another."""
+    if name is None:
+        return None
+    for fmt in FORMATS:
+        if fmt == name.lower():
+            return fmt
+    raise BiomdError(f"The format is one of {', '.join(FORMATS)}.")
+
+
+def picked(
+    audience: Audience,
+    chosen: Iterable[str],
+    *,
+    show: Sequence[str] = (),
+    hide: Sequence[str] = (),
+    quotes: Sequence[str] = (),
+    limit: int | None = None,
+    fmt: Format | None = None,
+    low_confidence: bool = False,
+) -> Choice:
+    """The Choice that gives `audience` exactly the sections `chosen`, and the rest."""
+    chosen = set(chosen)
+    return Choice(
+        add=tuple(k for k in KEYS if k in chosen and k not in audience.sections),
+        drop=tuple(k for k in audience.sections if k not in chosen),
+        show=tuple(show),
+        hide=tuple(hide),
+        quotes=tuple(quotes),
+        limit=limit,
+        format=fmt,
+        low_confidence=low_confidence,
+    )

@@ -1,0 +1,236 @@
+"""The model backend, chosen once from the settings, as an object that says what it can do:
+whether it is set up (and if not, what to do), what runs a turn (biomd's own tool loop, or
+Codex's), the models it gives for a turn, for tool-less work and for photos, and what they
+cost. Nothing else asks which backend is configured."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+from biomd.biographer.codex_turn import CodexTurn
+from biomd.biographer.estimate import Prices
+from biomd.biographer.integration import Integration
+from biomd.biographer.loop import AgentLoop
+from biomd.biographer.turn import Runner
+from biomd.errors import LLMNotConfigured
+from biomd.models.codex import CodexChat, CodexCLI, binary
+from biomd.models.endpoint import NO_MODEL
+from biomd.models.ledger import Ledger
+from biomd.models.llm import JsonModel, OpenAIChat, TurnModel
+from biomd.models.pricing import prices
+from biomd.models.vision import CodexDescriber, Describer, VisionDescriber
+from biomd.settings import Settings
+
+
+class Backend(Protocol):
+    name: str  # as metered in llm_usage: openai or codex
+
+    @property
+    def configured(self) -> bool:
+        """Whether a model can be called at all."""
+        ...
+
+    @property
+    def missing(self) -> str:
+        """What to do to set it up, when it is not configured (safe to show the owner)."""
+        ...
+
+    def model(self) -> TurnModel:
+        """The model a turn talks to; LLMNotConfigured says what to set when there is none."""
+        ...
+
+    def describer(self) -> Describer | None:
+        """What describes photos, if anything can; made on the running event loop."""
+        ...
+
+    def runner(self) -> Runner:
+        """What runs a turn: biomd's own tool loop over `model()`, or the Codex CLI, which
+        runs the whole turn itself with biomd's tools over MCP."""
+        ...
+
+    def reading_runner(self, writer: asyncio.Lock) -> Runner:
+        """What runs a reading turn: one call whose reply is its edits (integration.py),
+        applied under `writer`; on Codex, its own run with the tools."""
+        ...
+
+    async def prices(self) -> Prices | None:
+        """USD per million tokens of `model()` (free on a subscription), None if unknown."""
+        ...
+
+    async def reader_prices(self) -> Prices | None:
+        """The same of `reader()`."""
+        ...
+
+    def reader(self) -> JsonModel:
+        """The model that takes notes of new sources (BIOMD_READER_MODEL and its endpoint,
+        or the biographer's own)."""
+        ...
+
+    @property
+    def reader_concurrency(self) -> int:
+        """How many reader calls may run at once: one on a local server."""
+        ...
+
+    @property
+    def turn_concurrency(self) -> int:
+        """How many reading turns may run at once (over one bio.md, with one writer): as
+        many as reader calls on a cloud endpoint, one on a local server."""
+        ...
+
+
+class OpenAIBackend:
+    """Any OpenAI-compatible endpoint: OpenRouter, Ollama, llama.cpp, vLLM…"""
+
+    name = "openai"
+
+    def __init__(self, settings: Settings, ledger: Ledger) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self._model: OpenAIChat | None = None
+        self._describer: VisionDescriber | None = None
+        self._reader: OpenAIChat | None = None
+
+    @property
+    def configured(self) -> bool:
+        return self.settings.endpoint().configured
+
+    @property
+    def missing(self) -> str:
+        return NO_MODEL
+
+    def model(self) -> OpenAIChat:
+        if self._model is None:
+            self._model = OpenAIChat(self.settings.endpoint(), self.ledger)
+        return self._model
+
+    def describer(self) -> Describer | None:
+        vision = self.settings.vision_endpoint()
+        if self._describer is None and vision:
+            self._describer = VisionDescriber(vision, self.ledger)
+        return self._describer
+
+    def runner(self) -> AgentLoop:
+        s = self.settings
+        return AgentLoop(self.model(), s.llm_max_tokens, s.turn_timeout)
+
+    def reading_runner(self, writer: asyncio.Lock) -> Integration:
+        s = self.settings
+        return Integration(self.model(), writer, s.llm_max_tokens, s.turn_timeout)
+
+    async def prices(self) -> Prices | None:
+        return _known(await prices(self.settings.endpoint()))
+
+    async def reader_prices(self) -> Prices | None:
+        return _known(await prices(self.settings.reader_endpoint()))
+
+    def reader(self) -> OpenAIChat:
+        if self._reader is None:
+            self._reader = OpenAIChat(self.settings.reader_endpoint(), self.ledger)
+        return self._reader
+
+    @property
+    def reader_concurrency(self) -> int:
+        s = self.settings
+        chosen = "reader_concurrency" in s.model_fields_set  # a server run with --parallel
+        return 1 if s.reader_is_local and not chosen else s.reader_concurrency
+
+    @property
+    def turn_concurrency(self) -> int:
+        s = self.settings
+        chosen = "reader_concurrency" in s.model_fields_set
+        return 1 if s.endpoint().is_local and not chosen else s.reader_concurrency
+
+
+class CodexBackend:
+    """The Codex CLI on a ChatGPT subscription: a turn is one `codex exec` run."""
+
+    name = "codex"
+
+    def __init__(self, settings: Settings, ledger: Ledger) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self._cli: CodexCLI | None = None
+        self._model: CodexChat | None = None
+        self._describer: Describer | None = None
+        self._reader: JsonModel | None = None
+
+    @property
+    def configured(self) -> bool:
+        return binary(self.settings) is not None
+
+    @property
+    def missing(self) -> str:
+        return (
+            f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({self.settings.codex_bin}) was not "
+            "found. Install it with `npm i -g @openai/codex`, then sign in with `codex login`; "
+            "or set BIOMD_CODEX_BIN to where it is."
+        )
+
+    def cli(self) -> CodexCLI:
+        if self._cli is None:
+            if not self.configured:
+                raise LLMNotConfigured(self.missing)
+            self._cli = CodexCLI(self.settings, self.ledger)
+        return self._cli
+
+    def model(self) -> CodexChat:
+        if self._model is None:
+            self._model = CodexChat(self.cli())
+        return self._model
+
+    def describer(self) -> Describer | None:
+        if self._describer is None:
+            if vision := self.settings.vision_endpoint():
+                self._describer = VisionDescriber(vision, self.ledger)
+            elif self.configured:
+                self._describer = CodexDescriber(self.cli())
+        return self._describer
+
+    def runner(self) -> CodexTurn:
+        return CodexTurn(self.cli(), self.settings)
+
+    def reading_runner(self, writer: asyncio.Lock) -> CodexTurn:
+        return self.runner()  # Codex edits through its tool server; one turn at a time
+
+    async def prices(self) -> Prices:
+        return FREE
+
+    async def reader_prices(self) -> Prices | None:
+        if self.settings.reader_base_url:  # an endpoint of its own, priced as any
+            return _known(await prices(self.settings.reader_endpoint()))
+        return FREE
+
+    def reader(self) -> JsonModel:
+        """An endpoint of its own where BIOMD_READER_BASE_URL names one, else Codex."""
+        if self._reader is None:
+            if self.settings.reader_base_url:
+                self._reader = OpenAIChat(self.settings.reader_endpoint(), self.ledger)
+            else:
+                self._reader = self.model()
+        return self._reader
+
+    @property
+    def reader_concurrency(self) -> int:
+        if self.settings.reader_base_url and not self.settings.reader_is_local:
+            return self.settings.reader_concurrency
+        return 1
+
+    @property
+    def turn_concurrency(self) -> int:
+        return 1  # a `codex exec` each: one at a time on the owner's plan
+
+
+FREE = Prices(0.0, 0.0)
+"""What a call costs on the owner's ChatGPT plan."""
+
+
+def _known(price: tuple[float, float] | None) -> Prices | None:
+    return Prices(*price) if price else None
+
+
+def choose(settings: Settings, ledger: Ledger) -> OpenAIBackend | CodexBackend:
+    """The backend BIOMD_LLM_BACKEND names."""
+    if settings.llm_backend == "codex":
+        return CodexBackend(settings, ledger)
+    return OpenAIBackend(settings, ledger)

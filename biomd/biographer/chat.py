@@ -1,0 +1,90 @@
+"""The conversation with the owner: each message is one chat turn that starts from what biomd
+found for it (evidence.py) and sees the chat's last messages; its citations are checked, and
+the exchange joins the chat."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from biomd.biographer.bio_budget import BioBudget
+from biomd.biographer.citations import flag_invented, source_ids
+from biomd.biographer.profile import Profile
+from biomd.biographer.profile_text import citations
+from biomd.biographer.turn import Agent, StepFn, TurnResult
+from biomd.settings import Settings
+from biomd.storage.chat import ChatMessage
+from biomd.storage.store import Store
+
+
+class Conversation:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        profile: Profile,
+        agent: Callable[[], Agent],
+        budget: BioBudget,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.profile = profile
+        self.agent = agent
+        self.budget = budget
+
+    async def messages(self, limit: int = 200) -> list[ChatMessage]:
+        """The conversation with the owner, its last `limit` messages."""
+        return await self.store.chat.recent(limit)
+
+    async def tail(self) -> list[dict[str, str]]:
+        """The last BIOMD_CHAT_TAIL messages, as a turn sees them."""
+        n = self.settings.chat_tail
+        if n == 0:
+            return []
+        return [{"role": m.role, "content": m.content} for m in await self.store.chat.recent(n)]
+
+    async def dates(self, today: bool = False) -> frozenset[str]:
+        """The days the owner wrote in the chat, in their time zone (what [chat YYYY-MM-DD]
+        may cite); with `today`, today too (the message being answered)."""
+        zone = self.settings.zone
+        days = {
+            datetime.fromisoformat(at).astimezone(zone).date().isoformat()
+            for at in await self.store.chat.owner_times()
+        }
+        if today:
+            days.add(datetime.now(zone).date().isoformat())
+        return frozenset(days)
+
+    async def ask(self, message: str, on_step: StepFn | None = None) -> TurnResult:
+        """One chat turn; the exchange joins the chat tail. Citations of sources that don't
+        exist, or that neither this turn nor bio.md has seen, are flagged in the answer (and
+        so in the tail, where they can't pass for facts)."""
+        await self.budget.make_room()
+        tail = await self.tail()
+        dates = await self.dates(today=True)
+        result = await self.agent().run(
+            "chat",
+            message,
+            steps=self.settings.steps_chat,
+            chat_tail=tail,
+            chat_dates=dates,
+            on_step=on_step,
+        )
+        known = citations(await self.profile.load()) | result.seen
+        known |= {i for m in tail for i in source_ids(m["content"])}
+        real = {i for i in source_ids(result.report) if await self._real_source(i)}
+        result.report, invented = flag_invented(
+            result.report, lambda i: i in real and i in known, set(dates)
+        )
+        if invented:
+            result.report += (
+                f"\n\n(biomd: {', '.join(invented)} "
+                f"{'is' if len(invented) == 1 else 'are'} not among your sources or chat; "
+                "what rests on it is unsupported.)"
+            )
+        await self.store.chat.add_exchange(message, result.report, result.turn_id)
+        return result
+
+    async def _real_source(self, doc_id: int) -> bool:
+        doc = await self.store.documents.get(doc_id)
+        return doc is not None and doc.status == "ready"

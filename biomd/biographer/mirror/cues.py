@@ -1,0 +1,104 @@
+"""Words that cue what a note may be about (a hurt or a conflict, a decision, an intention),
+for making the notes pass's candidates; the model judges each candidate, so a cue only has to
+find them, not to be right. In the languages biomd knows best; matched on whole folded words
+(case and accents ignored), or on a word's beginning where the term ends with "*"."""
+
+from __future__ import annotations
+
+import re
+
+from biomd.fold import fold
+
+
+def words(text: str) -> str:
+    """A text as the terms are looked for in it: folded words, one space apart."""
+    return " " + " ".join(re.findall(r"[\w'-]+", fold(text))) + " "
+
+
+class Terms:
+    """A list of terms; calling it says whether a text has any of them."""
+
+    def __init__(self, terms: tuple[str, ...]) -> None:
+        self.terms = tuple(
+            " " + words(t.rstrip("*")).strip() + ("" if t.endswith("*") else " ") for t in terms
+        )
+
+    def __call__(self, text: str) -> bool:
+        folded = words(text)
+        return any(t in folded for t in self.terms)
+
+
+HURT = Terms((
+    # en
+    "hurt", "upset", "angry", "annoyed", "fight", "fought", "argument", "argued", "arguing",
+    "yelled", "shouted", "criticised", "criticized", "criticism", "humiliated", "ignored",
+    "ignores", "forgot", "forgets", "disappointed", "jealous", "worried", "anxious",
+    "sad", "cried", "crying", "furious", "betrayed", "let me down", "offended", "snapped",
+    "tension", "conflict", "quarrel", "insulted", "blamed", "embarrassed", "ashamed",
+    "frustrated", "fed up", "lonely", "resent*", "mad at", "row with", "fell out",
+    # pt
+    "magoad*", "magoou", "chatead*", "zangad*", "irritad*", "discuss*", "discuti*", "brig*",
+    "gritou", "critic*", "humilh*", "ignor*", "esqueceu", "desilud*", "ciumes",
+    "preocupad*", "ansios*", "triste", "chorei", "furios*", "traid*", "ofendid*", "conflit*",
+    "insult*", "culp*", "frustrad*", "farta", "farto", "sozinh*",
+    # es
+    "dolid*", "enfadad*", "molest*", "pelea*", "pelear*", "discut*", "grito", "humill*",
+    "olvido", "decepcion*", "celos", "llore", "traicion*", "harta", "harto",
+    # de
+    "verletzt", "wutend", "sauer", "genervt", "streit*", "gestritten", "angeschrien",
+    "kritisiert", "gedemutigt", "ignoriert", "vergessen", "enttauscht", "eifersuchtig",
+    "besorgt", "sorgen", "angstlich", "traurig", "geweint", "verraten", "beleidigt",
+    "konflikt*", "frustriert", "einsam",
+    # fr
+    "blesse*", "fache*", "enerve*", "dispute*", "crie", "critique*", "humilie*", "ignore",
+    "oublie", "decu*", "jaloux", "inquiet*", "anxieux", "pleure", "furieux", "trahi*",
+    "vexe*", "conflit*", "insulte*", "frustre*",
+))  # fmt: skip
+
+DECISION = Terms((
+    # en
+    "decided", "decide", "decision", "quit", "quitting", "resign*", "leaving", "moving",
+    "move to", "moved to", "break up", "broke up", "breaking up", "new job", "start over",
+    "fresh start", "time for a change", "growth", "grow", "new chapter", "handed in",
+    "signed up", "enrolled", "booked", "bought a ticket",
+    # pt
+    "decidi*", "despedi*", "demit*", "vou sair", "mudar*", "mudanca", "terminei", "acabei",
+    "novo emprego", "recomecar", "crescimento", "crescer", "nova fase",
+    # es
+    "renuncie", "dimit*", "me voy", "mudarme", "termine", "nuevo trabajo",
+    "empezar de nuevo", "crecer", "nueva etapa",
+    # de
+    "entschieden", "entschlossen", "gekundigt", "kundige", "ziehe", "umziehen", "umzug",
+    "schluss gemacht", "neuer job", "neuanfang", "wachstum", "wachsen", "veranderung",
+    # fr
+    "decide", "demission*", "quitte", "demenage*", "rompu", "nouveau travail",
+    "recommencer", "croissance", "grandir", "changement",
+))  # fmt: skip
+
+INTENTION = Terms((
+    # en
+    "i will", "i'll", "i am going to", "i'm going to", "going to", "gonna", "plan to",
+    "plans to", "planning to", "want to", "wants to", "promise*", "next week", "tomorrow",
+    "this year", "from now on", "i should", "intends to", "intend to", "will talk", "will tell",
+    "will ask", "will call", "will stop", "will start",
+    # pt
+    "vou", "irei", "prometo", "prometi", "quero", "planeio", "a partir de agora",
+    "para a semana", "amanha", "este ano",
+    # es
+    "voy a", "quiero", "planeo", "a partir de ahora", "la semana que viene", "manana",
+    # de
+    "ich werde", "werde ich", "ich will", "ich mochte", "verspreche", "ab jetzt",
+    "nachste woche", "morgen", "dieses jahr",
+    # fr
+    "je vais", "je promets", "je veux", "a partir de maintenant", "la semaine prochaine",
+    "demain", "cette annee",
+))  # fmt: skip
+
+NEGATION = Terms((
+    # a statement's polarity: two notes on one subject, one with these and one without, may
+    # say opposite things
+    "never", "not", "no", "don't", "dont", "won't", "wont", "can't", "cant", "isn't", "wasn't",
+    "didn't", "hate", "hated", "nothing", "nobody", "none", "no more", "stop", "stopped",
+    "nunca", "nao", "nada", "odeio", "jamais", "nie", "niemals", "nicht", "kein", "keine",
+    "hasse", "pas", "rien", "deteste", "mai", "niente", "odio",
+))  # fmt: skip

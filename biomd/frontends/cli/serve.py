@@ -1,0 +1,77 @@
+"""biomd as a running thing: `biomd run` (the bots and the web view, or the sample session),
+`web` alone, `mcp` for other assistants, and `chat` in this terminal."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from biomd.frontends import logs
+from biomd.frontends.cli.common import out, settings_of
+
+NO_BOT_YET = (
+    "No Telegram or Discord bot is configured yet, so here is biomd in your terminal with a "
+    "sample life. `biomd setup` sets up your own private bot."
+)
+
+
+def run_bot(
+    ctx: typer.Context,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the web view in the browser.")
+    ] = False,
+) -> None:
+    """Start the Telegram and/or Discord bot and the web view; with no bot configured, a
+    terminal session (and the web view) over a sample life."""
+    from biomd.frontends.runner import configured_platforms, run
+
+    settings = settings_of(ctx)
+    if configured_platforms(settings):
+        logs.running()
+    if not configured_platforms(settings):
+        from biomd.frontends.terminal import open_sample_session
+
+        out.print(NO_BOT_YET, markup=False)
+        open_sample_session(settings, open_browser=open_browser)
+        return
+    run(settings, open_browser=open_browser)
+
+
+def web(
+    ctx: typer.Context,
+    open_browser: Annotated[bool, typer.Option("--open", help="Open it in the browser.")] = False,
+) -> None:
+    """Serve the web view alone (with the job worker), over your own data."""
+    from biomd.frontends.runner import run
+
+    logs.running()
+    run(settings_of(ctx), web_only=True, open_browser=open_browser)
+
+
+def mcp(
+    ctx: typer.Context,
+    allow_notes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-notes", help="Add the remember(note) tool, which keeps a note as a source."
+        ),
+    ] = False,
+) -> None:
+    """Serve your memory to other assistants (Claude, Codex, Cursor…) over MCP on stdio.
+    Read-only unless --allow-notes."""
+    from biomd.frontends.mcp_server import run_stdio
+
+    run_stdio(settings_of(ctx), allow_notes)
+
+
+def chat(
+    ctx: typer.Context,
+    sample: Annotated[
+        bool, typer.Option("--sample", help="Over the bundled sample life, not your data.")
+    ] = False,
+) -> None:
+    """Talk to the biographer in the terminal, as you would to the bot."""
+    from biomd.frontends.terminal import open_sample_session, open_session
+
+    (open_sample_session if sample else open_session)(settings_of(ctx))
