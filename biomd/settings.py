@@ -1,20 +1,28 @@
-"""Settings, read once from the environment and `.env` (prefix `BIOMD_`)."""
+"""Settings, read once from the config file in the platform's config folder (`BIOMD_NAME=value`
+lines, `biomd config path` says where) and the environment, which overrides it. A `.env` in
+the working folder is never read: the same data gives the same answers from every folder."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from datetime import UTC, tzinfo
 from pathlib import Path
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from biomd.endpoints import CLOUD, LOCAL, Endpoint, is_local_url
 from biomd.errors import ConfigError
 
 DEFAULT_EMBED_MODEL = "snowflake/snowflake-arctic-embed-s"
+PREFIX = "BIOMD_"
+CONFIG_FILE = "settings.env"
+CONFIG_DIR_VARIABLE = "BIOMD_CONFIG_DIR"
+"""Where the config file is, if not in the platform's config folder: read from the
+environment only (the file can't say where it is itself)."""
 
 
 @dataclass(frozen=True)
@@ -41,11 +49,19 @@ class _CallLimits(TypedDict):
 
 
 class Settings(BaseSettings):
-    """Every knob biomd has. Built once in the entry point and passed down."""
+    """Every knob biomd has. Built once in the entry point (`load`) and passed down.
+
+    `Settings()` reads the config file (`config_file()`) and the environment, which wins;
+    `Settings(_env_file=None)` the environment alone. Keys no field has are left for plugins
+    (`biomd.plugins.settings_of`), which read the same file under their own names."""
 
     model_config = SettingsConfigDict(
-        env_prefix="BIOMD_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+        env_prefix=PREFIX, env_file=None, env_file_encoding="utf-8", extra="ignore"
     )
+
+    def __init__(self, **values: Any) -> None:
+        values.setdefault("_env_file", config_file())
+        super().__init__(**values)
 
     data_dir: Path = Field(
         default_factory=lambda: default_data_dir(),
@@ -103,9 +119,10 @@ class Settings(BaseSettings):
         "is heard in the likeliest of BIOMD_LANGUAGES, or Whisper guesses.",
     )
 
-    llm_backend: Literal["openai", "codex"] = Field(
+    llm_backend: str = Field(
         default="openai",
-        description="openai: any OpenAI-compatible endpoint; codex: the Codex CLI.",
+        description="openai: any OpenAI-compatible endpoint; codex: the Codex CLI; or a "
+        "backend a plugin adds (`biomd plugins` lists them).",
     )
     codex_bin: str = Field(default="codex", description="The Codex CLI (a name on PATH or a path).")
     codex_model: str | None = Field(default=None, description="Codex's model (default: its own).")
@@ -395,6 +412,53 @@ class Settings(BaseSettings):
             return self.embed_cache_dir
         kept = self.data_dir / "models"
         return kept if kept.is_dir() else default_cache_dir() / "models"
+
+
+def load(**overrides: Any) -> Settings:
+    """The settings every process runs with (the config file, then the environment, then
+    `overrides`); a value that isn't valid is a ConfigError naming the setting and where it
+    was set, not a traceback."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        raise ConfigError(invalid(exc, config_file())) from None
+
+
+def invalid(
+    exc: ValidationError,
+    file: Path | None,
+    prefix: str = PREFIX,
+    environment: bool = True,
+    lead: str = "Some settings are not valid:",
+) -> str:
+    """What is wrong with the settings, one line a setting, each named as it is written and
+    said where it was set: the environment (where `environment` and it is set there), or
+    `file` (None: nowhere yet, a value offered)."""
+    lines = [lead]
+    for error in exc.errors():
+        field = str(error["loc"][0]).upper() if error["loc"] else ""
+        name = field if field.startswith(prefix) else prefix + field
+        where = "the environment" if environment and name in os.environ else file
+        said = f" (in {where})" if where else ""
+        lines.append(f"{name}{said}: {error['msg']}, not {error.get('input')!r}.")
+    lines.append("Fix it with `biomd config set NAME VALUE` (or `biomd config unset NAME`).")
+    return "\n".join(lines[:-1] if file is None else lines)
+
+
+def config_dir() -> Path:
+    """The folder of biomd's config file: BIOMD_CONFIG_DIR, else the platform's config folder
+    (~/.config/biomd on Linux, ~/Library/Application Support/biomd on macOS,
+    %LOCALAPPDATA%\\biomd on Windows)."""
+    if chosen := os.environ.get(CONFIG_DIR_VARIABLE):
+        return Path(chosen).expanduser()
+    from platformdirs import user_config_path
+
+    return user_config_path("biomd", appauthor=False)
+
+
+def config_file() -> Path:
+    """The one file biomd's settings are kept in (`biomd config path`)."""
+    return config_dir() / CONFIG_FILE
 
 
 def default_data_dir() -> Path:

@@ -18,13 +18,14 @@ from tests.models import MINILM_NAME, minilm_dir
 
 @pytest.fixture(scope="session", autouse=True)
 def user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The user's data and cache folders (platformdirs's, which biomd defaults to) under
-    the test run's temporary folder, for this process and every process it starts: no test
-    writes to the real home."""
+    """The user's data, cache and config folders (platformdirs's, which biomd defaults to)
+    under the test run's temporary folder, for this process and every process it starts: no
+    test reads or writes the real home."""
     base = tmp_path_factory.mktemp("home")
-    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "XDG_CACHE_HOME")}
+    saved = {k: os.environ.get(k) for k in ("XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME")}
     os.environ["XDG_DATA_HOME"] = str(base / "data")
     os.environ["XDG_CACHE_HOME"] = str(base / "cache")
+    os.environ["XDG_CONFIG_HOME"] = str(base / "config")
     yield
     for key, value in saved.items():
         if value is None:
@@ -33,9 +34,20 @@ def user_folders(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
             os.environ[key] = value
 
 
+@pytest.fixture(autouse=True)
+def config_folder(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """A config folder of each test's own (BIOMD_CONFIG_DIR), for it and the processes it
+    starts: what one test sets with `biomd config set` no other test sees."""
+    folder = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("BIOMD_CONFIG_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture(scope="session", autouse=True)
 def this_checkout() -> Iterator[None]:
-    """Every process a test starts (`biomd ...`, `python -m biomd.frontends`) imports this
+    """Every process a test starts (`biomd ...`, `python -m biomd`) imports this
     checkout's code, as the test process does, not the one the virtualenv's editable install names
     (a second git worktree shares the first one's .venv)."""
     saved = os.environ.get("PYTHONPATH")

@@ -320,6 +320,7 @@ async def test_doctor_checks_the_binary_its_version_and_the_login(
 async def test_setup_offers_codex_once_it_is_logged_in(tmp_path: Path, fake: FakeResponses) -> None:
     import asyncio
 
+    from biomd.app.config import ConfigFile
     from biomd.frontends.setup import Wizard
     from tests.test_setup import Script
 
@@ -327,7 +328,7 @@ async def test_setup_offers_codex_once_it_is_logged_in(tmp_path: Path, fake: Fak
     home.mkdir()
     settings = Settings(_env_file=None, codex_bin=str(CODEX), codex_home=home)  # type: ignore[call-arg]
     quiet = Script(["", *[""] * 12])
-    await Wizard(settings, quiet).run(tmp_path / ".env")
+    await Wizard(settings, quiet).run(ConfigFile(tmp_path / "settings.env"))
     assert not any("[4]" in s for s in quiet.said), "not offered before a login"
     login = await asyncio.create_subprocess_exec(
         str(CODEX),
@@ -341,6 +342,6 @@ async def test_setup_offers_codex_once_it_is_logged_in(tmp_path: Path, fake: Fak
     await asyncio.wait_for(login.communicate(b"sk-test-not-real"), 60)
     assert login.returncode == 0
     script = Script(["4", *[""] * 12])
-    values = await Wizard(settings, script).run(tmp_path / ".env")
+    values = await Wizard(settings, script).run(ConfigFile(tmp_path / "settings.env"))
     assert any("[4] your ChatGPT subscription, through the Codex CLI" in s for s in script.said)
     assert values["BIOMD_LLM_BACKEND"] == "codex"

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from biomd.app.config import ConfigFile
 from biomd.app.engine import Engine
-from biomd.frontends.doctor import FAIL, OK, examine, render
+from biomd.frontends.doctor import FAIL, OK, WARN, examine, render
 from tests.conftest import make_settings
 from tests.fake_llm import Status, fake_llm
 from tests.fake_telegram import fake_telegram
@@ -23,8 +24,8 @@ from tests.models import MINILM_NAME
 async def test_doctor_names_each_problem_with_its_fix(
     tmp_path: Path, minilm_path: Path, embedder: object
 ) -> None:
-    env = tmp_path / ".env"
-    env.write_text("BIOMD_LLM_API_KEY=sk-x\n")
+    env = tmp_path / "settings.env"
+    env.write_text("BIOMD_LLM_API_KEY=sk-x\nBIOMD_OWNER_NAME=Nina\n")
     env.chmod(0o644)
     note = tmp_path / "note.txt"
     note.write_text("The kiln was fired on Sunday.")
@@ -45,12 +46,15 @@ async def test_doctor_names_each_problem_with_its_fix(
                 await engine.sources.embed_pending()
             next(settings.data_dir.glob("raw/*/*")).chmod(0o644)
             llm.reply_with(Status(401, message="bad key"))
-            findings = await examine(settings, env)
+            findings = await examine(settings, ConfigFile(env))
 
     by = {(f.topic, f.status): f for f in findings}
     text = render(findings)
+    assert "holds keys and tokens (BIOMD_LLM_API_KEY)" in by["config", FAIL].detail
     assert "others can read it (644)" in by["config", FAIL].detail
     assert by["config", FAIL].fix == f"chmod 600 {env}"
+    assert "BIOMD_OWNER_NAME in" in by["config", WARN].detail, "a misspelt key does nothing"
+    assert by["config", WARN].fix == "did you mean BIOMD_OWNER_NAMES?"
     assert "readable by others: 1 file in it" in by["data", FAIL].detail
     assert "integrity ok; 1 source," in by["store", OK].detail
     assert "BIOMD_QUESTIONS_CRON" in by["schedule", FAIL].fix
@@ -65,6 +69,7 @@ async def test_doctor_names_each_problem_with_its_fix(
 @pytest.mark.slow
 def test_doctor_on_a_fresh_checkout_warns_but_finds_no_problem(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("BIOMD_")}
+    env |= {"XDG_DATA_HOME": str(tmp_path / "xdg-data"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
     done = subprocess.run(
         [str(Path(sys.executable).with_name("biomd")), "doctor", "--offline"],
         capture_output=True,
@@ -74,7 +79,7 @@ def test_doctor_on_a_fresh_checkout_warns_but_finds_no_problem(tmp_path: Path) -
         timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "no .env: everything is at its default" in done.stdout
+    assert f"no config file at {tmp_path / 'cfg' / 'biomd' / 'settings.env'}" in done.stdout
     assert "does not exist yet; it is created (0700) on first use" in done.stdout
     assert "0 problems" in done.stdout
 
@@ -85,8 +90,8 @@ async def test_doctor_tells_when_biomd_is_running_on_the_data_dir(
     settings = make_settings(tmp_path / "data", minilm_path)
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         engine.sources.take_ingest_lock()
-        running = await examine(settings, tmp_path / ".env", network=False)
-    stopped = await examine(settings, tmp_path / ".env", network=False)
+        running = await examine(settings, ConfigFile(tmp_path / "none"), network=False)
+    stopped = await examine(settings, ConfigFile(tmp_path / "none"), network=False)
     says = "a biomd process (the bot?) is running on it right now"
     assert any(f.detail == says for f in running)
     assert not any(f.detail == says for f in stopped)

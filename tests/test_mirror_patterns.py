@@ -287,7 +287,7 @@ def test_a_mirror_pass_killed_mid_way_resumes_with_no_duplicate(
 
     llm.responder = judge_slowly_at_the_fourth  # type: ignore[assignment]
     life = [str(p) for p in write_notes_life(tmp_path / "life")]
-    biomd = [sys.executable, "-m", "biomd.frontends"]
+    biomd = [sys.executable, "-m", "biomd"]
     subprocess.run([*biomd, "ingest", *life], env=env, check=True, capture_output=True, timeout=300)
     path = tmp_path / "data" / "biomd.sqlite3"
     with subprocess.Popen(

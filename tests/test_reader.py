@@ -510,7 +510,7 @@ def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
     biomd = [
         sys.executable,
         "-m",
-        "biomd.frontends",
+        "biomd",
         "ingest",
         str(source),
         "--no-read",
@@ -521,7 +521,7 @@ def test_a_crash_in_the_notes_pass_resumes_with_no_duplicate_and_no_lost_note(
     llm.notes.extend(Slow(0.4, json.dumps({"notes": []})) for _ in range(2))
     llm.notes.append(Slow(60, "never"))  # the process is killed while it waits for this
     with subprocess.Popen(
-        [sys.executable, "-m", "biomd.frontends", "analyse", "--pending"],
+        [sys.executable, "-m", "biomd", "analyse", "--pending"],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

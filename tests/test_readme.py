@@ -12,7 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from biomd.frontends.__main__ import app
+from biomd.frontends.cli import app
 from biomd.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,5 +1,6 @@
 """`biomd setup` against the fake LLM, Telegram and Discord servers: it tests the key, finds
-the owner's ids from one message each, and writes .env; every step can be skipped."""
+the owner's ids from one message each, and writes the config file; every step can be
+skipped."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from biomd.app.config import ConfigFile
 from biomd.app.envfile import with_values
 from biomd.frontends.setup import Wizard, daily_cron
 from biomd.settings import Settings
@@ -48,9 +50,11 @@ class Script:
 
 
 @pytest.mark.slow
-async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: Path) -> None:
-    env, template = tmp_path / ".env", tmp_path / ".env.example"
-    template.write_text(TEMPLATE)
+async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_the_config_file(
+    tmp_path: Path,
+) -> None:
+    env = tmp_path / "settings.env"
+    env.write_text(TEMPLATE)
     with fake_llm() as llm:
         async with fake_telegram() as tg, fake_discord() as dc:
             llm.reply_with(
@@ -83,7 +87,7 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
                 },
             )
             settings = Settings(_env_file=None, telegram_api_url=tg.base)  # type: ignore[call-arg]
-            values = await Wizard(settings, script, owner_wait_s=20).run(env, template)
+            values = await Wizard(settings, script, owner_wait_s=20).run(ConfigFile(env))
 
     assert values["BIOMD_TELEGRAM_ALLOWED_USERS"] == "4242"
     assert values["BIOMD_DISCORD_ALLOWED_USERS"] == "777"
@@ -120,11 +124,11 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_env(tmp_path: 
 async def test_every_step_can_be_skipped_and_a_rejected_key_is_said_plainly(
     tmp_path: Path,
 ) -> None:
-    env = tmp_path / ".env"
+    env = tmp_path / "settings.env"
     with fake_llm() as llm:
         llm.reply_with(Status(401, message="invalid api key"))
         script = Script(["3", llm.base_url, "sk-wrong", "test/model", "n", "", "", "", "", "", ""])
-        values = await Wizard(Settings(_env_file=None), script).run(env)  # type: ignore[call-arg]
+        values = await Wizard(Settings(_env_file=None), script).run(ConfigFile(env))  # type: ignore[call-arg]
     assert values == {}
     assert not env.exists()
     said = "\n".join(script.said)
@@ -139,7 +143,7 @@ async def test_a_telegram_token_that_is_refused_is_skipped_with_the_reason(
         tg.revoked.add("123:BAD")
         script = Script(["", "123:BAD", "", "", "", "", ""])
         settings = Settings(_env_file=None, telegram_api_url=tg.base)  # type: ignore[call-arg]
-        values = await Wizard(settings, script, owner_wait_s=2).run(tmp_path / ".env")
+        values = await Wizard(settings, script, owner_wait_s=2).run(ConfigFile(tmp_path / "s.env"))
     assert values == {}
     assert any("Telegram did not accept that token" in s for s in script.said)
 
@@ -155,7 +159,7 @@ def test_env_values_are_quoted_when_needed_and_times_become_cron() -> None:
 async def test_setup_finds_a_local_server_lists_its_models_and_warns_about_text_tool_calls(
     tmp_path: Path,
 ) -> None:
-    env = tmp_path / ".env"
+    env = ConfigFile(tmp_path / "settings.env")
     with fake_llm() as ollama, fake_llm() as nothing:
         root = ollama.base_url.removesuffix("/v1")
         ollama.routes |= {

@@ -353,7 +353,7 @@ async def test_biomd_run_stops_cleanly_on_sigterm(tmp_path: Path, minilm_path: P
             proc = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-m",
-                "biomd.frontends",
+                "biomd",
                 "run",
                 env=env,
                 cwd=tmp_path,

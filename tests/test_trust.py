@@ -303,7 +303,7 @@ async def test_a_full_disk_is_a_clear_error_and_the_store_stays_consistent(
         "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
         "size = 11 * 1024 * 1024\n"
         "resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))\n"
-        "from biomd.frontends.__main__ import main\n"
+        "from biomd.frontends.cli import main\n"
         "sys.argv = ['biomd', '--data-dir', sys.argv[1], 'ingest', '--no-embed', sys.argv[2]]\n"
         "main()\n"
     )

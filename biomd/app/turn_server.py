@@ -60,7 +60,7 @@ def build(folder: Path, toolbox: Toolbox, budget: int) -> MCPServer:
 
 async def serve(folder: Path) -> None:
     turn = spec(folder)
-    settings = Settings(_env_file=None, **turn["settings"])  # type: ignore[call-arg]
+    settings = Settings(_env_file=None, **turn["settings"])
     engine = await Engine.open(settings)
     context = TurnContext.from_json(turn)
     toolbox = engine.biography.toolbox(context)

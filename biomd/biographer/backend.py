@@ -6,21 +6,28 @@ cost. Nothing else asks which backend is configured."""
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
+from collections.abc import Callable
 from typing import Protocol
 
+from biomd import plugins
 from biomd.biographer.codex_turn import CodexTurn
 from biomd.biographer.estimate import Prices
 from biomd.biographer.integration import Integration
 from biomd.biographer.loop import AgentLoop
 from biomd.biographer.turn import Runner
-from biomd.errors import LLMNotConfigured
+from biomd.errors import ConfigError, LLMNotConfigured
 from biomd.models.codex import CodexChat, CodexCLI, binary
 from biomd.models.endpoint import NO_MODEL
 from biomd.models.ledger import Ledger
 from biomd.models.llm import JsonModel, OpenAIChat, TurnModel
 from biomd.models.pricing import prices
 from biomd.models.vision import CodexDescriber, Describer, VisionDescriber
+from biomd.plugins import hookimpl
 from biomd.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class Backend(Protocol):
@@ -229,8 +236,43 @@ def _known(price: tuple[float, float] | None) -> Prices | None:
     return Prices(*price) if price else None
 
 
-def choose(settings: Settings, ledger: Ledger) -> OpenAIBackend | CodexBackend:
-    """The backend BIOMD_LLM_BACKEND names."""
-    if settings.llm_backend == "codex":
-        return CodexBackend(settings, ledger)
-    return OpenAIBackend(settings, ledger)
+Factory = Callable[[Settings, Ledger], Backend]
+"""What a backend is registered as: given the settings and the ledger, the backend."""
+
+
+@hookimpl(tryfirst=True)
+def register_backends(register: Callable[[str, Factory], None]) -> None:
+    """biomd's own backends, registered as a default plugin."""
+    register("openai", OpenAIBackend)
+    register("codex", CodexBackend)
+
+
+@functools.cache
+def backends() -> dict[str, Factory]:
+    """Every backend of biomd and its plugins, by the name BIOMD_LLM_BACKEND gives it (the
+    first to register a name keeps it)."""
+    found: dict[str, Factory] = {}
+
+    def register(plugin: plugins.Plugin) -> Callable[[str, Factory], None]:
+        def add(name: str, factory: Factory) -> None:
+            if name in found:
+                log.warning("plugin %s: backend %r is taken; not replaced", plugin.name, name)
+                return
+            found[name] = factory
+            plugin.record("backends", name)
+
+        return add
+
+    plugins.each("register_backends", register)
+    return found
+
+
+def choose(settings: Settings, ledger: Ledger) -> Backend:
+    """The backend BIOMD_LLM_BACKEND names, or a ConfigError listing those there are."""
+    known = backends()
+    if settings.llm_backend not in known:
+        raise ConfigError(
+            f"BIOMD_LLM_BACKEND is {settings.llm_backend!r}, which no backend is called: "
+            f"{', '.join(sorted(known))} (`biomd plugins` lists what plugins add)."
+        )
+    return known[settings.llm_backend](settings, ledger)

@@ -11,7 +11,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from biomd.app import maintenance, model_checks
+from biomd.app import config, maintenance, model_checks
+from biomd.app.config import ConfigFile
 from biomd.app.replies import counted
 from biomd.errors import PlatformUnavailable, StoreError
 from biomd.settings import Settings
@@ -35,25 +36,41 @@ def size_mb(path: Path) -> float:
 # -- configuration and files (no network) -------------------------------------------------------
 
 
-def check_env_file(env: Path) -> Iterator[Finding]:
-    if not env.exists():
+def check_config_file(file: ConfigFile) -> Iterator[Finding]:
+    """The config file: there, private where it holds keys (on POSIX), and every key in it
+    one that biomd or a plugin reads (a misspelt one is otherwise ignored)."""
+    if not file.path.exists():
         yield Finding(
             WARN,
             "config",
-            f"no {env}: everything is at its default",
-            "run `biomd setup`, or copy .env.example to .env and edit it",
+            f"no config file at {file.path}: everything is at its default",
+            "run `biomd setup`, or `biomd config set NAME VALUE`",
         )
         return
-    mode = stat.S_IMODE(env.stat().st_mode)
-    if mode & 0o077:
+    held = file.read()
+    secrets = sorted(k for k, v in held.items() if v and k in config.secret_names())
+    mode = stat.S_IMODE(file.path.stat().st_mode)
+    if os.name != "posix":
+        yield Finding(OK, "config", f"{file.path} (in your own user folder)")
+    elif mode & 0o077 and secrets:
         yield Finding(
             FAIL,
             "config",
-            f"{env} holds keys and tokens but others can read it ({mode:o})",
-            f"chmod 600 {env}",
+            f"{file.path} holds keys and tokens ({', '.join(secrets)}) but others can read "
+            f"it ({mode:o})",
+            f"chmod 600 {file.path}",
         )
+    elif secrets:
+        yield Finding(OK, "config", f"{file.path} holds keys and is readable by you only")
     else:
-        yield Finding(OK, "config", f"{env} is readable by you only")
+        yield Finding(OK, "config", f"{file.path} (it holds no keys)")
+    for key, close in config.unknown(file):
+        yield Finding(
+            WARN,
+            "config",
+            f"{key} in {file.path} is not a setting biomd or a plugin reads, so it does nothing",
+            f"did you mean {' or '.join(close)}?" if close else f"`biomd config unset {key}`",
+        )
 
 
 def check_models(s: Settings) -> Iterator[Finding]:
@@ -282,7 +299,7 @@ async def check_llm(s: Settings) -> list[Finding]:
                 "llm",
                 "no language model configured: answers are search results "
                 "and bio.md is not written",
-                "`biomd setup`, or BIOMD_LLM_API_KEY in .env",
+                "`biomd setup`, or `biomd config set BIOMD_LLM_API_KEY <key>`",
             )
         ]
     problem = await model_checks.answers(ep.base_url, ep.api_key or "", ep.model)
@@ -413,10 +430,10 @@ async def check_discord(s: Settings) -> list[Finding]:
     return out
 
 
-async def examine(settings: Settings, env: Path, network: bool = True) -> list[Finding]:
+async def examine(settings: Settings, file: ConfigFile, network: bool = True) -> list[Finding]:
     """Every check, in the order they are shown."""
     found = [
-        *check_env_file(env),
+        *check_config_file(file),
         *check_models(settings),
         *check_data_dir(settings),
         *check_store(settings),

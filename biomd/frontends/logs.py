@@ -20,7 +20,8 @@ class _PrivateFile(logging.handlers.RotatingFileHandler):
 
     def _open(self):  # type: ignore[no-untyped-def]
         folder = Path(self.baseFilename).parent
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        for missing in reversed([p for p in (folder, *folder.parents) if not p.exists()]):
+            missing.mkdir(mode=0o700, exist_ok=True)  # the data folder too, if it is new
         stream = super()._open()
         Path(self.baseFilename).chmod(0o600)
         return stream

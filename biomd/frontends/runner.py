@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from typing import Any, Protocol
+from typing import Any
 
 from biomd.app import replies
 from biomd.app.assistant import Assistant
@@ -15,50 +15,20 @@ from biomd.app.channels import Channel
 from biomd.app.engine import Embedder, Engine
 from biomd.app.jobs import MirrorJob, ReadJob
 from biomd.errors import BiomdError, ConfigError, PlatformUnavailable
+from biomd.frontends.platforms import WEB, Platform, Running, configured_chats, frontends
 from biomd.settings import Settings
 
 log = logging.getLogger(__name__)
 
 
-class Platform(Protocol):
-    @property
-    def channel(self) -> Channel: ...
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
-
-    async def owner_chats(self) -> list[str]: ...
-
-
-def configured_platforms(settings: Settings) -> list[str]:
-    out = []
-    if settings.telegram_token:
-        if not settings.telegram_users:
-            log.warning(
-                "BIOMD_TELEGRAM_ALLOWED_USERS is empty, so nobody is served yet. Message the "
-                "bot now, then copy your id from the line 'Telegram: ignoring user id …' into "
-                "BIOMD_TELEGRAM_ALLOWED_USERS and restart."
-            )
-        out.append("telegram")
-    if settings.discord_token:
-        if not settings.discord_users:
-            log.warning(
-                "BIOMD_DISCORD_ALLOWED_USERS is empty, so nobody is served yet. DM the bot now, "
-                "then copy your id from the line 'Discord: ignoring user id …' into "
-                "BIOMD_DISCORD_ALLOWED_USERS and restart."
-            )
-        out.append("discord")
-    return out
-
-
 NOTHING_CONFIGURED = (
-    "No chat platform is configured. To talk to biomd from your phone, set in .env:\n"
-    "  BIOMD_TELEGRAM_TOKEN=<token from @BotFather>\n"
-    "  BIOMD_TELEGRAM_ALLOWED_USERS=<your Telegram user id>\n"
+    "No chat platform is configured. To talk to biomd from your phone, run `biomd setup`, "
+    "or set:\n"
+    "  biomd config set BIOMD_TELEGRAM_TOKEN <token from @BotFather>\n"
+    "  biomd config set BIOMD_TELEGRAM_ALLOWED_USERS <your Telegram user id>\n"
     "and/or\n"
-    "  BIOMD_DISCORD_TOKEN=<bot token from the Discord developer portal>\n"
-    "  BIOMD_DISCORD_ALLOWED_USERS=<your Discord user id>\n"
+    "  biomd config set BIOMD_DISCORD_TOKEN <bot token from the Discord developer portal>\n"
+    "  biomd config set BIOMD_DISCORD_ALLOWED_USERS <your Discord user id>\n"
     "README has the step-by-step setup."
 )
 
@@ -75,9 +45,9 @@ class BotApp:
         open_browser: bool = False,
     ) -> None:
         self.settings = settings
-        self.names = [] if web_only else configured_platforms(settings)
+        self.names = [] if web_only else configured_chats(settings)
         if settings.web or web_only:
-            self.names.append("web")
+            self.names.append(WEB)
         if not self.names:
             raise ConfigError(NOTHING_CONFIGURED)
         self.open_browser = open_browser
@@ -103,22 +73,11 @@ class BotApp:
         self.jobs = self.engine.job_queue(self.channels)
         self.assistant = Assistant(self.engine, self.jobs)
         self.engine.sources.take_ingest_lock()
-        if "telegram" in self.names:
-            from biomd.frontends.telegram_bot import TelegramBot
-
-            self.platforms.append(TelegramBot(settings, self.assistant))
-        if "discord" in self.names:
-            from biomd.frontends.discord_bot import DiscordBot
-
-            self.platforms.append(DiscordBot(settings, self.assistant))
-        if "web" in self.names:
-            from biomd.frontends.web.server import WebView
-
-            self.platforms.append(
-                WebView(
-                    settings, self.engine, self.assistant, self.jobs, open_browser=self.open_browser
-                )
-            )
+        running = Running(
+            settings, self.engine, self.assistant, self.jobs, {"open_browser": self.open_browser}
+        )
+        known = frontends()
+        self.platforms.extend(known[name].make(running) for name in self.names)
         for platform in self.platforms:
             await platform.start()
             self.channels[platform.channel.platform] = platform.channel

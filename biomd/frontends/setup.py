@@ -1,5 +1,5 @@
-"""`biomd setup`: a walk-through that writes .env. Every step can be skipped (press Enter)
-and done by hand in .env later; nothing is written until the end."""
+"""`biomd setup`: a walk-through that writes the config file. Every step can be skipped (press
+Enter) and done later with `biomd config set`; nothing is written until the end."""
 
 from __future__ import annotations
 
@@ -7,12 +7,11 @@ import asyncio
 import contextlib
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from biomd.app import model_checks
-from biomd.app.envfile import update_env_file
+from biomd.app.config import ConfigFile
 from biomd.errors import PlatformUnavailable
 from biomd.settings import Settings
 
@@ -44,11 +43,11 @@ class Wizard:
     values: dict[str, str] = field(default_factory=dict)
     local_candidates: tuple[tuple[str, str], ...] = model_checks.LOCAL_SERVERS
 
-    async def run(self, env_path: Path, template: Path | None = None) -> dict[str, str]:
-        """All the steps, then .env written with what was chosen."""
+    async def run(self, file: ConfigFile) -> dict[str, str]:
+        """All the steps, then the config file written with what was chosen."""
         self.io.say(
-            "Setting up biomd. Press Enter to skip any step; everything can also be set by "
-            f"hand in {env_path} later.\n"
+            "Setting up biomd. Press Enter to skip any step; everything can also be set later "
+            f"with `biomd config set NAME VALUE`, which writes {file.path}.\n"
         )
         await self.language_model()
         await self.telegram()
@@ -58,11 +57,12 @@ class Wizard:
         if not self.values:
             self.io.say("Nothing changed.")
             return self.values
-        update_env_file(env_path, self.values, template)
+        file.add(self.values)
         shown = ", ".join(sorted(self.values))
         self.io.say(
-            f"\nWrote {shown} to {env_path} (readable by you only).\n"
-            "Check everything with `.venv/bin/biomd doctor`, then start with `make run`."
+            f"\nWrote {shown} to {file.path} (readable by you only), which biomd reads from "
+            "any folder.\nCheck everything with `biomd doctor`, then start with `biomd run` "
+            "(`make run` in a clone)."
         )
         return self.values
 

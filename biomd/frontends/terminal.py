@@ -268,7 +268,10 @@ def _until_ctrl_c(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
             watchdog.start()
             task.cancel()
 
-        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop)
+        # Not on Windows (NotImplementedError), where Ctrl-C cancels the session as
+        # asyncio.Runner does by itself.
+        with contextlib.suppress(NotImplementedError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGINT, stop)
         await main()
 
     runner = asyncio.Runner()

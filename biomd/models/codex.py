@@ -13,7 +13,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import tempfile
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from typing import Any
 from biomd.errors import LLMError, LLMNotConfigured
 from biomd.models.ledger import Ledger, Usage
 from biomd.models.llm import Reply
+from biomd.models.processes import kill_group, own_group
 from biomd.settings import Settings
 
 TESTED = (0, 171, 0)
@@ -189,7 +189,7 @@ class CodexCLI:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             env=self.env(),
-            start_new_session=True,
+            **own_group(),
         )
         result = Run()
         errors = asyncio.ensure_future(_drain(proc.stderr))
@@ -287,8 +287,7 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
     """Stop the run and everything it started (Codex and its MCP server)."""
     if proc.returncode is not None:
         return
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+    kill_group(proc.pid)
 
 
 def _toml_table(table: dict[str, Any]) -> str:

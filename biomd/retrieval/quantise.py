@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from biomd.storage.atomic import fsync_dir
 from biomd.storage.database import ensure_private_dir
 
 log = logging.getLogger(__name__)
@@ -82,7 +83,7 @@ def int8_copy(name: str, source: Path, model_file: str, cache: Path) -> Path:
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    _fsync_dir(cache)
+    fsync_dir(cache)
     log.warning("The int8 copy took %.0f s.", time.monotonic() - started)
     return target
 
@@ -133,11 +134,3 @@ def _remove_stale(cache: Path, name: str) -> None:
     for old in cache.glob(f".tmp-{name}-*"):
         if time.time() - old.stat().st_mtime > _STALE_SECONDS:
             shutil.rmtree(old, ignore_errors=True)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

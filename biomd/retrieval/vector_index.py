@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import json
 import os
 import time
@@ -35,6 +34,7 @@ from biomd.retrieval.binary_codes import (
 )
 from biomd.retrieval.embedding import from_blobs
 from biomd.storage.database import ensure_private_dir
+from biomd.storage.lock import ProcessLock
 from biomd.storage.store import Store
 
 _LOAD_BATCH = 20_000
@@ -307,12 +307,10 @@ class VectorIndex:
         assert self._scales is not None
         ensure_private_dir(self.cache_dir)
         files = self._files()
-        lock = os.open(self.cache_dir / "lock", os.O_CREAT | os.O_RDWR, 0o600)
+        lock = ProcessLock(self.cache_dir / "lock")
+        if not lock.try_acquire():
+            return
         try:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return
             if start and not self._cache_ok:
                 start = 0
             mode = "ab" if start else "wb"
@@ -350,7 +348,7 @@ class VectorIndex:
             tmp.replace(files["manifest"])
             self._cache_ok = True
         finally:
-            os.close(lock)
+            lock.release()
 
 
 _BLOCK_ROWS = 65_536  # rows of the cache files read or written at a time

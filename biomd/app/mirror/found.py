@@ -21,9 +21,9 @@ from biomd.biographer.mirror.candidates import KINDS, Candidate, Note, Vectors, 
 from biomd.biographer.mirror.care import crisis
 from biomd.biographer.mirror.dynamics import person_key
 from biomd.biographer.mirror.findings import stamp
-from biomd.biographer.mirror.messages import CHAT_KINDS
 from biomd.biographer.mirror.patterns import Pattern, assemble, confidence
 from biomd.errors import LLMError, SpendLimitReached
+from biomd.ingest.convert import chat_kinds
 from biomd.models.ledger import Usage
 from biomd.models.llm import JsonModel
 from biomd.models.pricing import prices
@@ -122,7 +122,7 @@ class FoundSide:
                         who = conv.others[0]
                         chat_with = person_key(who)
                     line_day = stamp(int(a["minute"][i]))[:10]
-            elif doc.kind in CHAT_KINDS:
+            elif doc.kind in chat_kinds():
                 mine = False
             note_date = x.date or line_day or _single_day(doc.content_start, doc.content_end)
             day, precise = day_of(note_date)

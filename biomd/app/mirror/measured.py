@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 
 from biomd.biographer.mirror.dynamics import Dynamics, measure
 from biomd.biographer.mirror.findings import PER_SIDE, Finding, Quote, cut, find
-from biomd.biographer.mirror.messages import CHAT_KINDS, VERSION, ParsedChats, Parser
+from biomd.biographer.mirror.messages import VERSION, ParsedChats, Parser
+from biomd.ingest.convert import chat_kinds
 from biomd.settings import Settings
 from biomd.storage.mirror import Parsed
 from biomd.storage.store import Store
@@ -42,7 +43,7 @@ class MeasuredSide:
 
     async def chat_sources(self) -> list[int]:
         """The ready sources that are chats between people."""
-        return [d.id for d in await self.store.documents.all("ready") if d.kind in CHAT_KINDS]
+        return [d.id for d in await self.store.documents.all("ready") if d.kind in chat_kinds()]
 
     async def get(self) -> Measured:
         """The figures and findings now (made again only when the sources changed)."""

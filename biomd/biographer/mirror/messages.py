@@ -17,9 +17,6 @@ import numpy as np
 import numpy.typing as npt
 
 VERSION = 1  # of the parse below: a cache made by another version is made again
-CHAT_KINDS = frozenset({"whatsapp", "telegram", "imessage", "messenger", "meta-export", "discord"})
-"""The kinds of source that are conversations between people (an email thread or an AI
-conversation is not)."""
 
 _LINE = re.compile(
     r"^(?:\[(\d{4}-\d{2}-\d{2} \d{2}:\d{2})\] (?:\(system\): [^\n]*|([^:\n]{1,80}?)"

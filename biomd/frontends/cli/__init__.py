@@ -1,24 +1,23 @@
-"""The `biomd` command, a thin layer over the app. This file is its routing table; each
-subject's commands live in a module of their own: sources, search, reading, bio, share,
-mirror, serve and upkeep. Errors become messages only here, in one place
-(`Commands.invoke`)."""
+"""The `biomd` command, a thin layer over the app: the Typer app, its options and its one
+error handler (`Commands.invoke`: errors become messages only here). The commands come through
+the `register_commands` hook: biomd's own from builtin.py (its routing table; each subject's
+commands in a module of their own), then each plugin's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from biomd.app import data_folder
-from biomd.errors import BiomdError
+from biomd import plugins, version
+from biomd.app import config, data_folder
+from biomd.errors import BiomdError, ConfigError
 from biomd.frontends import logs
-from biomd.frontends.cli import bio, mirror, reading, search, serve, share, sources, upkeep
-from biomd.frontends.cli.common import err
+from biomd.frontends.cli.common import err, out
 from biomd.frontends.cli.groups import Group
-from biomd.settings import Settings
+from biomd.settings import load
 
 
 class Commands(Group):
@@ -45,6 +44,16 @@ app = typer.Typer(
 )
 
 
+TOLERANT = {"config"}
+"""Commands that run when the settings are not valid (to fix them)."""
+
+
+def _version(show: bool) -> None:
+    if show:
+        out.print(f"biomd {version()}", markup=False)
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
     ctx: typer.Context,
@@ -55,43 +64,57 @@ def _main(
         bool,
         typer.Option("--verbose", "-v", help="Show every log line here, not only in the log file."),
     ] = False,
+    show_version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show biomd's version and stop."
+        ),
+    ] = False,
 ) -> None:
-    """The settings every command runs with, kept on the context; log lines to the data
-    folder's logs/biomd.log."""
+    """The settings every command runs with (the config file and the environment), kept on
+    the context; an old ./.env's settings moved into the config file, once; log lines to the
+    data folder's logs/biomd.log."""
+    if moved := config.adopt_dotenv(Path.cwd()):
+        err.print(moved, markup=False)
     overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
-    ctx.obj = Settings(**overrides)
+    try:
+        ctx.obj = load(**overrides)
+    except ConfigError:
+        if ctx.invoked_subcommand not in TOLERANT:
+            raise
+        return
     if moved := data_folder.adopt_legacy(ctx.obj, Path.cwd()):
         err.print(moved, markup=False)
     logs.configure(ctx.obj.data_dir, verbose)
 
 
-COMMANDS: dict[str, list[Callable[..., None] | tuple[str, Callable[..., None] | typer.Typer]]] = {
-    "Sources": [
-        sources.ingest, sources.sources, search.search, search.grep, search.read,
-        sources.forget, sources.stats, sources.embed, sources.reindex,
-    ],
-    "The biographer and bio.md": [
-        bio.ask, reading.analyse, bio.bio, bio.timeline, bio.questions, bio.answer,
-        bio.consolidate, bio.history, bio.undo, bio.cost,
-    ],
-    "Sharing and the mirror": [("share", share.app), ("mirror", mirror.app)],
-    "Running": [("run", serve.run_bot), serve.chat, serve.web, serve.mcp],
-    "Setup and backups": [
-        upkeep.setup, upkeep.doctor, ("export", upkeep.export_backup),
-        ("import", upkeep.import_backup),
-    ],
-}  # fmt: skip
-"""Every command under its heading in `biomd --help`: a function (named as the command) or
-a name with a function or a group of subcommands."""
+def _names(typer_app: typer.Typer) -> set[str]:
+    """The commands and command groups on `typer_app`, by name."""
+    commands = {
+        c.name or (c.callback.__name__ if c.callback else "") for c in typer_app.registered_commands
+    }
+    return commands | {g.name or "" for g in typer_app.registered_groups}
 
-for panel, routes in COMMANDS.items():
-    for route in routes:
-        name, target = route if isinstance(route, tuple) else (route.__name__, route)
-        if isinstance(target, typer.Typer):
-            app.add_typer(target, name=name, rich_help_panel=panel)
-        else:
-            app.command(name, rich_help_panel=panel)(target)
+
+def _add_commands(typer_app: typer.Typer) -> None:
+    """biomd's commands, then each plugin's, through the `register_commands` hook; what each
+    plugin added is kept for `biomd plugins`."""
+    before: set[str] = set()
+
+    def arguments(plugin: plugins.Plugin) -> dict[str, Any]:
+        before.clear()
+        before.update(_names(typer_app))
+        return {"app": typer_app}
+
+    def after(plugin: plugins.Plugin) -> None:
+        for name in sorted(_names(typer_app) - before):
+            plugin.record("commands", name)
+
+    plugins.loaded().call("register_commands", arguments, after)
+
+
+_add_commands(app)
 
 
 def main() -> None:
-    app(prog_name="biomd")  # so, too, when run as `python -m biomd.frontends`
+    app(prog_name="biomd")  # so, too, when run as `python -m biomd`

@@ -24,17 +24,17 @@ def run_bot(
 ) -> None:
     """Start the Telegram and/or Discord bot and the web view; with no bot configured, a
     terminal session (and the web view) over a sample life."""
-    from biomd.frontends.runner import configured_platforms, run
+    from biomd.frontends.platforms import configured_chats
+    from biomd.frontends.runner import run
 
     settings = settings_of(ctx)
-    if configured_platforms(settings):
-        logs.running()
-    if not configured_platforms(settings):
+    if not configured_chats(settings):
         from biomd.frontends.terminal import open_sample_session
 
         out.print(NO_BOT_YET, markup=False)
         open_sample_session(settings, open_browser=open_browser)
         return
+    logs.running()
     run(settings, open_browser=open_browser)
 
 

@@ -1,5 +1,5 @@
-"""Setting biomd up and keeping it well: `biomd setup` (writes .env), `doctor` (checks
-everything), and one-file backups (`export`, `import`)."""
+"""Setting biomd up and keeping it well: `biomd setup` (writes the config file), `doctor`
+(checks everything), and one-file backups (`export`, `import`)."""
 
 from __future__ import annotations
 
@@ -12,23 +12,36 @@ from typing import Annotated
 import typer
 
 from biomd.app import maintenance
+from biomd.app.config import ConfigFile
 from biomd.app.replies import counted
 from biomd.errors import BiomdError
 from biomd.frontends.cli.common import err, mb, out, settings_of
+from biomd.settings import config_file as config_path
+
+GONE = Annotated[Path | None, typer.Option("--env-file", hidden=True)]
+"""The option `setup` and `doctor` had when settings were in ./.env: now a clear error."""
 
 
-def setup(
-    ctx: typer.Context,
-    env_file: Annotated[Path, typer.Option("--env-file", help="The .env to write.")] = Path(".env"),
-) -> None:
-    """A friendly walk-through that writes .env: language model, Telegram, Discord, schedule."""
+def _no_env_file(given: Path | None) -> None:
+    if given is not None:
+        raise BiomdError(
+            f"--env-file is gone: biomd keeps its settings in one config file, {config_path()}, "
+            "read from any folder (`biomd config path`; BIOMD_CONFIG_DIR in the environment "
+            "chooses another folder). Run the command without it."
+        )
+
+
+def setup(ctx: typer.Context, env_file: GONE = None) -> None:
+    """A friendly walk-through that writes the config file: language model, Telegram, Discord,
+    about you, schedule."""
     from biomd.frontends.setup import Wizard
 
+    _no_env_file(env_file)
     wizard = Wizard(settings_of(ctx), Terminal())
     try:
-        asyncio.run(wizard.run(env_file, template=Path(".env.example")))
+        asyncio.run(wizard.run(ConfigFile()))
     except KeyboardInterrupt:
-        err.print("\nStopped; .env was not changed.")
+        err.print("\nStopped; the config file was not changed.")
         raise typer.Exit(130) from None
 
 
@@ -53,12 +66,13 @@ def doctor(
     offline: Annotated[
         bool, typer.Option("--offline", help="Skip the checks that need the network.")
     ] = False,
-    env_file: Annotated[Path, typer.Option("--env-file")] = Path(".env"),
+    env_file: GONE = None,
 ) -> None:
-    """Check configuration, models, data dir, store, LLM, bot tokens and schedule."""
+    """Check the config file, models, data dir, store, LLM, bot tokens and schedule."""
     from biomd.frontends.doctor import FAIL, examine, render
 
-    findings = asyncio.run(examine(settings_of(ctx), env_file, network=not offline))
+    _no_env_file(env_file)
+    findings = asyncio.run(examine(settings_of(ctx), ConfigFile(), network=not offline))
     out.print(render(findings), markup=False, highlight=False)
     if any(f.status == FAIL for f in findings):
         raise typer.Exit(1)

@@ -1,4 +1,5 @@
-"""Conversion of sources to plain text: an ordered registry of converters.
+"""Conversion of sources to plain text: an ordered registry of converters, filled through the
+`register_converters` hook (biomd's own in convert/builtin.py, then each plugin's).
 
 Detection is by content first, with the file name only as a hint: the first converter that
 accepts a source takes it, so specific formats (a WhatsApp export, a Telegram result.json)
@@ -7,57 +8,58 @@ come before the generic ones they would otherwise fall into (a zip, a JSON file,
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from biomd import plugins
 from biomd.errors import CorruptSource, UnsupportedFormat
-from biomd.ingest.convert.ai_chats import CHATGPT, CLAUDE
-from biomd.ingest.convert.archive import ZipReader
-from biomd.ingest.convert.audio import AudioConverter
 from biomd.ingest.convert.base import ArchiveReader, Converter, Member, Probe
 from biomd.ingest.convert.context import ArchiveBudget, ConvertContext
-from biomd.ingest.convert.discord import DiscordJson
-from biomd.ingest.convert.docx import DocxConverter
-from biomd.ingest.convert.email import EmlConverter, MboxConverter
-from biomd.ingest.convert.html import HtmlConverter
-from biomd.ingest.convert.image import ImageConverter
-from biomd.ingest.convert.imessage import IMessageDb, IMessageText
-from biomd.ingest.convert.messenger import MessengerJson, MetaExportZip
-from biomd.ingest.convert.pdf import PdfConverter
 from biomd.ingest.convert.sniff import describe_binary
-from biomd.ingest.convert.telegram import TelegramJson
-from biomd.ingest.convert.text import CSV, JSON, MARKDOWN, PLAIN
-from biomd.ingest.convert.whatsapp import WhatsAppText, WhatsAppZip
+from biomd.ingest.convert.text import PLAIN
 
-REGISTRY: list[Converter | ArchiveReader] = [
-    PdfConverter(),
-    DocxConverter(),
-    WhatsAppZip(),
-    MetaExportZip(),
-    ZipReader(),
-    ImageConverter(),
-    AudioConverter(),
-    IMessageDb(),
-    TelegramJson(),
-    DiscordJson(),
-    MessengerJson(),
-    CHATGPT,
-    CLAUDE,
-    MboxConverter(),
-    EmlConverter(),
-    WhatsAppText(),
-    IMessageText(),
-    HtmlConverter(),
-    MARKDOWN,
-    JSON,
-    CSV,
-    PLAIN,
-]
+
+@dataclass(frozen=True)
+class Registry:
+    """Every converter, in the order they are tried, and the kinds that are chats."""
+
+    converters: tuple[Converter | ArchiveReader, ...]
+    chat_kinds: frozenset[str]
+
+
+@functools.cache
+def registry() -> Registry:
+    """The converters of biomd and its plugins: each one's specific formats in the order they
+    were registered (biomd's first), then the generic ones, plain text last of all."""
+    formats: list[Converter | ArchiveReader] = []
+    fallbacks: list[Converter | ArchiveReader] = []
+
+    def register(plugin: plugins.Plugin) -> Callable[..., None]:
+        def add(converter: Converter | ArchiveReader, *, generic: bool = False) -> None:
+            (fallbacks if generic else formats).append(converter)
+            plugin.record("converters", converter.kind)
+
+        return add
+
+    plugins.each("register_converters", register)
+    ordered = (*formats, *(c for c in fallbacks if c is not PLAIN), PLAIN)
+    chats = frozenset(c.kind for c in ordered if getattr(c, "chat", False))
+    return Registry(ordered, chats)
+
+
+def chat_kinds() -> frozenset[str]:
+    """The kinds of source that are conversations between people, as their converters say (an
+    email thread or an AI conversation is not)."""
+    return registry().chat_kinds
 
 
 def detect(probe: Probe) -> Converter | ArchiveReader:
     """The first converter that accepts the source, or a clear error saying why none does."""
     if not probe.head:
         raise CorruptSource(f"{probe.name}: the file is empty.")
-    for converter in REGISTRY[:-1]:
-        if converter.accepts(probe):
+    for converter in registry().converters:
+        if converter is not PLAIN and converter.accepts(probe):
             return converter
     known = describe_binary(probe.head)
     if known:
@@ -68,12 +70,13 @@ def detect(probe: Probe) -> Converter | ArchiveReader:
 
 
 __all__ = [
-    "REGISTRY",
     "ArchiveBudget",
     "ArchiveReader",
     "ConvertContext",
     "Converter",
     "Member",
     "Probe",
+    "chat_kinds",
     "detect",
+    "registry",
 ]

@@ -114,6 +114,7 @@ class AiExportJson:
     """A `conversations.json`: a top-level list of conversations, streamed one at a time."""
 
     kind: str
+    chat = False
     label: str
     patterns: tuple[str, ...]
     lines: Callable[[dict[str, Any], ConvertContext], Iterator[str]]

@@ -48,6 +48,7 @@ def transcribe_lines(path: Path, name: str, ctx: ConvertContext) -> Iterator[str
 
 class AudioConverter:
     kind = "audio"
+    chat = False
     mime = "audio/*"
 
     def accepts(self, probe: Probe) -> bool:

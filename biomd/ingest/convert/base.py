@@ -32,10 +32,15 @@ class Probe:
 
 
 class Converter(Protocol):
-    """Turns one source into plain text, streamed in pieces."""
+    """Turns one source into plain text, streamed in pieces. `chat` says whether the text is a
+    conversation between people, in the transcript form convert/chat.py writes (the mirror
+    reads those); an email thread or an AI conversation is not."""
 
     @property
     def kind(self) -> str: ...
+
+    @property
+    def chat(self) -> bool: ...
 
     @property
     def mime(self) -> str: ...

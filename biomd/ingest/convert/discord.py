@@ -55,6 +55,7 @@ def to_message(msg: dict[str, Any], replies: OrderedDict[Any, str]) -> Message:
 
 class DiscordJson:
     kind = "discord"
+    chat = True
     mime = "application/json"
 
     def accepts(self, probe: Probe) -> bool:

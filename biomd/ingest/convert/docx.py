@@ -12,6 +12,7 @@ from biomd.ingest.convert.context import ConvertContext
 
 class DocxConverter:
     kind = "docx"
+    chat = False
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
     def accepts(self, probe: Probe) -> bool:

@@ -109,6 +109,7 @@ def email_lines(msg: EmailMessage, ctx: ConvertContext) -> str:
 
 class EmlConverter:
     kind = "email"
+    chat = False
     mime = "message/rfc822"
 
     def accepts(self, probe: Probe) -> bool:
@@ -124,6 +125,7 @@ class EmlConverter:
 
 class MboxConverter:
     kind = "email"
+    chat = False
     mime = "application/mbox"
 
     def accepts(self, probe: Probe) -> bool:

@@ -16,6 +16,7 @@ _HTML_START = re.compile(
 
 class HtmlConverter:
     kind = "html"
+    chat = False
     mime = "text/html"
 
     def accepts(self, probe: Probe) -> bool:

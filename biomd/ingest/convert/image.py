@@ -152,6 +152,7 @@ def photo_text(name: str, exif: Exif, description: str) -> str:
 
 class ImageConverter:
     kind = "image"
+    chat = False
     mime = "image/*"
 
     def accepts(self, probe: Probe) -> bool:

@@ -71,6 +71,7 @@ def _message(when: datetime, speaker: str, body: list[str]) -> Message:
 
 class IMessageText:
     kind = "imessage"
+    chat = True
     mime = "text/plain"
 
     def accepts(self, probe: Probe) -> bool:
@@ -133,6 +134,7 @@ ORDER BY c.ROWID, m.date, m.ROWID
 
 class IMessageDb:
     kind = "imessage"
+    chat = True
     mime = "application/vnd.sqlite3"
 
     def accepts(self, probe: Probe) -> bool:

@@ -74,6 +74,7 @@ def to_message(msg: dict[str, Any], ctx: ConvertContext) -> Message:
 
 class MessengerJson:
     kind = "messenger"
+    chat = True
     mime = "application/json"
 
     def accepts(self, probe: Probe) -> bool:

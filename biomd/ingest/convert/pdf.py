@@ -11,6 +11,7 @@ from biomd.ingest.convert.context import ConvertContext
 
 class PdfConverter:
     kind = "pdf"
+    chat = False
     mime = "application/pdf"
 
     def accepts(self, probe: Probe) -> bool:

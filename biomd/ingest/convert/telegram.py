@@ -110,6 +110,7 @@ def to_message(
 
 class TelegramJson:
     kind = "telegram"
+    chat = True
     mime = "application/json"
 
     def accepts(self, probe: Probe) -> bool:

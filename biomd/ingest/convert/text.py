@@ -153,6 +153,7 @@ class TextConverter:
     """Text files. `extensions` picks the kind; the catch-all instance takes any text."""
 
     kind: str
+    chat = False
     mime: str
     extensions: frozenset[str] = field(default_factory=frozenset)
     catch_all: bool = False

@@ -315,6 +315,7 @@ def transcript(
 
 class WhatsAppText:
     kind = "whatsapp"
+    chat = True
     mime = "text/plain"
 
     def accepts(self, probe: Probe) -> bool:
@@ -343,6 +344,7 @@ class WhatsAppZip:
     transcribed or described and shown on the line where they were sent."""
 
     kind = "whatsapp"
+    chat = True
     mime = "application/zip"
 
     def accepts(self, probe: Probe) -> bool:
