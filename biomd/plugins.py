@@ -33,7 +33,7 @@ DEFAULT_PLUGINS = (
     "biomd.ingest.convert.builtin",
     "biomd.biographer.backend",
     "biomd.frontends.platforms",
-    "biomd.frontends.cli.builtin",
+    "biomd.frontends.commands",
 )
 """biomd's own plugins, registered before any installed one (so its formats are tried first)."""
 
@@ -98,7 +98,8 @@ class Plugins:
             try:
                 module = entry.load()
             except Exception as exc:  # a broken plugin never breaks biomd
-                log.warning("plugin %s could not be loaded: %s", entry.name, exc, exc_info=True)
+                log.warning("plugin %s could not be loaded: %s", entry.name, exc)
+                log.debug("plugin %s", entry.name, exc_info=True)
                 self.plugins.append(Plugin(entry.name, False, None, version, error=str(exc)))
                 continue
             self._add(Plugin(entry.name, False, module, version))
@@ -131,16 +132,28 @@ class Plugins:
             except Exception as exc:
                 if plugin.builtin:
                     raise
-                log.warning("plugin %s failed in %s: %s", plugin.name, hook, exc, exc_info=True)
+                log.warning("plugin %s failed in %s: %s", plugin.name, hook, exc)
+                log.debug("plugin %s", plugin.name, exc_info=True)
                 plugin.error = f"{hook}: {exc}"
             if after is not None:
                 after(plugin)
 
 
+_loading = False
+
+
 @functools.cache
 def loaded() -> Plugins:
-    """The plugins of this process, loaded once."""
-    return Plugins()
+    """The plugins of this process, loaded once. A default plugin whose import asks for them
+    again would make a second set: that is a bug, said at once."""
+    global _loading
+    if _loading:
+        raise RuntimeError("a plugin's import asked for the plugins while they were loading")
+    _loading = True
+    try:
+        return Plugins()
+    finally:
+        _loading = False
 
 
 def each(

@@ -20,6 +20,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource
 
 from biomd import plugins
 from biomd.app.envfile import quoted, update_env_file, without
+from biomd.biographer.backend import backends
 from biomd.errors import ConfigError
 from biomd.settings import (
     CONFIG_DIR_VARIABLE,
@@ -202,9 +203,15 @@ def check(values: dict[str, str], file: Path) -> None:
         candidate = Path(tmp) / "candidate.env"
         candidate.write_text("".join(f"{k}={quoted(v)}\n" for k, v in ours.items()), "utf-8")
         try:
-            _FileOnly(_env_file=candidate)  # type: ignore[call-arg]
+            chosen = _FileOnly(_env_file=candidate)  # type: ignore[call-arg]
         except ValidationError as exc:
             raise ConfigError(invalid(exc, None, environment=False, lead=REFUSED)) from None
+    if chosen.llm_backend not in (known_backends := backends()):
+        raise ConfigError(
+            f"{REFUSED}\nBIOMD_LLM_BACKEND: no backend is called {chosen.llm_backend!r}; "
+            f"there are {', '.join(sorted(known_backends))} (`biomd plugins` lists what "
+            "plugins add)."
+        )
     for plugin, model in plugins.declared_settings().items():
         try:
             plugins.settings_of(plugin, model, values, environment=False)

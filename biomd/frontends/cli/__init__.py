@@ -1,7 +1,7 @@
 """The `biomd` command, a thin layer over the app: the Typer app, its options and its one
 error handler (`Commands.invoke`: errors become messages only here). The commands come through
-the `register_commands` hook: biomd's own from builtin.py (its routing table; each subject's
-commands in a module of their own), then each plugin's."""
+the `register_commands` hook: biomd's own from frontends/commands.py (the routing table; each
+subject's commands live in a module of their own here), then each plugin's."""
 
 from __future__ import annotations
 
