@@ -153,3 +153,11 @@ def test_a_plugins_setting_is_unknown_without_the_plugin(tmp_path: Path) -> None
     said = run(biomd, env, "config", "set", "BIOMD_LINE_OWNER", "Ken", ok=False)
     assert "biomd has no setting BIOMD_LINE_OWNER" in said
     assert "No plugins are installed" in run(biomd, env, "plugins")
+
+
+def test_the_docs_show_the_example_plugin_as_it_is() -> None:
+    """docs/plugins.md holds the example's two files whole, so what a reader copies works."""
+    doc = (ROOT / "docs" / "plugins.md").read_text()
+    for name, fence in (("pyproject.toml", "toml"), ("biomd_line.py", "python")):
+        text = (EXAMPLE / name).read_text().rstrip()
+        assert f"```{fence}\n{text}\n```" in doc, f"{name} differs from docs/plugins.md"

@@ -11,9 +11,11 @@ import typer
 
 from biomd.app import config, plugin_list
 from biomd.frontends.cli.common import err, out, print_table
+from biomd.frontends.cli.groups import Group
 from biomd.frontends.platforms import frontends
 
 app = typer.Typer(
+    cls=Group,
     help="Your settings, in one file every folder and process reads (`biomd config path`).",
     no_args_is_help=True,
 )
