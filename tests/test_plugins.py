@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,125 @@ def test_the_docs_show_the_example_plugin_as_it_is() -> None:
     for name, fence in (("pyproject.toml", "toml"), ("biomd_line.py", "python")):
         text = (EXAMPLE / name).read_text().rstrip()
         assert f"```{fence}\n{text}\n```" in doc, f"{name} differs from docs/plugins.md"
+
+
+ECHO_PLUGIN = '''
+"""A chat platform of a plugin's: the owner's messages are lines of a file, the replies go
+to another. Turned on by BIOMD_ECHO_INBOX."""
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+import biomd
+from biomd.frontends.platforms import Frontend
+from biomd.plugins import settings_of
+
+
+class EchoSettings(BaseModel):
+    inbox: str = ""
+
+
+class EchoChannel:
+    platform = "echo"
+    max_length = 1000
+    local = False
+
+    def __init__(self, outbox):
+        self.outbox = outbox
+
+    async def send(self, chat, text, buttons=()):
+        with self.outbox.open("a") as f:
+            f.write(text + "\\n---\\n")
+        return "1"
+
+    async def edit(self, chat, message, text):
+        await self.send(chat, text)
+
+    async def send_file(self, chat, name, data, caption=""):
+        return await self.send(chat, f"[file {name}] {caption}")
+
+    async def send_image(self, chat, name, png, caption=""):
+        return await self.send(chat, f"[image {name}] {caption}")
+
+    async def download(self, file_ref, dest):
+        raise NotImplementedError
+
+
+class Echo:
+    def __init__(self, running):
+        self.inbox = Path(settings_of("echo", EchoSettings).inbox)
+        self.channel = EchoChannel(self.inbox.with_suffix(".replies"))
+        self.assistant = running.assistant
+
+    async def start(self):
+        for line in self.inbox.read_text().splitlines():
+            name, _, args = line.removeprefix("/").partition(" ")
+            await self.assistant.on_command(self.channel, "me", name, args)
+        self.inbox.with_suffix(".done").touch()
+
+    async def stop(self):
+        pass
+
+    async def owner_chats(self):
+        return ["me"]
+
+
+@biomd.hookimpl
+def register_frontends(register):
+    register(Frontend("echo", lambda s: bool(settings_of("echo", EchoSettings).inbox), Echo))
+
+
+@biomd.hookimpl
+def register_settings(register):
+    register(EchoSettings)
+
+
+@biomd.hookimpl
+def register_backends(register):
+    from biomd.biographer.backend import OpenAIBackend
+
+    class EchoBackend(OpenAIBackend):
+        name = "echo"
+
+    register("echo", EchoBackend)
+'''
+
+
+@pytest.mark.slow
+def test_a_plugins_chat_platform_runs_beside_the_others_and_talks_to_the_assistant(
+    tmp_path: Path, minilm_path: Path
+) -> None:
+    site = tmp_path / "site-packages"
+    site.mkdir()
+    (site / "biomd_echo.py").write_text(ECHO_PLUGIN)
+    installed(site, "biomd-echo", "[biomd]\necho = biomd_echo\n")
+    env, biomd = biomd_with(site, data=tmp_path / "data")
+    env |= {"BIOMD_EMBED_MODEL": "sentence-transformers/all-MiniLM-L6-v2"}
+    env |= {"BIOMD_EMBED_MODEL_PATH": str(minilm_path), "BIOMD_WEB": "false"}
+    inbox = tmp_path / "inbox.txt"
+    inbox.write_text("/help\n")
+    run(biomd, env, "config", "set", "BIOMD_ECHO_INBOX", str(inbox))
+    run(biomd, env, "config", "set", "llm_backend", "echo")
+    (listed,) = json.loads(run(biomd, env, "plugins", "--json", out=True))
+    assert listed["registers"] == {
+        "backends": ["echo"],
+        "frontends": ["echo"],
+        "settings": ["BIOMD_ECHO_INBOX"],
+    }
+
+    proc = subprocess.Popen(
+        [*biomd, "run"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    try:
+        for _ in range(600):
+            if inbox.with_suffix(".done").exists() or proc.poll() is not None:
+                break
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        said, _ = proc.communicate(timeout=60)
+    assert inbox.with_suffix(".done").exists(), said
+    assert "biomd is running on echo" in said
+    replies = inbox.with_suffix(".replies").read_text()
+    assert "/timeline" in replies and "/questions" in replies, replies

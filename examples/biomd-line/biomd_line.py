@@ -114,6 +114,10 @@ class LineExport:
             yield format_line(Message(msg.when, msg.speaker, msg.text, mine), ctx)
 
 
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _again(first: str, rest: Iterator[str]) -> Iterator[str]:
     yield first
     yield from rest
@@ -143,6 +147,6 @@ def register_commands(app: typer.Typer) -> None:
         days = sorted({m.when.date() for m in found if m.when})
         people = Counter(m.speaker for m in found)
         span = f"{days[0]} to {days[-1]}" if days else "no dates"
-        typer.echo(f"{len(found)} messages over {len(days)} days ({span})")
+        typer.echo(f"{plural(len(found), 'message')} over {plural(len(days), 'day')} ({span})")
         for name, count in people.most_common():
             typer.echo(f"  {name}: {count}")
