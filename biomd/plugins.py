@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -22,6 +21,7 @@ import pluggy
 from pydantic import BaseModel
 
 from biomd.settings import PREFIX, config_file
+from biomd.settings import environment as settings_environment
 
 log = logging.getLogger(__name__)
 
@@ -211,7 +211,7 @@ def settings_of(
         values = {k.upper(): v or "" for k, v in raw.items()}
     merged = {k.upper(): v for k, v in values.items()}
     if environment:
-        merged |= {k.upper(): v for k, v in os.environ.items()}
+        merged |= settings_environment()
     data = {
         name: merged[prefix + name.upper()]
         for name in model.model_fields

@@ -428,21 +428,27 @@ def invalid(
     exc: ValidationError,
     file: Path | None,
     prefix: str = PREFIX,
-    environment: bool = True,
+    from_environment: bool = True,
     lead: str = "Some settings are not valid:",
 ) -> str:
     """What is wrong with the settings, one line a setting, each named as it is written and
-    said where it was set: the environment (where `environment` and it is set there), or
+    said where it was set: the environment (where `from_environment` and it is set there), or
     `file` (None: nowhere yet, a value offered)."""
     lines = [lead]
     for error in exc.errors():
         field = str(error["loc"][0]).upper() if error["loc"] else ""
         name = field if field.startswith(prefix) else prefix + field
-        where = "the environment" if environment and name in os.environ else file
+        where = "the environment" if from_environment and name in environment() else file
         said = f" (in {where})" if where else ""
         lines.append(f"{name}{said}: {error['msg']}, not {error.get('input')!r}.")
     lines.append("Fix it with `biomd config set NAME VALUE` (or `biomd config unset NAME`).")
     return "\n".join(lines[:-1] if file is None else lines)
+
+
+def environment() -> dict[str, str]:
+    """The BIOMD_ variables of the environment, by their upper-case names (as the settings
+    read them: any case). The one place outside pydantic-settings that reads the environment."""
+    return {k.upper(): v for k, v in os.environ.items() if k.upper().startswith(PREFIX)}
 
 
 def config_dir() -> Path:

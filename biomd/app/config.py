@@ -5,7 +5,6 @@ owner-names; a plugin's settings are BIOMD_<PLUGIN>_<NAME> in the same file."""
 from __future__ import annotations
 
 import difflib
-import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from biomd.settings import (
     config_file,
     invalid,
 )
+from biomd.settings import environment as settings_environment
 
 Origin = Literal["environment", "config file", "default"]
 REFUSED = "Nothing was changed: biomd can't run with that."
@@ -205,7 +205,7 @@ def check(values: dict[str, str], file: Path) -> None:
         try:
             chosen = _FileOnly(_env_file=candidate)  # type: ignore[call-arg]
         except ValidationError as exc:
-            raise ConfigError(invalid(exc, None, environment=False, lead=REFUSED)) from None
+            raise ConfigError(invalid(exc, None, from_environment=False, lead=REFUSED)) from None
     if chosen.llm_backend not in (known_backends := backends()):
         raise ConfigError(
             f"{REFUSED}\nBIOMD_LLM_BACKEND: no backend is called {chosen.llm_backend!r}; "
@@ -239,7 +239,7 @@ def values(settings_file: ConfigFile | None = None, everything: bool = False) ->
     """Each setting biomd runs with, from the environment or the config file (and, with
     `everything`, those at their default), sorted by name."""
     file = (settings_file or ConfigFile()).read()
-    environment = {k.upper(): v for k, v in os.environ.items() if k.upper().startswith(PREFIX)}
+    environment = settings_environment()
     for name, setting in sorted(known().items()):
         if name in environment:
             yield Value(setting, environment[name], "environment")

@@ -47,7 +47,7 @@ def button_view(buttons: Buttons) -> discord.ui.View:
 @contextlib.contextmanager
 def reachable() -> Iterator[None]:
     """Discord not answering (network, 5xx, rate limit) becomes `PlatformUnavailable`, which
-    core retries later; a refused request (Forbidden, NotFound) stays what it is."""
+    the engine retries later; a refused request (Forbidden, NotFound) stays what it is."""
     try:
         yield
     except (discord.DiscordServerError, discord.RateLimited) as exc:

@@ -56,24 +56,28 @@ class Frontend:
     chat: bool = True  # the owner talks to biomd there (the web view is a page, not a chat)
 
 
-def _telegram_configured(settings: Settings) -> bool:
-    if settings.telegram_token and not settings.telegram_users:
+def _served(platform: str, token: str | None, owners: frozenset[int], greet: str) -> bool:
+    """Whether a bot platform is turned on (it has a token); warns when nobody is allowed yet,
+    saying how the owner finds their id."""
+    if token and not owners:
+        setting = f"BIOMD_{platform.upper()}_ALLOWED_USERS"
         log.warning(
-            "BIOMD_TELEGRAM_ALLOWED_USERS is empty, so nobody is served yet. Message the "
-            "bot now, then copy your id from the line 'Telegram: ignoring user id …' into "
-            "`biomd config set BIOMD_TELEGRAM_ALLOWED_USERS <id>` and restart."
+            "%s is empty, so nobody is served yet. %s the bot now, then copy your id from the "
+            "line '%s: ignoring user id …' into `biomd config set %s <id>` and restart.",
+            setting,
+            greet,
+            platform.capitalize(),
+            setting,
         )
-    return bool(settings.telegram_token)
+    return bool(token)
+
+
+def _telegram_configured(settings: Settings) -> bool:
+    return _served("telegram", settings.telegram_token, settings.telegram_users, "Message")
 
 
 def _discord_configured(settings: Settings) -> bool:
-    if settings.discord_token and not settings.discord_users:
-        log.warning(
-            "BIOMD_DISCORD_ALLOWED_USERS is empty, so nobody is served yet. DM the bot now, "
-            "then copy your id from the line 'Discord: ignoring user id …' into "
-            "`biomd config set BIOMD_DISCORD_ALLOWED_USERS <id>` and restart."
-        )
-    return bool(settings.discord_token)
+    return _served("discord", settings.discord_token, settings.discord_users, "DM")
 
 
 def _telegram(running: Running) -> Platform:

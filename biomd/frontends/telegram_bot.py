@@ -48,7 +48,7 @@ CLOUD_API = "https://api.telegram.org"
 @contextlib.contextmanager
 def reachable() -> Iterator[None]:
     """Telegram not answering (network, 5xx, flood control) becomes `PlatformUnavailable`,
-    which core retries later; a refused request (BadRequest, Forbidden) stays what it is."""
+    which the engine retries later; a refused request (BadRequest, Forbidden) stays what it is."""
     try:
         yield
     except BadRequest:

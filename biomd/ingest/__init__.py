@@ -1,2 +1,2 @@
-"""Ingest: every source turned into plain text (conversion, transcription), split into chunks
-and written to the store."""
+"""Ingest: every source turned into plain text (by the converters biomd and its plugins
+register, and transcription), split into chunks and written to the store."""
