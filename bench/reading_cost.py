@@ -12,9 +12,9 @@ consolidation (when bio.md passes its budget) keeps every citation and open ques
 (reader or biographer) already sent, counted as OpenAI's cache does (from 1,024 tokens, in
 steps of 128): what a provider's prefix cache serves.
 
-Workloads: `export`, a synthetic chat with 30% near-duplicate lines and no chatter (the
+Workloads: `export`, a synthetic chat with 30% near-duplicate lines and no filler (the
 chat filter saves nothing on it: the hard case); `chat`, a chat shaped like a real one
-(bench/chatter.py: 40% of its lines reactions, acks, logistics, media); `notes`, 200 journal
+(bench/filler.py: 40% of its lines reactions, acks, logistics, media); `notes`, 200 journal
 notes of 5 KB per MB.
 
     .venv/bin/python -m bench.reading_cost            # every workload, window and bio.md size
@@ -201,9 +201,9 @@ def export_text(size: int) -> str:
 
 
 def real_shaped_export(size: int) -> str:
-    """A chat shaped like a real one (bench/chatter.py): 40% of its lines reactions, acks,
+    """A chat shaped like a real one (bench/filler.py): 40% of its lines reactions, acks,
     logistics and media placeholders, the rest short and long messages."""
-    from bench.chatter import export
+    from bench.filler import export
 
     lines = [line for _, line in export("en", size // 30, seed=5)]
     text = "WhatsApp chat with Maya\n" + "\n".join(lines) + "\n"

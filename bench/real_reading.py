@@ -34,7 +34,7 @@ from urllib.parse import urlparse
 
 from bench.mirror import write_export
 from biomd.app.engine import Engine
-from biomd.biographer import chatter
+from biomd.biographer import filler
 from biomd.settings import Settings
 from tests.models import MINILM_NAME, minilm_dir
 
@@ -320,7 +320,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 for r in pending
             }
             total = sum(len(t) for t in texts.values())
-            sent = sum(chatter.sent_chars(t) for t in texts.values())
+            sent = sum(filler.sent_chars(t) for t in texts.values())
             summary["text_chars"], summary["sent_chars"] = total, sent
             print(f"converted text {total:,} chars, the filter sends {sent:,}", flush=True)
             with wire.lock:

@@ -1,4 +1,4 @@
-"""Chatter: a chat's reactions, laughter and media placeholders are left out of what the
+"""Filler: a chat's reactions, laughter and media placeholders are left out of what the
 reader is sent, in any language, while answers, prose and the reader's quotes survive."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from biomd.app.engine import Engine
-from biomd.biographer import chatter, reader
+from biomd.biographer import filler, reader
 from biomd.biographer.reader import Part
 from tests import db
 from tests.conftest import llm_settings
@@ -36,7 +36,7 @@ PROPOSAL = chat(
 
 
 def test_the_answer_to_a_proposal_is_kept_and_the_emoji_around_it_go() -> None:
-    sent = chatter.sent(PROPOSAL)
+    sent = filler.sent(PROPOSAL)
     assert "Will you marry me?" in sent and "Ana (owner): yes" in sent
     assert "💍" not in sent and "😂" not in sent and "sticker" not in sent
     assert "hahaha" not in sent  # laughter after a statement answers nothing
@@ -48,7 +48,7 @@ def test_the_answer_to_a_proposal_is_kept_and_the_emoji_around_it_go() -> None:
 )
 def test_reactions_in_any_language_or_script_are_left_out(reaction: str) -> None:
     text = chat(("Bo", "I start the new job at the bakery on Monday"), ("Bo", reaction))
-    assert chatter.sent(text).splitlines() == text.splitlines()[:1]
+    assert filler.sent(text).splitlines() == text.splitlines()[:1]
 
 
 @pytest.mark.parametrize(
@@ -67,7 +67,7 @@ def test_reactions_in_any_language_or_script_are_left_out(reaction: str) -> None
 def test_media_placeholders_are_left_out_but_described_media_are_kept(placeholder: str) -> None:
     described = '[voice note v.ogg 0:12: "we signed the lease on the flat in Porto"]'
     text = chat(("Bo", placeholder), ("Bo", described))
-    assert chatter.sent(text).splitlines() == text.splitlines()[1:]
+    assert filler.sent(text).splitlines() == text.splitlines()[1:]
 
 
 def test_the_answer_to_a_question_is_kept_even_when_it_is_an_emoji() -> None:
@@ -77,15 +77,15 @@ def test_the_answer_to_a_question_is_kept_even_when_it_is_an_emoji() -> None:
         ("Ana (owner)", "👍"),
         ("Mum", "👍"),
     )
-    assert chatter.sent(text).splitlines() == text.splitlines()[:3]
+    assert filler.sent(text).splitlines() == text.splitlines()[:3]
 
 
 def test_an_acknowledgement_after_a_statement_goes_after_a_question_in_any_script_stays() -> None:
     for asked in ("Θα έρθεις στον γάμο;", "你明天来吗？", "هل ستأتي غدا؟"):
         text = chat(("Eleni", asked), ("Ana (owner)", "ok"))
-        assert chatter.sent(text) == text
+        assert filler.sent(text) == text
     text = chat(("Eleni", "I got the job at the museum ;)"), ("Ana (owner)", "ok"))
-    assert chatter.sent(text).splitlines() == text.splitlines()[:1]
+    assert filler.sent(text).splitlines() == text.splitlines()[:1]
 
 
 def test_small_talk_said_again_and_again_is_said_once() -> None:
@@ -95,31 +95,31 @@ def test_small_talk_said_again_and_again_is_said_once() -> None:
             for i in range(8)
         ]
     )
-    sent = chatter.sent(text).splitlines()
+    sent = filler.sent(text).splitlines()
     assert [line for line in sent if "on my way" in line] == [text.splitlines()[1]]
     assert len(sent) == 5
 
 
-def test_prose_a_journal_and_a_chat_without_chatter_are_sent_unchanged() -> None:
+def test_prose_a_journal_and_a_chat_without_filler_are_sent_unchanged() -> None:
     journal = "2023-05-01\n\nok.\n\nhaha, today I quit my job.\n👍\n"
-    assert chatter.sent(journal) == journal
+    assert filler.sent(journal) == journal
     plain = chat(("Bo", "We moved to Leeds in March"), ("Ana (owner)", "And I found work there"))
-    assert chatter.sent(plain) == plain
-    assert chatter.sent_chars(plain) == len(plain)
+    assert filler.sent(plain) == plain
+    assert filler.sent_chars(plain) == len(plain)
 
 
 def test_headers_and_lines_that_are_not_messages_are_always_kept() -> None:
     text = "WhatsApp chat: Bo\n\n" + chat(("Bo", "ok"), ("Bo", "Passed my driving test today"))
-    assert chatter.sent(text).splitlines() == ["WhatsApp chat: Bo", "", text.splitlines()[-1]]
+    assert filler.sent(text).splitlines() == ["WhatsApp chat: Bo", "", text.splitlines()[-1]]
 
 
 def test_a_chat_part_reaches_as_far_as_fills_the_size_sent() -> None:
     text = chat(
         *[("Bo", "haha") if i % 4 else ("Bo", f"Day {i}: painted the fence") for i in range(200)]
     )
-    at = chatter.reach(text, 1_000)
+    at = filler.reach(text, 1_000)
     assert text[at - 1] == "\n" and at > 2_500
-    assert 900 <= chatter.sent_chars(text[:at]) <= 1_000
+    assert 900 <= filler.sent_chars(text[:at]) <= 1_000
 
 
 def test_the_readers_quotes_from_what_was_sent_are_found_in_the_original_part() -> None:
@@ -143,7 +143,7 @@ def test_parts_are_packed_by_what_is_sent() -> None:
 
 
 @pytest.mark.slow
-async def test_the_reader_is_sent_no_chatter_and_its_notes_keep_their_spans(
+async def test_the_reader_is_sent_no_filler_and_its_notes_keep_their_spans(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM
 ) -> None:
     filler = [("Tom", "haha"), ("Ana (owner)", "👍"), ("Tom", "[image omitted]")] * 30

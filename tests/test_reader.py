@@ -325,7 +325,7 @@ async def test_parts_are_sized_by_the_servers_own_token_count(
     lines = [
         f"[2020-01-{1 + i % 28:02d} 10:{i % 60:02d}] Grace (owner): kiln {i} {i * 7}"
         for i in range(700)
-    ]  # fmt: skip (a word each: lines of numbers alone are chatter)
+    ]  # fmt: skip (a word each: lines of numbers alone are filler)
     text = "\n".join(lines) + "\n"
     settings = settings_for(tmp_path, minilm_path, llm, llm_context_tokens=8192)
     async with await Engine.open(settings) as engine:

@@ -27,7 +27,7 @@ def chat(day: int, lines: list[tuple[str, str]]) -> str:
 
 
 async def test_a_hit_brings_the_reply_that_answers_it_from_its_own_source(engine: Engine) -> None:
-    filler = [("Ana", f"Some ordinary chatter about the weather and the bus, number {i}.")
+    filler = [("Ana", f"Some ordinary filler about the weather and the bus, number {i}.")
               for i in range(30)]  # fmt: skip
     question = [("Ana", "Where did you finally buy the blue kayak?")]
     answer = [("Ben", "At the harbour shop in Cascais, on sale!")]

@@ -125,7 +125,7 @@ def call_seconds(prompt_tokens: float, completion_tokens: float, local: bool) ->
 
 def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
     """Reading `chars` characters of new text, of which the reader is sent `sent` (what
-    the chat filter keeps: chatter.py): the notes pass, the notes placed by rules, then the
+    the chat filter keeps: filler.py): the notes pass, the notes placed by rules, then the
     reading turns, side by side, over the notes that need judgement."""
     if chars <= 0:
         return NOTHING

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from biomd.biographer import chatter, reader
+from biomd.biographer import filler, reader
 from biomd.biographer.context import CHARS_PER_TOKEN
 from biomd.biographer.json_reply import Unreadable
 from biomd.biographer.reader import Part
@@ -94,7 +94,7 @@ class NotesPass:
         choice, `skip`), cut at line breaks; with `most_tokens`, each part counted in the
         model's tokens where the model can count them, and cut shorter when it is over (chat
         text with dates and numbers runs near 3 characters a token, not 4). Sizes count what
-        is sent: a part of chat covers more of it, its chatter left out."""
+        is sent: a part of chat covers more of it, its filler left out."""
         doc, total = reading.document_id, reading.text_length
         tried = await self.store.extracts.parts(doc)
         done = [(p.start, p.end) for p in tried if p.noted or p.attempts >= self.attempts]
@@ -119,16 +119,16 @@ class NotesPass:
         """The text from `at` (up to `hi`) whose sent form is about `size` characters: of a
         chat, up to STRETCH times that much."""
         text = await self.store.chunks.text(doc, at, min(hi, at + size))
-        if len(text) < size or chatter.sent_chars(text) >= size * 9 // 10:
+        if len(text) < size or filler.sent_chars(text) >= size * 9 // 10:
             return text
         more = await self.store.chunks.text(doc, at, min(hi, at + size * STRETCH))
-        return more[: chatter.reach(more, size)]
+        return more[: filler.reach(more, size)]
 
     async def _within(self, text: str, most: int) -> str:
         """The start of `text` whose sent form counts at most `most` tokens (by the model's
         count); the characters per token it was counted at are kept, for packing parts."""
         for _ in range(4):
-            said = chatter.sent(text)
+            said = filler.sent(text)
             n = await self.model.count_tokens(said)
             if n:
                 self.chars_per_token = min(self.chars_per_token, len(said) / n)

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from biomd.biographer import chatter, data
+from biomd.biographer import data, filler
 from biomd.biographer.json_reply import Unreadable, candidates, first_json
 from biomd.biographer.packing import pack
 from biomd.biographer.quotes import locate, longest_run
@@ -114,17 +114,17 @@ class Part:
     def of(
         cls, doc: int, name: str, kind: str, start: int, end: int, total: int, text: str
     ) -> Part:
-        """A part with what the reader is sent of it worked out once (chatter.py)."""
-        return cls(doc, name, kind, start, end, total, text, chatter.sent(text))
+        """A part with what the reader is sent of it worked out once (filler.py)."""
+        return cls(doc, name, kind, start, end, total, text, filler.sent(text))
 
     def shown(self) -> str:
-        """What the reader is sent: a chat without its chatter, anything else as it is."""
-        return chatter.sent(self.text) if self.sent is None else self.sent
+        """What the reader is sent: a chat without its filler, anything else as it is."""
+        return filler.sent(self.text) if self.sent is None else self.sent
 
 
 def part_message(parts: Sequence[Part]) -> str:
     """The reader's request: each part whole, marked with its source; of a chat, the lines
-    that can say something (biomd.biographer.chatter)."""
+    that can say something (biomd.biographer.filler)."""
     blocks = []
     for p in parts:
         where = (

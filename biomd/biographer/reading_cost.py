@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from biomd.biographer import briefing, chatter, estimate
+from biomd.biographer import briefing, estimate, filler
 from biomd.biographer import scope as scope_of
 from biomd.biographer.backend import Backend
 from biomd.biographer.bio_budget import held_to, reading_limit, room_for
@@ -158,7 +158,7 @@ class ReadingCost:
 
     async def _left(self, reading: Reading, scope: str | None = None) -> tuple[int, int]:
         """Characters of a source still to read, in `scope` or its own, and how many of them
-        the reader will be sent (a chat without its chatter: chatter.py)."""
+        the reader will be sent (a chat without its filler: filler.py)."""
         chosen = scope or reading.scope
         skipped = await self.skipped(reading, chosen)
         noted = [(p.start, p.end) for p in await self.store.extracts.parts(reading.document_id)]
@@ -171,7 +171,7 @@ class ReadingCost:
         for lo, hi in shown:
             text = await self.store.chunks.text(reading.document_id, lo, hi)
             looked += len(text)
-            sent += chatter.sent_chars(text)
+            sent += filler.sent_chars(text)
         return total, round(total * sent / looked) if looked else total
 
     async def needs_choice(self, reading: Reading, cost: Estimate | None = None) -> bool:

@@ -1,4 +1,4 @@
-"""Chatter: the lines of a chat that can't carry a fact, left out of what the reader is sent.
+"""Filler: the lines of a chat that can't carry a fact, left out of what the reader is sent.
 
 A chat is mostly reactions and logistics ("ok", "haha", "👍", "[image omitted]"). Only
 chat lines (`[YYYY-MM-DD HH:MM] Speaker: text`, biomd.ingest.convert.chat) are judged, and
@@ -20,13 +20,13 @@ by shape, in any language (no word lists):
   (a "?", "？", "؟" in it, or ";" in Greek), the lines of the same speaker in between skipped.
   So "yes" after "will you marry me?", and "👍" after "shall we take the flat?", stay;
   "haha" or "ok" after a statement goes (an acknowledgement after a statement holds no fact,
-  and keeping those would keep most of the chatter: bench/chatter.py).
+  and keeping those would keep most of the filler: bench/filler.py).
 
 Every other line is kept whole, and lines that are not chat lines (headers, prose, a
 journal) always are; a text with fewer chat lines than other lines is sent unchanged. Kept
 lines are the original lines, so a quote of what was sent is found in the original text.
 Dropped lines are left out with no marker: a marker per run costs more than the time stamps
-already say (bench/chatter.py measures it). Pure."""
+already say (bench/filler.py measures it). Pure."""
 
 from __future__ import annotations
 
@@ -170,7 +170,7 @@ def _answers(reply: str, said: str) -> bool:
 
 
 def sent(text: str) -> str:
-    """The text the reader is sent: a chat without its chatter, anything else unchanged."""
+    """The text the reader is sent: a chat without its filler, anything else unchanged."""
     lines = parse(text)
     if not is_chat(lines):
         return text

@@ -1,5 +1,5 @@
-"""What leaving a chat's chatter out of the reader's requests saves, and that no fact is lost
-(issue 36; the rule is biomd/biographer/chatter.py):
+"""What leaving a chat's filler out of the reader's requests saves, and that no fact is lost
+(issue 36; the rule is biomd/biographer/filler.py):
 
 - saved: characters (and tokens, at 4 characters a token) sent against the original, on
   generated exports in seven languages, on the tests' fixture exports, and on the sample
@@ -8,7 +8,7 @@
   (each conversation filtered whole, the harshest case for the repeats rule, and session
   by session as smaller parts).
 
-    .venv/bin/python -m bench.chatter --data ../shared/eval/locomo-dev.json
+    .venv/bin/python -m bench.filler --data ../shared/eval/locomo-dev.json
 
 The generated chats: conversations of 4 to 40 lines between the owner and one person,
 mostly taking turns; 40% of lines are short reactions and logistics, the middle of the 30-50%
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from bench.locomo import session_lines
-from biomd.biographer import chatter
+from biomd.biographer import filler
 from biomd.ingest.convert.context import ConvertContext
 from biomd.ingest.convert.whatsapp import transcript
 from tests import chat_fixtures
@@ -190,7 +190,7 @@ SHAPE = (  # kind of line, share of lines
     ("short", 0.20),
     ("content", 0.40),
 )
-CHATTER = {"laughter", "emoji", "ack", "logistics", "media"}
+FILLER = {"laughter", "emoji", "ack", "logistics", "media"}
 
 
 def export(language: str, lines: int, seed: int = 1) -> Iterator[tuple[str, str]]:
@@ -230,11 +230,11 @@ def export(language: str, lines: int, seed: int = 1) -> Iterator[tuple[str, str]
 
 def with_marker(text: str) -> str:
     """The text sent with a marker line where each run of lines was left out."""
-    lines = chatter.parse(text)
-    if not chatter.is_chat(lines):
+    lines = filler.parse(text)
+    if not filler.is_chat(lines):
         return text
     out: list[str] = []
-    for line, keep in zip(lines, chatter.kept(lines), strict=True):
+    for line, keep in zip(lines, filler.kept(lines), strict=True):
         if keep:
             out.append(line.text)
         elif not out or out[-1] != MARKER:
@@ -255,10 +255,10 @@ def parts(text: str, size: int) -> list[str]:
 
 def saved_row(name: str, texts: list[str]) -> str:
     original = sum(len(t) for t in texts)
-    sent = sum(chatter.sent_chars(t) for t in texts)
+    sent = sum(filler.sent_chars(t) for t in texts)
     marked = sum(len(with_marker(t)) for t in texts)
     lines = sum(len(t.split("\n")) for t in texts)
-    kept = sum(len(chatter.sent(t).split("\n")) for t in texts)
+    kept = sum(len(filler.sent(t).split("\n")) for t in texts)
     saved, with_marks = 100 * (1 - sent / original), 100 * (1 - marked / original)
     return (
         f"| {name} | {lines:,} | {100 * (1 - kept / lines):.0f}% | {original // 4:,} | "
@@ -277,7 +277,7 @@ def generated(size: int) -> tuple[list[str], list[str]]:
         rows.append(saved_row(f"generated, {language}", pieces))
         kept_lines = set()
         for piece in pieces:
-            kept_lines.update(chatter.sent(piece).split("\n"))
+            kept_lines.update(filler.sent(piece).split("\n"))
         by_kind: dict[str, list[bool]] = {}
         for kind, line in labelled:
             by_kind.setdefault(kind, []).append(line in kept_lines)
@@ -315,8 +315,8 @@ def sample_chat() -> str:
     return "".join(transcript([raw], [raw], "Mum", ctx))
 
 
-def with_chatter(session: list[tuple[str, str]], rng: np.random.Generator) -> list[tuple[str, str]]:
-    """A LoCoMo session with chatter put between its turns, as a real chat has (about 40% of
+def with_filler(session: list[tuple[str, str]], rng: np.random.Generator) -> list[tuple[str, str]]:
+    """A LoCoMo session with filler put between its turns, as a real chat has (about 40% of
     lines: 0 to 2 after each turn, each by either speaker, in English): (dia_id or "", line)."""
     lang = LANGUAGES["en"]
     speakers = sorted({line.split("] ", 1)[1].split(":", 1)[0] for _, line in session})
@@ -337,7 +337,7 @@ def locomo(path: Path) -> tuple[list[str], list[str]]:
     samples: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
     rows: list[str] = []
     lost: list[str] = []
-    totals = {how: [0, 0, 0, 0] for how in ("whole", "session", "session + chatter")}
+    totals = {how: [0, 0, 0, 0] for how in ("whole", "session", "session + filler")}
     for sample in samples:
         conv = sample["conversation"]
         cited = {
@@ -351,17 +351,17 @@ def locomo(path: Path) -> tuple[list[str], list[str]]:
         )
         sessions = [session_lines(conv, n) for n in numbers if conv.get(f"session_{n}")]
         rng = np.random.default_rng(len(rows))
-        noisy = [with_chatter(s, rng) for s in sessions]
+        noisy = [with_filler(s, rng) for s in sessions]
         for how, groups in (
             ("whole", [[turn for s in sessions for turn in s]]),
             ("session", sessions),
-            ("session + chatter", noisy),
+            ("session + filler", noisy),
         ):
             kept_ids: set[str] = set()
             every, left = 0, 0
             for group in groups:
-                lines = chatter.parse("\n".join(line for _, line in group))
-                keep = chatter.kept(lines) if chatter.is_chat(lines) else [True] * len(lines)
+                lines = filler.parse("\n".join(line for _, line in group))
+                keep = filler.kept(lines) if filler.is_chat(lines) else [True] * len(lines)
                 every += len(group)
                 left += keep.count(False)
                 kept_ids.update(d for (d, _), k in zip(group, keep, strict=True) if k and d)
