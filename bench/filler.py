@@ -1,5 +1,5 @@
 """What leaving a chat's filler out of the reader's requests saves, and that no fact is lost
-(issue 36; the rule is biomd/biographer/filler.py):
+(issue 36; the rule is biomd/biographer/reading/filler.py):
 
 - saved: characters (and tokens, at 4 characters a token) sent against the original, on
   generated exports in seven languages, on the tests' fixture exports, and on the sample
@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from bench.locomo import session_lines
-from biomd.biographer import filler
+from biomd.biographer.reading import filler
 from biomd.ingest.convert.context import ConvertContext
 from biomd.ingest.convert.whatsapp import transcript
 from tests import chat_fixtures

@@ -34,7 +34,7 @@ from urllib.parse import urlparse
 
 from bench.mirror import write_export
 from biomd.app.engine import Engine
-from biomd.biographer import filler
+from biomd.biographer.reading import filler
 from biomd.settings import Settings
 from tests.models import MINILM_NAME, minilm_dir
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from biomd.app.engine import Engine
-from biomd.biographer import filler, reader
-from biomd.biographer.reader import Part
+from biomd.biographer.reading import filler, reader
+from biomd.biographer.reading.reader import Part
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, notes_reply

@@ -1,4 +1,4 @@
-"""Reading turns as one call (biomd/biographer/integration.py): the reply is the edits and a
+"""Reading turns as one call (biomd/biographer/reading_turn.py): the reply is the edits and a
 one-line report under a JSON schema; routine notes go in by rules and only the rest reach a
 turn; a doubtful note is checked at the cost of a step; turns over different notes run side
 by side with one writer, and an edit another turn overtook is not lost."""
@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from biomd.app.engine import Engine
-from biomd.biographer import estimate, integration
-from biomd.biographer.estimate import Cache, Estimate, Prices, Sizes
-from biomd.biographer.integration import Edit, Plan, merged, new_lines, parse
-from biomd.biographer.placement import MONTH_LINES, PERSON_LINE, SECTION_LINES, Room, place
-from biomd.biographer.reading_cost import cache_of, spread
+from biomd.biographer.reading import estimate, reading_turn
+from biomd.biographer.reading.estimate import Cache, Estimate, Prices, Sizes
+from biomd.biographer.reading.placement import MONTH_LINES, PERSON_LINE, SECTION_LINES, Room, place
+from biomd.biographer.reading.reading_cost import cache_of, spread
+from biomd.biographer.reading.reading_turn import Edit, Plan, merged, new_lines, parse
 from biomd.settings import Settings
 from biomd.storage.extracts import Extract
 from tests import db
@@ -191,7 +191,7 @@ async def test_routine_notes_go_in_by_rules_and_a_turn_judges_the_rest_in_one_ca
         bio = await engine.profile.load()
         history = await engine.profile.history()
     (turn,) = llm.bodies  # one call: the edits and the report together
-    assert turn["response_format"]["json_schema"]["schema"] == integration.SCHEMA
+    assert turn["response_format"]["json_schema"]["schema"] == reading_turn.SCHEMA
     assert "tools" not in turn
     request = content(turn["messages"][-1])
     assert "Feels like a fraud" in request and "Tom says she always doubts" in request
@@ -229,7 +229,7 @@ async def test_a_doubtful_note_is_checked_at_the_cost_of_a_step(
         bio = await engine.profile.load()
     _, second = llm.bodies
     checked = content(second["messages"][-1])
-    assert checked.startswith(integration.CHECKED) and "feel like a fraud" in checked
+    assert checked.startswith(reading_turn.CHECKED) and "feel like a fraud" in checked
     assert line in bio and result.steps == 2 and result.edits == 1
 
 

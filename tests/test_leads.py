@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from biomd.app.engine import Engine
-from biomd.biographer.disagreements import count_conflicts, denials
-from biomd.biographer.leads import (
+from biomd.biographer.profile_text import section
+from biomd.biographer.reading.disagreements import count_conflicts, denials
+from biomd.biographer.reading.leads import (
     before_record,
     leads,
     open_decisions,
     people_without_context,
 )
-from biomd.biographer.profile_text import section
 from biomd.storage.extracts import Extract
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, notes_reply

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
 from biomd.biographer.evidence import NOTHING, Passage, query, render, with_evidence
-from biomd.biographer.packing import pack
 from biomd.biographer.period import Day, overlaps, phrase, within
-from biomd.biographer.quotes import RUN_WORDS, longest_run
+from biomd.biographer.reading.packing import pack
+from biomd.biographer.reading.quotes import RUN_WORDS, longest_run
 from biomd.fold import fold_mapped
 from biomd.ingest.timestamps import (
     line_facts,

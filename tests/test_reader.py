@@ -19,10 +19,10 @@ import pytest
 
 from biomd.app.engine import Engine
 from biomd.app.replies import cost_text
-from biomd.biographer import reader
 from biomd.biographer.json_reply import Unreadable
-from biomd.biographer.quotes import locate
-from biomd.biographer.reader import Part
+from biomd.biographer.reading import reader
+from biomd.biographer.reading.quotes import locate
+from biomd.biographer.reading.reader import Part
 from biomd.errors import SpendLimitReached
 from biomd.fold import fold_mapped
 from biomd.settings import Settings

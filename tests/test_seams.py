@@ -14,7 +14,7 @@ from pydantic import Field
 
 from biomd.app.channels import split_message
 from biomd.biographer.context import ELIDED, RESULTS_HEAD, estimate, fit
-from biomd.biographer.reading_round import covered_to
+from biomd.biographer.reading.reading_round import covered_to
 from biomd.biographer.steps import CONTINUATIONS, Broken, Continue, Final, RunTools, decide
 from biomd.biographer.tools import PARAMS
 from biomd.errors import NotFound

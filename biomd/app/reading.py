@@ -8,8 +8,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from biomd.biographer import scope as scopes
-from biomd.biographer.reading_cost import Choice
+from biomd.biographer.reading import scope as scopes
+from biomd.biographer.reading.reading_cost import Choice
 from biomd.biographer.turn import StepFn, TurnResult
 from biomd.errors import BiomdError
 from biomd.storage.reading import SetAside

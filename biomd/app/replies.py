@@ -17,7 +17,7 @@ from biomd.storage.shares import ShareRecord
 if TYPE_CHECKING:
     from biomd.app.status import Status
     from biomd.app.usage import Account
-    from biomd.biographer.reading_cost import Choice
+    from biomd.biographer.reading.reading_cost import Choice
     from biomd.biographer.turn import TurnResult
     from biomd.ingest.pipeline import IngestResult
     from biomd.retrieval.search import Hit

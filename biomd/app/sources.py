@@ -13,8 +13,8 @@ from pathlib import Path
 
 from biomd.biographer.backend import Backend
 from biomd.biographer.biography import Biography
-from biomd.biographer.estimate import Estimate
 from biomd.biographer.profile_text import section
+from biomd.biographer.reading.estimate import Estimate
 from biomd.errors import BiomdError, NotFound
 from biomd.ingest.convert import ConvertContext
 from biomd.ingest.hints import capitalised_names, fit, people_names, rank

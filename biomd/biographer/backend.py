@@ -13,9 +13,9 @@ from typing import Protocol
 
 from biomd import plugins
 from biomd.biographer.codex_turn import CodexTurn
-from biomd.biographer.estimate import Prices
-from biomd.biographer.integration import Integration
 from biomd.biographer.loop import AgentLoop
+from biomd.biographer.reading.estimate import Prices
+from biomd.biographer.reading.reading_turn import Integration
 from biomd.biographer.turn import Runner
 from biomd.errors import ConfigError, LLMNotConfigured
 from biomd.models.codex import CodexChat, CodexCLI, binary

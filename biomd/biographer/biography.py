@@ -8,8 +8,8 @@ from biomd.biographer.backend import Backend
 from biomd.biographer.bio_budget import BioBudget
 from biomd.biographer.chat import Conversation
 from biomd.biographer.profile import Profile
-from biomd.biographer.reading_cost import ReadingCost
-from biomd.biographer.reading_round import ReadingRounds
+from biomd.biographer.reading.reading_cost import ReadingCost
+from biomd.biographer.reading.reading_round import ReadingRounds
 from biomd.biographer.tools import Toolbox
 from biomd.biographer.turn import Agent, StepFn, TurnResult
 from biomd.biographer.turn_context import TurnContext

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from biomd.biographer import data
-from biomd.biographer.briefing import line as note_line
+from biomd.biographer.reading.briefing import line as note_line
 from biomd.retrieval.fts_query import content_tokens
 from biomd.retrieval.relative import resolve_lines
 from biomd.storage.extracts import Extract

@@ -12,8 +12,9 @@ from typing import Annotated, Protocol
 
 from pydantic import Field
 
-from biomd.biographer import briefing, data
+from biomd.biographer import data
 from biomd.biographer.period import Day, within
+from biomd.biographer.reading import briefing
 from biomd.biographer.tool_state import ToolState
 from biomd.models.tools import BadArguments, Done, aliased, tool
 from biomd.plural import counted

@@ -30,7 +30,7 @@ from biomd.errors import BiomdError, LLMError
 
 if TYPE_CHECKING:
     from biomd.app.jobs.deps import JobDeps
-    from biomd.biographer.reading_cost import Choice
+    from biomd.biographer.reading.reading_cost import Choice
 
 log = logging.getLogger(__name__)
 

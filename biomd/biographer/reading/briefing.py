@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from biomd.biographer.packing import pack
+from biomd.biographer.reading.packing import pack
 from biomd.plural import counted
 from biomd.storage.extracts import Extract
 from biomd.storage.reading import Reading

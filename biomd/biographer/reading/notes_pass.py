@@ -11,11 +11,11 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from biomd.biographer import filler, reader
 from biomd.biographer.context import CHARS_PER_TOKEN
 from biomd.biographer.json_reply import Unreadable
-from biomd.biographer.reader import Part
-from biomd.biographer.scope import complement
+from biomd.biographer.reading import filler, reader
+from biomd.biographer.reading.reader import Part
+from biomd.biographer.reading.scope import complement
 from biomd.errors import ContextExceeded, LLMError, SpendLimitReached
 from biomd.models.llm import JsonModel
 from biomd.storage.reading import Reading

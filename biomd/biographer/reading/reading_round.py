@@ -12,16 +12,16 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
-from biomd.biographer import briefing, leads
 from biomd.biographer.backend import Backend
 from biomd.biographer.bio_budget import BioBudget
 from biomd.biographer.edits import apply_edit
-from biomd.biographer.notes_pass import NotesPass, NotesReport, describe
-from biomd.biographer.placement import Room, is_routine, months_spanned, place
 from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import changed_sections
-from biomd.biographer.reader import Part
-from biomd.biographer.reading_cost import ReadingCost, notes_room
+from biomd.biographer.reading import briefing, leads
+from biomd.biographer.reading.notes_pass import NotesPass, NotesReport, describe
+from biomd.biographer.reading.placement import Room, is_routine, months_spanned, place
+from biomd.biographer.reading.reader import Part
+from biomd.biographer.reading.reading_cost import ReadingCost, notes_room
 from biomd.biographer.turn import Agent, Runner, StepFn, TurnResult
 from biomd.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
 from biomd.plural import counted

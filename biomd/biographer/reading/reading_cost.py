@@ -10,19 +10,19 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from biomd.biographer import briefing, estimate, filler
-from biomd.biographer import scope as scope_of
 from biomd.biographer.backend import Backend
 from biomd.biographer.bio_budget import held_to, reading_limit, room_for
 from biomd.biographer.context import CHARS_PER_TOKEN
-from biomd.biographer.estimate import TURN_CALLS_SHARE, Cache, Estimate, Sizes
-from biomd.biographer.integration import SCHEMA as INTEGRATION
-from biomd.biographer.notes_pass import ReaderPlan
-from biomd.biographer.placement import Room, months_spanned
 from biomd.biographer.profile import Profile
 from biomd.biographer.prompts import system_prompt
-from biomd.biographer.reader import SCHEMA
-from biomd.biographer.reader import system_prompt as reader_prompt
+from biomd.biographer.reading import briefing, estimate, filler
+from biomd.biographer.reading import scope as scope_of
+from biomd.biographer.reading.estimate import TURN_CALLS_SHARE, Cache, Estimate, Sizes
+from biomd.biographer.reading.notes_pass import ReaderPlan
+from biomd.biographer.reading.placement import Room, months_spanned
+from biomd.biographer.reading.reader import SCHEMA
+from biomd.biographer.reading.reader import system_prompt as reader_prompt
+from biomd.biographer.reading.reading_turn import SCHEMA as INTEGRATION
 from biomd.errors import NotFound
 from biomd.settings import Settings
 from biomd.storage.reading import Reading

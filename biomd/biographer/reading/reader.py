@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from biomd.biographer import data, filler
+from biomd.biographer import data
 from biomd.biographer.json_reply import Unreadable, candidates, first_json
-from biomd.biographer.packing import pack
-from biomd.biographer.quotes import locate, longest_run
-from biomd.biographer.scope import complement
+from biomd.biographer.reading import filler
+from biomd.biographer.reading.packing import pack
+from biomd.biographer.reading.quotes import locate, longest_run
+from biomd.biographer.reading.scope import complement
 from biomd.fold import Folded, fold_mapped
 from biomd.storage.extracts import NewExtract
 
@@ -124,7 +125,7 @@ class Part:
 
 def part_message(parts: Sequence[Part]) -> str:
     """The reader's request: each part whole, marked with its source; of a chat, the lines
-    that can say something (biomd.biographer.filler)."""
+    that can say something (biomd.biographer.reading.filler)."""
     blocks = []
     for p in parts:
         where = (
