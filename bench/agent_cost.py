@@ -32,7 +32,7 @@ async def run(sources: int, base_url: str, work: Path) -> None:
             for i in range(sources)
         ]
         await add_sources(engine, texts, name="journal-{i}.txt")
-        await engine.biography.chat.ask("Where do I usually walk the dog, and with whom?")
+        await engine.biographer.chat.ask("Where do I usually walk the dog, and with whom?")
 
 
 async def main() -> None:

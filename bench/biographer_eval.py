@@ -266,7 +266,7 @@ async def run(
         results = [r async for r in engine.sources.ingest(sample.files())]
         problems += [f"{r.name}: {r.error}" for r in results if getattr(r, "error", None)]
         try:
-            await engine.biography.reading.read_pending(on_step=on_step)
+            await engine.biographer.reading.read_pending(on_step=on_step)
         except Exception as exc:  # a failed turn is part of the score, not the end of it
             problems.append(f"reading stopped: {exc}")
         answers = []
@@ -274,7 +274,7 @@ async def run(
             if verbose:
                 print(f"  Q: {q['ask']}", flush=True)
             try:
-                result = await engine.biography.chat.ask(q["ask"], on_step=on_step)
+                result = await engine.biographer.chat.ask(q["ask"], on_step=on_step)
                 answers.append(result.report)
             except Exception as exc:
                 problems.append(f"question {q['ask']!r} failed: {exc}")
@@ -282,7 +282,7 @@ async def run(
             if verbose:
                 print(f"  A: {answers[-1][:300]}", flush=True)
         bio = await engine.profile.load()
-        unread = len(await engine.biography.reading.pending())
+        unread = len(await engine.biographer.reading.pending())
         db = settings.db_path
         turn_rows = rows(
             db,

@@ -78,14 +78,14 @@ async def main() -> None:
             chars = sum(r.chars for r in results)
             llm.notes_for = diligent_notes
             llm.responder = diligent_biographer
-            await engine.biography.reading.read_pending()
+            await engine.biographer.reading.read_pending()
             read = measure(llm)
             llm.responder = None
             llm.requests.clear()
             llm.sent.clear()
             for q in QUESTIONS:
                 llm.reply_with(*question_script())
-                await engine.biography.chat.ask(q)
+                await engine.biographer.chat.ask(q)
             bio = await engine.profile.load()
     reading = (read.calls, read.prompt, read.completion)
     rows = [

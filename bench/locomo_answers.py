@@ -255,7 +255,7 @@ async def run_sample(sample: dict[str, Any], args: argparse.Namespace, root: Pat
         await ingest_corpus(engine, corpus, data / "sources")
         for q in pick(sample["qa"], args.per_category, rng):
             t = time.perf_counter()
-            result = await engine.biography.chat.ask(q["question"])
+            result = await engine.biographer.chat.ask(q["question"])
             seconds = time.perf_counter() - t
             gold = gold_of(q)
             answer = result.report

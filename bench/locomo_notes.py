@@ -59,7 +59,7 @@ async def note_corpus(engine: Engine, corpus: Corpus, folder: Path) -> Noted:
         await ingest_corpus(engine, corpus, folder)
     started = time.perf_counter()
     waiting = await engine.store.reading.pending()
-    report = await engine.biography.reading.notes_pass().run(waiting)
+    report = await engine.biographer.reading.notes_pass().run(waiting)
     await engine.searcher.notes.embed_new()
     tally = await engine.store.extracts.tally()
     chars = sum(len(t) for t in corpus.files.values())

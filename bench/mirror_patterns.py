@@ -71,13 +71,13 @@ async def read(root: Path, args: argparse.Namespace) -> Path:
             async with await Engine.open(settings) as engine:
                 _ = [r async for r in engine.sources.ingest(files)]
                 await engine.sources.embed_pending()
-                await engine.biography.reading.read_pending()
+                await engine.biographer.reading.read_pending()
         return data
     settings = settings_for(data, args.base_url, args.model, None)
     async with await Engine.open(settings) as engine:
         _ = [r async for r in engine.sources.ingest(files)]
         await engine.sources.embed_pending()
-        await engine.biography.reading.read_pending()
+        await engine.biographer.reading.read_pending()
     return data
 
 

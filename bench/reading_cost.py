@@ -295,13 +295,13 @@ async def run_case(
                 for i, note in enumerate(journal_notes(int(200 * mb), 5_000)):
                     await engine.sources.keep_text(note, f"journal-{i:03d}.md")
             llm.requests.clear()
-            guess = await engine.biography.cost.estimate_all(
-                await engine.biography.reading.pending()
+            guess = await engine.biographer.cost.estimate_all(
+                await engine.biographer.reading.pending()
             )
             start = time.perf_counter()
-            await engine.biography.reading.read_pending()
+            await engine.biographer.reading.read_pending()
             took = time.perf_counter() - start
-            left = len(await engine.biography.reading.pending())
+            left = len(await engine.biographer.reading.pending())
             bio = len(await engine.profile.load())
         w = measure(llm)
         w.estimated = guess.prompt_tokens + guess.completion_tokens

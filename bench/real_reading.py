@@ -311,8 +311,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         async with await Engine.open(settings_for(data, base, "Ana")) as engine:
             async for r in engine.sources.ingest([export]):
                 print(f"ingest: {r.status} {getattr(r, 'error', '') or ''}", flush=True)
-            pending = await engine.biography.reading.pending()
-            guess = await engine.biography.cost.estimate_all(pending)
+            pending = await engine.biographer.reading.pending()
+            guess = await engine.biographer.cost.estimate_all(pending)
             print(f"estimate before reading: {guess.describe()}; {guess}", flush=True)
             summary["estimate"] = asdict(guess)
             texts = {
@@ -330,7 +330,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             t0 = time.perf_counter()
             rounds: list[list[str]] = []
             for i in range(args.rounds):
-                results = await engine.biography.reading.read_pending()
+                results = await engine.biographer.reading.read_pending()
                 said = [
                     f"{r.mode} #{r.turn_id}: {r.edits} edits, {len(r.refused)} refused, "
                     f"{r.steps} steps, cut_off={r.cut_off}: {r.report} | {r.reading}"
@@ -340,8 +340,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 print(f"round {i + 1}: {len(results)} results", flush=True)
                 for s in said:
                     print(f"   {s}", flush=True)
-                left = await engine.biography.reading.pending()
-                aside = await engine.biography.reading.set_aside()
+                left = await engine.biographer.reading.pending()
+                aside = await engine.biographer.reading.set_aside()
                 if aside:
                     summary["set_aside"] = [str(a) for a in aside]
                     print(f"set aside: {aside}", flush=True)
@@ -354,7 +354,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     break
             summary["read_seconds"] = time.perf_counter() - t0
             summary["rounds"] = rounds
-            summary["pending_after"] = len(await engine.biography.reading.pending())
+            summary["pending_after"] = len(await engine.biographer.reading.pending())
             tally = await engine.store.extracts.tally()
             summary["notes"] = asdict(tally)
             parts = []

@@ -21,7 +21,7 @@ async def read_round(
     `only`) is noted by the reader and taken into bio.md; the reading turns it took.
     `retry` gives the sources set aside another round; `approve` reads even those whose
     estimate would wait for the owner's choice."""
-    return await engine.biography.reading.read_pending(
+    return await engine.biographer.reading.read_pending(
         on_step, only=only, retry=retry, approve=approve
     )
 
@@ -29,9 +29,9 @@ async def read_round(
 async def unread(engine: Engine, *, include_set_aside: bool = False) -> list[Reading]:
     """The sources waiting to be read, in the order they will be (with those given up on,
     where asked)."""
-    return await engine.biography.reading.pending(include_set_aside)
+    return await engine.biographer.reading.pending(include_set_aside)
 
 
 async def given_up(engine: Engine) -> list[SetAside]:
     """The sources the reader gave up on, with why."""
-    return await engine.biography.reading.set_aside()
+    return await engine.biographer.reading.set_aside()

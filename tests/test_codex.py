@@ -135,7 +135,7 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
 async def test_a_chat_turn_is_answered_with_citations(engine: Engine, fake: FakeResponses) -> None:
     await add_sources(engine, ["Grace threw her first pot in Galway in 2009."])
     fake.script += [call("search", query="first pot"), say("In Galway, in 2009 [#1].")]
-    result = await engine.biography.chat.ask("When did I start pottery?")
+    result = await engine.biographer.chat.ask("When did I start pottery?")
     assert result.report == "In Galway, in 2009 [#1]."
     assert "[#1 'note-0.txt'" in outputs(fake.bodies[1])[0]
     assert "When did I start pottery?" in json.dumps(fake.bodies[0])
@@ -148,7 +148,7 @@ async def test_past_the_budget_every_tool_says_so_and_the_report_is_still_writte
     settings = codex_settings(tmp_path, minilm_path, fake, steps_chat=2)
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         fake.script += [call("grep", pattern="kiln")] * 3 + [say("Out of budget; nothing found.")]
-        result = await engine.biography.chat.ask("Where is the kiln?")
+        result = await engine.biographer.chat.ask("Where is the kiln?")
     assert outputs(fake.bodies[3])[-1].endswith(BUDGET_SPENT)
     assert result.budget_exhausted and result.report == "Out of budget; nothing found."
 
@@ -233,7 +233,7 @@ async def test_a_hung_codex_is_killed_at_the_time_limit(
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         fake.script.append({"kind": "hang"})
         with pytest.raises(LLMError, match="did not finish within 6 s"):
-            await engine.biography.chat.ask("hello?")
+            await engine.biographer.chat.ask("hello?")
         (turn,) = db.turns(engine.settings.db_path)
     assert turn.status == "failed" and "did not finish" in (turn.report or "")
 
@@ -243,9 +243,9 @@ async def test_a_missing_binary_says_how_to_install_it(
 ) -> None:
     settings = codex_settings(tmp_path, minilm_path, fake, codex_bin="/nowhere/codex")
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        assert not engine.biography.configured
+        assert not engine.biographer.configured
         with pytest.raises(LLMError, match="npm i -g @openai/codex"):
-            engine.biography.model()
+            engine.biographer.model()
 
 
 def test_asked_without_the_codex_cli_biomd_says_how_to_install_it_not_to_set_a_model_up(
@@ -296,7 +296,7 @@ async def test_consolidation_is_a_codex_run_with_no_tools_metered_in_tokens(
     bio = (await engine.profile.load()).replace("## Timeline\n", "## Timeline\n" + twice)
     await engine.profile.replace(bio, turn_id=None, mode="manual", reason="setup")
     fake.script.append(say(bio.replace(twice, "- 2009: First pot [#1]\n")))
-    assert await engine.biography.budget.consolidate() == ["Timeline"]
+    assert await engine.biographer.budget.consolidate() == ["Timeline"]
     assert "Her first pot" not in await engine.profile.load()
     assert not [t for t in offered(fake) if t.startswith("mcp__")], "no tools to consolidate"
     assert await engine.usage.by_backend() == [Totals("codex", 1, 1000, 50, 0.0)]

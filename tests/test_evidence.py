@@ -35,7 +35,7 @@ async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
     )
     await bio_engine.sources.embed_pending()
     llm.reply_with("Your dog is called Biscuit [#1].", "You're welcome!")
-    answer = await bio_engine.biography.chat.ask("What is my dog called?")
+    answer = await bio_engine.biographer.chat.ask("What is my dog called?")
     first = llm.bodies[0]["messages"][-1]["content"]
     assert first.startswith("Passages biomd found in the owner's sources")
     assert first.endswith("\n\nThe owner's question:\nWhat is my dog called?")  # last: heeded
@@ -49,16 +49,16 @@ async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
     assert answer.report == "Your dog is called Biscuit [#1]."
     assert len(llm.bodies) == 1
     # the chat tail keeps the owner's words, not the evidence
-    tail = await bio_engine.biography.chat.tail()
+    tail = await bio_engine.biographer.chat.tail()
     assert tail[0] == {"role": "user", "content": "What is my dog called?"}
 
-    await bio_engine.biography.chat.ask("thanks!")
+    await bio_engine.biographer.chat.ask("thanks!")
     assert llm.bodies[1]["messages"][-1]["content"] == "thanks!"  # nothing to look up
     # a local model answers from what was found without the tools (it answered better so);
     # with nothing found, or "thanks", they are offered
     assert "tools" not in llm.bodies[0] and "tools" in llm.bodies[1]
     llm.reply_with("Noted.")  # news, not a question: the tools, to put it in bio.md
-    await bio_engine.biography.chat.ask("Biscuit died last week, he was fourteen")
+    await bio_engine.biographer.chat.ask("Biscuit died last week, he was fourteen")
     assert "tools" in llm.bodies[2] and "Passages biomd found" in str(llm.bodies[2]["messages"])
 
 
@@ -89,7 +89,7 @@ async def test_always_keeps_the_tools_beside_the_evidence_for_a_local_model(
         await add_sources(engine, ["Grace adopted a grey lurcher called Biscuit."])
         await engine.sources.embed_pending()
         llm.reply_with("Biscuit [#1].")
-        await engine.biography.chat.ask("What is my dog called?")
+        await engine.biographer.chat.ask("What is my dog called?")
     assert "Passages biomd found" in llm.bodies[-1]["messages"][-1]["content"]
     assert "tools" in llm.bodies[-1]
 
@@ -100,7 +100,7 @@ async def test_relative_times_in_the_evidence_are_resolved_against_their_message
 ) -> None:
     await add_sources(bio_engine, [CHAT])
     llm.reply_with("On 6 May 2023 [#1].")
-    await bio_engine.biography.chat.ask("When did I pick up the keys for the boat?")
+    await bio_engine.biographer.chat.ask("When did I pick up the keys for the boat?")
     first = llm.bodies[0]["messages"][-1]["content"]
     assert "picked them up yesterday (2023-05-06) at the marina" in first
 
@@ -111,7 +111,7 @@ async def test_a_question_nothing_answers_is_told_so_before_the_model_answers(
 ) -> None:
     await add_sources(bio_engine, ["Grace swam at Lahinch in June."])
     llm.reply_with("Your sources don't say what your first car was.")
-    await bio_engine.biography.chat.ask("What was my first car?")
+    await bio_engine.biographer.chat.ask("What was my first car?")
     first = llm.bodies[0]["messages"][-1]["content"]
     assert "found nothing" in first and first.endswith("What was my first car?")
     system = llm.bodies[0]["messages"][0]["content"]
@@ -122,7 +122,7 @@ async def test_a_question_nothing_answers_is_told_so_before_the_model_answers(
 async def test_an_invented_citation_is_still_flagged(bio_engine: Engine, llm: FakeLLM) -> None:
     await add_sources(bio_engine, ["Grace adopted a lurcher called Biscuit."])
     llm.reply_with("Your dog is Biscuit [#1], born in Cork [#7].")
-    answer = await bio_engine.biography.chat.ask("What is my dog called?")
+    answer = await bio_engine.biographer.chat.ask("What is my dog called?")
     assert "#7" in answer.report and "not among your sources" in answer.report
 
 

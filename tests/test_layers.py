@@ -266,7 +266,7 @@ def test_the_top_of_the_package_holds_only_the_base_and_packages() -> None:
 ENGINE_API = {
     "settings",
     "sources",
-    "biography",
+    "biographer",
     "profile",
     "questions",
     "answers",

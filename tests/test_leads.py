@@ -135,5 +135,5 @@ async def test_a_reading_round_raises_them_with_a_model_that_raises_nothing(
         await engine.profile.replace(
             bio.replace(tom + "\n", ""), turn_id=None, mode="manual", reason="owner"
         )
-        assert await engine.biography.reading.raise_leads() == ""
+        assert await engine.biographer.reading.raise_leads() == ""
         assert "Who is Tom" not in await engine.profile.load()

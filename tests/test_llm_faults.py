@@ -60,14 +60,14 @@ async def test_a_broken_response_body_is_a_clear_error(
         async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
             llm.reply_with(BAD_BODIES[kind])
             with pytest.raises(LLMError) as caught:
-                await engine.biography.chat.ask("Where did I grow up?")
+                await engine.biographer.chat.ask("Where did I grow up?")
             message = caught.value.user_message
             assert "LLM endpoint" in message, message
             assert "JSON" in message or "no answer" in message, message
             last = db.turns(settings.db_path)[-1]
             assert last.status == "failed" and last.error
             llm.reply_with("Galway, by your journal.")
-            assert (await engine.biography.chat.ask("Where did I grow up?")).report.startswith(
+            assert (await engine.biographer.chat.ask("Where did I grow up?")).report.startswith(
                 "Galway"
             )
 
@@ -77,10 +77,10 @@ async def test_a_timeout_is_retried_and_a_persistent_one_is_a_clear_error(
 ) -> None:
     engine, llm = engine_llm
     llm.reply_with(Slow(2.0), "Answered on the second try.")
-    assert (await engine.biography.chat.ask("hi")).report == "Answered on the second try."
+    assert (await engine.biographer.chat.ask("hi")).report == "Answered on the second try."
     llm.reply_with(Slow(2.0), Slow(2.0))
     with pytest.raises(LLMError, match=r"could not be reached after retries \(APITimeoutError\)"):
-        await engine.biography.chat.ask("hi")
+        await engine.biographer.chat.ask("hi")
 
 
 async def test_an_empty_reply_ends_the_turn_with_a_report(
@@ -88,7 +88,7 @@ async def test_an_empty_reply_ends_the_turn_with_a_report(
 ) -> None:
     engine, llm = engine_llm
     llm.reply_with("", "")
-    result = await engine.biography.chat.ask("What do you know?")
+    result = await engine.biographer.chat.ask("What do you know?")
     assert result.report.strip(), "an empty answer still gives the owner a report"
 
 

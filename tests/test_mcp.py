@@ -182,7 +182,7 @@ async def test_a_tool_the_biographer_shares_is_one_schema_on_every_surface(
 ) -> None:
     loop = {t["function"]["name"]: t["function"] for t in TOOLS}
     codex_server = turn_server.build(
-        tmp_path, engine.biography.toolbox(TurnContext(1, "chat", 25)), budget=5
+        tmp_path, engine.biographer.toolbox(TurnContext(1, "chat", 25)), budget=5
     )
     async with Client(codex_server) as codex, Client(build(Memory(engine))) as host:
         on_codex = {t.name: t for t in (await codex.list_tools()).tools}

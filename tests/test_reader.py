@@ -209,7 +209,7 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
         by_word = await engine.searcher.notes.search("marathon", 5)
         by_meaning = await engine.searcher.notes.search("a long running race", 1)
         llm.reply_with(tool_reply(("search_notes", {"about": "Tom"})), "Tom is proud of her [#1].")
-        await engine.biography.chat.ask("What does Tom think of me?")
+        await engine.biographer.chat.ask("What does Tom think of me?")
     assert cost[-2] == "Reading, estimated before against what it cost (newest first):"
     assert re.fullmatch(
         r"\d{4}-\d\d-\d\d, 1 source: estimated [\d,]+ tokens \(\$0\.0000\);"
@@ -346,7 +346,7 @@ async def test_a_server_that_cannot_count_is_sized_from_what_its_calls_were_coun
 ) -> None:
     settings = settings_for(tmp_path, minilm_path, llm)
     async with await Engine.open(settings) as engine:
-        model = engine.biography.backend.reader()
+        model = engine.biographer.backend.reader()
         assert await model.count_tokens("x" * 3_000) is None  # no /tokenize, no call yet
         await model.complete_json([{"role": "user", "content": "y" * 30}], {}, "notes")
         assert await model.count_tokens("x" * 3_000) == 1_000  # 30 characters, 10 tokens
@@ -392,7 +392,7 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
             engine, tmp_path, "chat-later.txt", CHAT.replace("message", "line")
         )
         assert await read_round(engine) == [] and llm.reader_bodies == []
-        choices = {c.reading.document_id: c for c in await engine.biography.cost.choices()}
+        choices = {c.reading.document_id: c for c in await engine.biographer.cost.choices()}
         assert set(choices) == {mine_doc, since_doc, later_doc}
         whole = choices[mine_doc]
         assert whole.all.prompt_tokens > whole.mine.prompt_tokens > 0
@@ -401,13 +401,14 @@ async def test_a_costly_source_waits_for_the_owner_and_reads_what_they_chose(
         assert rows[mine_doc].estimate == whole.all
         assert rows[mine_doc].reading and "waits for your choice" in str(rows[mine_doc].reading.why)
 
-        await engine.biography.cost.choose(mine_doc, "mine")
-        await engine.biography.cost.choose(since_doc, "since:2023-05")
-        await engine.biography.cost.hold(later_doc)
+        await engine.biographer.cost.choose(mine_doc, "mine")
+        await engine.biographer.cost.choose(since_doc, "since:2023-05")
+        await engine.biographer.cost.hold(later_doc)
         await read_round(engine)
         pending = [r.document_id for r in await unread(engine)]
         assert pending == [later_doc], "not now: it waits"
-        assert [c.reading.document_id for c in await engine.biography.cost.choices()] == [later_doc]
+        choices = await engine.biographer.cost.choices()
+        assert [c.reading.document_id for c in choices] == [later_doc]
     sent = {doc: "" for doc in (mine_doc, since_doc, later_doc)}
     for body in llm.reader_bodies:
         for doc, block in re.findall(
@@ -475,7 +476,7 @@ async def test_calls_side_by_side_stop_starting_once_the_days_limit_is_spent(
     async with await Engine.open(settings) as engine:
         await ingest(engine, tmp_path, "long.txt", text)
         assert await read_round(engine) == [], "so costly it waits for a choice"
-        await engine.biography.cost.choose(1, "all")
+        await engine.biographer.cost.choose(1, "all")
         with pytest.raises(SpendLimitReached):
             await read_round(engine)
         assert len(llm.reader_bodies) == 3, "the first three ran side by side; no more began"

@@ -69,7 +69,7 @@ async def test_a_tool_call_written_as_text_is_run_in_every_shape_the_model_used(
 ) -> None:
     (doc,) = await add_sources(bio_engine, ["The kiln in the shed reached 1,200 degrees."])
     llm.reply_with(text_reply(SHAPES[shape]), "The kiln reached 1,200 degrees [#1].")
-    result = await bio_engine.biography.chat.ask("How hot did the kiln get?")
+    result = await bio_engine.biographer.chat.ask("How hot did the kiln get?")
     assert result.text_calls == 1 and result.steps == 2
     assert result.report == "The kiln reached 1,200 degrees [#1]."
     results = results_message(llm.bodies[1])
@@ -90,7 +90,7 @@ async def test_a_tool_definition_echoed_back_is_not_taken_for_a_call(
         '"document_id": 1,\n    "offset": 0\n  }\n}\n```'
     )
     llm.reply_with(echo, "1,200 degrees [#1].")
-    result = await bio_engine.biography.chat.ask("How hot?")
+    result = await bio_engine.biographer.chat.ask("How hot?")
     assert result.text_calls == 1
     assert "#1 'note-0.txt'" in results_message(llm.bodies[1])
 
@@ -104,7 +104,7 @@ async def test_several_text_calls_in_one_reply_all_run_in_order(
         '<tool_call>\n{"name": "read_source", "arguments": {"document_id": 1}}\n</tool_call>'
     )
     llm.reply_with(two, "In the shed [#1].")
-    result = await bio_engine.biography.chat.ask("Where is the kiln?")
+    result = await bio_engine.biographer.chat.ask("Where is the kiln?")
     assert result.text_calls == 2
     results = results_message(llm.bodies[1])
     assert results.index('<tool_result name="grep">') < results.index('name="read_source">')
@@ -117,7 +117,7 @@ async def test_a_broken_text_call_goes_back_as_an_error_and_is_never_the_report(
     broken = '<tool_call>{"name": "search", "arguments": {"query": "kiln"</tool_call>'
     unknown = '```json\n{"name": "teleport", "arguments": {"to": "Paris"}}\n```'
     llm.reply_with(broken, unknown, "Nothing in the sources about that.")
-    result = await bio_engine.biography.chat.ask("Where is the kiln?")
+    result = await bio_engine.biographer.chat.ask("Where is the kiln?")
     assert result.report == "Nothing in the sources about that."
     first_error = llm.bodies[1]["messages"][-1]
     assert first_error["role"] == "user"
@@ -134,7 +134,7 @@ async def test_thinking_and_tool_result_echoes_are_not_shown_to_the_owner(
         "<think>The owner wants the kiln.</think>I could not find it."
         "<tool_response>\nNo passages found.\n</tool_response>"
     )
-    result = await bio_engine.biography.chat.ask("Where is the kiln?")
+    result = await bio_engine.biographer.chat.ask("Where is the kiln?")
     assert result.report == "I could not find it."
 
 
@@ -147,7 +147,7 @@ async def test_a_text_call_ends_the_streamed_reply_before_the_model_imagines_the
     llm.stream_delay = 0.002
     llm.reply_with(text_reply(call + imagined, "length"), "The kiln reached 1,200 degrees [#1].")
     # a request, not a question: even a local model is offered the tools
-    result = await bio_engine.biography.chat.ask("Look up how hot the kiln got")
+    result = await bio_engine.biographer.chat.ask("Look up how hot the kiln got")
     await hung_up(llm)  # once the call was complete
     assert result.report == "The kiln reached 1,200 degrees [#1]." and not result.cut_off
     echoed = llm.bodies[1]["messages"][-2]
@@ -235,7 +235,7 @@ async def test_edit_arguments_under_the_names_models_reach_for(
         tool_reply(("edit_profile", {"old_text": "", "new_text": "- Likes tea"})),
         "Noted.",
     )
-    result = await bio_engine.biography.chat.ask("I am a type designer and I like tea.")
+    result = await bio_engine.biographer.chat.ask("I am a type designer and I like tea.")
     bio = await bio_engine.profile.load()
     assert "## Identity\n- A type designer\n" in bio and "Likes tea" not in bio
     assert result.edits == 3 and len(result.refused) == 1
@@ -258,7 +258,7 @@ async def test_an_edit_citing_a_source_it_never_saw_or_that_does_not_exist_is_re
         tool_reply(append("- 2021-02: Moved to Lisbon [#1]")),
         "Added the move [#1].",
     )
-    result = await bio_engine.biography.chat.ask("When did I move?")
+    result = await bio_engine.biographer.chat.ask("When did I move?")
     errors = [b["messages"][-1]["content"] for b in llm.bodies[2:5]]
     assert errors[0].startswith("Error: Refused: this edit cites #3, #8, which this turn")
     assert "you may cite: #1." in errors[0]
@@ -280,7 +280,7 @@ async def test_loosely_written_source_ids_are_citations_and_are_checked_as_such(
         tool_reply(add("- 2020-12-18: Handed in her notice (#1).")),
         "<tools>",  # the model's way of ending its turn
     )
-    result = await bio_engine.biography.chat.ask("When did I resign?")
+    result = await bio_engine.biographer.chat.ask("When did I resign?")
     refused = llm.bodies[2]["messages"][-1]["content"]
     assert refused.startswith("Error: Refused: this edit cites #10")
     assert "- 2020-12-18: Handed in her notice [#1]." in await bio_engine.profile.load()
@@ -297,7 +297,7 @@ async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
         "Three sources mention the move [#1, #25], and we spoke of it [chat 2021-02-25].",
         "Sure.",
     )
-    result = await bio_engine.biography.chat.ask("When did I move?")
+    result = await bio_engine.biographer.chat.ask("When did I move?")
     assert result.report.startswith(
         "Three sources mention the move [#1, #25?], and we spoke of it [chat 2021-02-25?]."
     )
@@ -305,7 +305,7 @@ async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
         "(biomd: #25, chat 2021-02-25 are not among your sources or chat; what rests on it "
         "is unsupported.)"
     )
-    await bio_engine.biography.chat.ask("And then?")
+    await bio_engine.biographer.chat.ask("And then?")
     tail = llm.bodies[-1]["messages"][2]
     assert tail["role"] == "assistant" and "[#1, #25?]" in tail["content"]
 
@@ -314,7 +314,7 @@ async def test_a_claim_of_edits_that_did_not_happen_is_corrected(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
     llm.reply_with("I updated bio.md with your new job.")
-    result = await bio_engine.biography.chat.ask("I have a new job.")
+    result = await bio_engine.biographer.chat.ask("I have a new job.")
     assert result.report == (
         "I updated bio.md with your new job.\n\n(biomd: no change was made to bio.md in this turn.)"
     )
@@ -327,13 +327,13 @@ async def test_a_reply_cut_off_at_its_limit_is_continued_or_marked_as_cut_off(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
     llm.reply_with(text_reply("You moved to Lis", "length"), "bon in 2021.")
-    whole = await bio_engine.biography.chat.ask("When did I move?")
+    whole = await bio_engine.biographer.chat.ask("When did I move?")
     assert whole.report == "You moved to Lisbon in 2021." and not whole.cut_off
     assert llm.bodies[1]["messages"][-1]["content"].startswith("Your reply was cut off")
     assert all(b["max_tokens"] == 1024 for b in llm.bodies)
 
     llm.reply_with(*[text_reply("\n\n\n", "length")] * 3)
-    cut = await bio_engine.biography.chat.ask("Tell me everything.")
+    cut = await bio_engine.biographer.chat.ask("Tell me everything.")
     assert cut.cut_off
     assert cut.report.endswith(f"({CUT_OFF_NOTE})")
 
@@ -348,7 +348,7 @@ async def test_a_reply_that_repeats_itself_is_cut_short(
 ) -> None:
     llm.stream_delay = 0.002
     llm.reply_with(text_reply("Here is what I found." + loop, "length"))
-    result = await bio_engine.biography.chat.ask("Tell me everything.")
+    result = await bio_engine.biographer.chat.ask("Tell me everything.")
     await hung_up(llm)
     assert result.steps == 1 and result.cut_off
     assert result.report.startswith("Here is what I found.")
@@ -360,7 +360,7 @@ async def test_the_same_call_three_times_is_not_run_a_third_time(
 ) -> None:
     same = tool_reply(("search", {"query": "kiln"}))
     llm.reply_with(same, same, same, "Nothing found.")
-    await bio_engine.biography.chat.ask("Where is the kiln?")
+    await bio_engine.biographer.chat.ask("Where is the kiln?")
     outputs = [b["messages"][-1]["content"] for b in llm.bodies[1:4]]
     assert outputs[0] == outputs[1] == "No passages found."
     assert outputs[2].startswith("Error: you have made exactly this search call 3 times")
@@ -386,7 +386,7 @@ async def test_the_ways_a_small_model_ends_its_turn_are_taken_as_its_report(
     bio_engine: Engine, llm: FakeLLM, reply: str, report: str
 ) -> None:
     llm.reply_with(reply)
-    result = await bio_engine.biography.chat.ask("Anything new?")
+    result = await bio_engine.biographer.chat.ask("Anything new?")
     assert result.report == report and result.steps == 1
 
 
@@ -398,7 +398,7 @@ async def test_a_model_going_round_in_circles_is_stopped_and_asked_for_its_repor
     ]
     broken = '<tool_call>{"name": "search", "arguments": {"query": "a"</tool_call>'
     llm.reply_with(*missing, broken, "Nothing new in this one.")
-    result = await bio_engine.biography.chat.ask("Anything new?")
+    result = await bio_engine.biographer.chat.ask("Anything new?")
     assert result.report.startswith("Nothing new in this one.") and result.steps == 5
     assert llm.bodies[1]["messages"][-1]["content"].startswith(
         "Error: old_text was not found in bio.md"
@@ -418,14 +418,14 @@ async def test_a_turn_that_outgrows_the_context_window_drops_old_results_first(
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         await add_sources(engine, [big])
         llm.reply_with("One.", "Two.")
-        await engine.biography.chat.ask("first")
-        await engine.biography.chat.ask("second")
+        await engine.biographer.chat.ask("first")
+        await engine.biographer.chat.ask("second")
         reads = [
             tool_reply(("read_source", {"document_id": 1, "offset": o, "length": 2500}))
             for o in range(0, 10000, 2500)
         ]
         llm.reply_with(*reads, "Read it all.")
-        await engine.biography.chat.ask("read the notes")
+        await engine.biographer.chat.ask("read the notes")
     budget_chars = (3000 - 256 - 256) * 3.2
     bodies = llm.bodies[2:]
     for body in bodies:
@@ -466,7 +466,7 @@ async def test_a_bio_md_too_big_for_the_context_window_is_consolidated_first(
         await engine.profile.replace(big, turn_id=None, mode="manual", reason="setup")
         tighter = big.replace(lines, "- 2010–2019: a hundred and twenty events [#1]\n")
         llm.reply_with(tighter, "Hello.")
-        result = await engine.biography.chat.ask("hi")
+        result = await engine.biographer.chat.ask("hi")
     first, second = llm.bodies
     assert first["messages"][0]["content"].startswith("You are the biographer of one person")
     assert "tidying their biography" in first["messages"][0]["content"], "consolidation first"

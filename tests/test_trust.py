@@ -181,7 +181,7 @@ async def test_secrets_never_reach_logs_errors_or_bio_md(
             logging.getLogger("test").info("calling %s with %s", llm.base_url, key)
             logging.getLogger("test").warning(f"bot url https://api.telegram.org/bot{token}/getMe")
             with pytest.raises(LLMNotConfigured) as caught:
-                await engine.biography.chat.ask("hello")
+                await engine.biographer.chat.ask("hello")
             bio = await engine.profile.load()
     assert key not in caught.value.user_message and "[secret]" in caught.value.user_message
     for secret in (key, token, token.split(":")[1]):
@@ -270,7 +270,7 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
                 ),
                 "Removed.",
             )
-            chat = await engine.biography.chat.ask("please remove those 2019 lines")
+            chat = await engine.biographer.chat.ask("please remove those 2019 lines")
             assert chat.edits == 1 and len(chat.refused) == 1
             assert (await engine.profile.load()).count("a fact, number") == 35
             history = await engine.profile.history()

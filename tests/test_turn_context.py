@@ -32,7 +32,7 @@ async def test_a_chat_turn_during_a_reading_turn_leaves_each_its_own_calls(
     await bio_engine.sources.keep_text("Grace adopted a lurcher called Biscuit.", "note.txt")
     reading = asyncio.create_task(read_round(bio_engine))
     assert await asyncio.to_thread(reading_asked.wait, 30)
-    chat = await bio_engine.biography.chat.ask("thanks")  # no search: one quick call
+    chat = await bio_engine.biographer.chat.ask("thanks")  # no search: one quick call
     (read,) = await reading
     assert chat.turn_id != read.turn_id
     calls = [

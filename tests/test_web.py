@@ -456,7 +456,7 @@ async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -
     line = "[2023-01-01 10:00] Grace (owner): a message long enough to take a note of.\n"
     (doc,) = await add_sources(site.engine, [line])
     await site.engine.store.reading.add(doc)
-    await site.engine.biography.cost.hold(doc)
+    await site.engine.biographer.cost.hold(doc)
     html = (await site.client.get("/sources")).text
     assert f'action="/source/{doc}/read?csrf=' in html and "you said not now" in html
     assert "the rest: about $0.00" in html

@@ -40,7 +40,7 @@ async def first_run(tmp_path: Path, minilm_path: Path, embedder: object) -> Asyn
     """The web view as a newcomer first sees it: no language model, the job worker running."""
     settings = make_settings(tmp_path / "data", minilm_path, llm_api_key="", timezone="UTC")
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        assert not engine.biography.configured
+        assert not engine.biographer.configured
         jobs = engine.job_queue({})
         view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
         view.port = 8765

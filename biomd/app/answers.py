@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from biomd.app.sources import Sources
-from biomd.biographer.biography import Biography
+from biomd.biographer.biographer import Biographer
 from biomd.biographer.questions import Questions
 from biomd.biographer.turn import StepFn, TurnResult
 from biomd.settings import Settings
@@ -24,11 +24,11 @@ class Answered:
 
 class Answers:
     def __init__(
-        self, settings: Settings, sources: Sources, biography: Biography, questions: Questions
+        self, settings: Settings, sources: Sources, biographer: Biographer, questions: Questions
     ) -> None:
         self.settings = settings
         self.sources = sources
-        self.biography = biography
+        self.biographer = biographer
         self.questions = questions
 
     async def answer(self, question_id: str, text: str, on_step: StepFn | None = None) -> Answered:
@@ -42,8 +42,8 @@ class Answers:
             f"is source #{doc_id}. Read it, put what it says where it belongs in bio.md citing "
             f"[#{doc_id}], remove or update the question, and follow any leads it opens."
         )
-        result = await self.biography.analyse(doc_id, focus=request, on_step=on_step)
-        await self.biography.reading.mark_read(doc_id)
+        result = await self.biographer.analyse(doc_id, focus=request, on_step=on_step)
+        await self.biographer.reading.mark_read(doc_id)
         return Answered(doc_id, result)
 
     async def keep_answer(self, question_id: str, text: str) -> int:

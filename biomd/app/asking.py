@@ -23,11 +23,11 @@ async def ask(
     """The biographer's turn, which `on_step` hears step by step; with no language model
     (or a key it rejects), the search results as the reply's text (saying why in full
     unless the owner was `told` already)."""
-    if engine.biography.configured:
+    if engine.biographer.configured:
         try:
-            return await engine.biography.chat.ask(question, on_step=on_step)
+            return await engine.biographer.chat.ask(question, on_step=on_step)
         except LLMNotConfigured:
             pass
     hits = await engine.sources.search(question, limit=SEARCH_INSTEAD_HITS)
     keywords_only = await engine.sources.without_vectors() is not None
-    return search_reply(hits, question, engine.biography.missing, told, keywords_only)
+    return search_reply(hits, question, engine.biographer.missing, told, keywords_only)

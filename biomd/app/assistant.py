@@ -179,7 +179,7 @@ class Assistant:
     async def _cmd_timeline(self, channel: Channel, chat: str, args: str) -> None:
         items = await self.engine.profile.timeline()
         text = "\n".join(f"• {i}" for i in items) if items else "The timeline is empty so far."
-        if not items and not self.engine.biography.configured:
+        if not items and not self.engine.biographer.configured:
             text = await self._sources_by_date(self._no_model(channel, chat))
         tl = await self.engine.pictures.timeline()
         if tl.years:
@@ -223,7 +223,7 @@ class Assistant:
         questions = await self.engine.questions.open()
         if not questions:
             none = "No open questions right now."
-            if not self.engine.biography.configured:
+            if not self.engine.biographer.configured:
                 none = (
                     "Open questions come from the biographer's reading, so there are none "
                     f"yet. {self._no_model(channel, chat)}"
@@ -348,7 +348,7 @@ class Assistant:
         """/read: the sources waiting for a choice; /read 12 all|mine|since DATE|later."""
         words = args.split()
         if not words:
-            choices = await self.engine.biography.cost.choices()
+            choices = await self.engine.biographer.cost.choices()
             await self._say(channel, chat, replies.reading_choices(choices))
             return
         doc_id = _id(words[0], "/read 12 mine")
@@ -359,7 +359,7 @@ class Assistant:
                 "Read it how? /read 12 all, /read 12 mine, /read 12 since 2024-01-01, or "
                 "/read 12 later."
             ) from None
-        await reading.decide(self.engine.biography, doc_id, scope)
+        await reading.decide(self.engine.biographer, doc_id, scope)
         await self._say(channel, chat, replies.reading_chosen(doc_id, scope))
         if scope != reading.LATER:
             await self.jobs.submit(ReadJob(platform=channel.platform, chat=chat))
@@ -382,7 +382,7 @@ class Assistant:
         elif asked.action == "save":
             await self._save_share(channel, chat, asked.how)
         else:
-            model = self.engine.biography.configured
+            model = self.engine.biographer.configured
             if model:
                 await self._say(channel, chat, "The biographer is writing the portrait…")
             draft = await shares.draft(asked.audience, asked.choice, model=model)

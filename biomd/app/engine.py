@@ -4,7 +4,7 @@ its own. Open with `async with await Engine.open(settings) as engine:`.
 The app's API, what the front-ends call, is these services:
 
     engine.sources     the owner's sources: add, list, read, search, forget, vectors
-    engine.biography   the biographer's turns: ask, read what is new, analyse, consolidate
+    engine.biographer  the biographer's turns: ask, read what is new, analyse, consolidate
     engine.profile     bio.md: its text, history, undo, the owner's own edits
     engine.questions   the open questions: which to push, the message that asked each
     engine.answers     answers to questions, and notes from assistants, kept as sources
@@ -37,7 +37,7 @@ from biomd.app.sources import Sources
 from biomd.app.told import Told
 from biomd.app.usage import Usage
 from biomd.biographer.backend import choose
-from biomd.biographer.biography import Biography
+from biomd.biographer.biographer import Biographer
 from biomd.biographer.profile import Profile
 from biomd.biographer.questions import Questions
 from biomd.ingest.message_counts import count_earlier_sources
@@ -90,7 +90,7 @@ class Engine:
         self.ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
         self.backend = choose(settings, self.ledger)
         self.profile = Profile(store, settings.data_dir / "bio.md", settings.language)
-        self.biography = Biography(settings, store, self.searcher, self.profile, self.backend)
+        self.biographer = Biographer(settings, store, self.searcher, self.profile, self.backend)
         self.sources = Sources(
             settings,
             store,
@@ -98,14 +98,14 @@ class Engine:
             self.searcher,
             self.embeddings,
             self.backend,
-            self.biography,
+            self.biographer,
         )
         self.questions = Questions(store, self.profile)
-        self.answers = Answers(settings, self.sources, self.biography, self.questions)
+        self.answers = Answers(settings, self.sources, self.biographer, self.questions)
         self.usage = Usage(store, self.ledger)
         self.pictures = Pictures(settings, store, self.profile)
         self.outbox = Outbox(store)
-        self.told = Told(self.biography)
+        self.told = Told(self.biographer)
         self.shares = Shares(settings, store, self.profile, self.backend)
         self.mirror = Mirror(
             settings, store, self.profile, self.sources, self.backend, self.searcher.notes
@@ -117,7 +117,7 @@ class Engine:
             jobs=self.store.jobs,
             inbox=self.settings.data_dir / "inbox",
             sources=self.sources,
-            biography=self.biography,
+            biographer=self.biographer,
             answers=self.answers,
             outbox=self.outbox,
             mirror=self.mirror,

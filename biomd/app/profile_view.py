@@ -59,9 +59,9 @@ async def view(engine: Engine) -> ProfileView:
 async def filled_by(engine: Engine, no_model: str = "") -> str:
     """What fills an empty bio.md from here: sources to send, and a model to read them
     (`no_model`, or the settings to set, when there is none)."""
-    biography = engine.biography
+    biographer = engine.biographer
     sources = await engine.sources.stats()
-    waiting = len(await biography.reading.pending())
+    waiting = len(await biographer.reading.pending())
     reads = "The biographer (a language model) writes bio.md as it reads your sources"
     if not sources.documents:
         said = f"{reads}, and there are none yet: add chat exports, journals, e-mails, notes."
@@ -69,8 +69,8 @@ async def filled_by(engine: Engine, no_model: str = "") -> str:
         said = f"{reads}; {_sources(waiting)} waiting for it."
     else:
         said = f"{reads}; it has read what there is and found nothing to write yet."
-    if not biography.configured:
-        said += f" {no_model or biography.missing}"
+    if not biographer.configured:
+        said += f" {no_model or biographer.missing}"
     return said
 
 

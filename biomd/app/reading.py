@@ -15,7 +15,7 @@ from biomd.errors import BiomdError
 from biomd.storage.reading import SetAside
 
 if TYPE_CHECKING:
-    from biomd.biographer.biography import Biography
+    from biomd.biographer.biographer import Biographer
 
 __all__ = ["LATER", "Choice", "Decide", "NewReading", "SetAside", "decide", "read_new", "scope"]
 
@@ -43,14 +43,14 @@ def scope(how: str, since: str | None = None) -> str:
     return chosen
 
 
-async def decide(biography: Biography, document_id: int, chosen: str) -> None:
+async def decide(biographer: Biographer, document_id: int, chosen: str) -> None:
     """The owner's choice for one source (a `scope`): read all of it, only their own
     messages, or since a date, at the next round; or later, and it waits."""
     chosen = scope(chosen)
     if chosen == LATER:
-        await biography.cost.hold(document_id)
+        await biographer.cost.hold(document_id)
     else:
-        await biography.cost.choose(document_id, chosen)
+        await biographer.cost.choose(document_id, chosen)
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,7 @@ class NewReading:
 
 
 async def read_new(
-    biography: Biography,
+    biographer: Biographer,
     *,
     only: set[int] | None = None,
     decide_each: Decide | None = None,
@@ -74,20 +74,20 @@ async def read_new(
 ) -> NewReading:
     """Read what has not been read yet (only the sources in `only`, if given). Each source
     whose reading waits for the owner's choice is first put to `decide_each`; one left
-    undecided waits (`biography.cost.choices()` lists it). `on_start` hears how many
+    undecided waits (`biographer.cost.choices()` lists it). `on_start` hears how many
     sources were waiting as the reading starts, `on_step` each step of its turns. `retry`
     gives the sources set aside another round. With no language model nothing is read, and
     `missing` says what to set."""
-    waiting = await biography.reading.pending()
+    waiting = await biographer.reading.pending()
     pending = len([r for r in waiting if only is None or r.document_id in only])
-    if not biography.configured:
-        return NewReading(pending, missing=biography.missing)
+    if not biographer.configured:
+        return NewReading(pending, missing=biographer.missing)
     if decide_each is not None:
-        for choice in await biography.cost.choices(only):
+        for choice in await biographer.cost.choices(only):
             chosen = await decide_each(choice)
             if chosen is not None:
-                await decide(biography, choice.reading.document_id, chosen)
+                await decide(biographer, choice.reading.document_id, chosen)
     if on_start is not None:
         await on_start(pending)
-    results = await biography.reading.read_pending(on_step, only=only, retry=retry)
-    return NewReading(pending, results, await biography.reading.set_aside())
+    results = await biographer.reading.read_pending(on_step, only=only, retry=retry)
+    return NewReading(pending, results, await biographer.reading.set_aside())

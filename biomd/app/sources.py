@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from biomd.biographer.backend import Backend
-from biomd.biographer.biography import Biography
+from biomd.biographer.biographer import Biographer
 from biomd.biographer.profile_text import section
 from biomd.biographer.reading.estimate import Estimate
 from biomd.errors import BiomdError, NotFound
@@ -116,7 +116,7 @@ class Sources:
         searcher: Searcher,
         embeddings: Embeddings,
         backend: Backend,
-        biography: Biography,
+        biographer: Biographer,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -124,7 +124,7 @@ class Sources:
         self.searcher = searcher
         self.embeddings = embeddings
         self.backend = backend
-        self.biography = biography
+        self.biographer = biographer
         self._lock = ingest_lock(settings)
         self._transcriber: WhisperTranscriber | None = None
 
@@ -229,7 +229,7 @@ class Sources:
         def hints() -> str:
             if threading.get_ident() == loop_thread:  # waiting here would stop the loop
                 raise RuntimeError("speech hints are asked for from a worker thread")
-            bio = asyncio.run_coroutine_threadsafe(self.biography.profile.load(), loop).result()
+            bio = asyncio.run_coroutine_threadsafe(self.biographer.profile.load(), loop).result()
             return self.speech_hints(bio)
 
         return hints
@@ -253,18 +253,18 @@ class Sources:
         """Every source, newest first, with its vectors, how far the biographer read it,
         and for those waiting what the rest will cost and whether it waits for the owner."""
         part = self.settings.reading_part_chars
-        waiting = {r.document_id: r for r in await self.biography.reading.pending()}
+        waiting = {r.document_id: r for r in await self.biographer.reading.pending()}
         rows = []
         for s in await self.store.documents.states():
             state = reading_state(s, part)
             r = waiting.get(s.source.id)
-            if state is None or r is None or not self.biography.configured:
+            if state is None or r is None or not self.biographer.configured:
                 rows.append(SourceRow(s.source, s.vectors, state))
                 continue
-            cost = await self.biography.cost.estimate(r)
+            cost = await self.biographer.cost.estimate(r)
             if r.held:
                 state = replace(state, why="you said not now; `biomd analyse --pending` asks")
-            elif await self.biography.cost.needs_choice(r, cost):
+            elif await self.biographer.cost.needs_choice(r, cost):
                 state = replace(state, why=f"waits for your choice: {cost.describe()}")
             rows.append(SourceRow(s.source, s.vectors, state, cost))
         return rows

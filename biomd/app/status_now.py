@@ -18,9 +18,9 @@ async def gather(engine: Engine, jobs: JobQueue, turns: int = 0) -> Status:
         queued=await jobs.waiting(),
         unfinished=await jobs.unfinished(),
         running=running,
-        unread=len(await engine.biography.reading.pending()),
+        unread=len(await engine.biographer.reading.pending()),
         spent_today=await engine.usage.spent_today(),
         limit=engine.usage.limit,
-        set_aside=await engine.biography.reading.set_aside(),
+        set_aside=await engine.biographer.reading.set_aside(),
         turns=await engine.usage.recent_turns(turns) if turns else [],
     )

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING
 from biomd.app.replies import NO_MODEL_AGAIN
 
 if TYPE_CHECKING:
-    from biomd.biographer.biography import Biography
+    from biomd.biographer.biographer import Biographer
 
 
 class Told:
-    def __init__(self, biography: Biography) -> None:
-        self._biography = biography
+    def __init__(self, biographer: Biographer) -> None:
+        self._biographer = biographer
         self._heard: set[tuple[str, str]] = set()
 
     def heard(self, platform: str, chat: str) -> bool:
@@ -24,6 +24,6 @@ class Told:
     def no_model(self, platform: str, chat: str) -> str:
         """Why the biographer can't run: in full the first time this chat hears it, then
         in a line."""
-        said = NO_MODEL_AGAIN if self.heard(platform, chat) else self._biography.missing
+        said = NO_MODEL_AGAIN if self.heard(platform, chat) else self._biographer.missing
         self._heard.add((platform, chat))
         return said

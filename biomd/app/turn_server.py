@@ -63,7 +63,7 @@ async def serve(folder: Path) -> None:
     settings = Settings(_env_file=None, **turn["settings"])
     engine = await Engine.open(settings)
     context = TurnContext.from_json(turn)
-    toolbox = engine.biography.toolbox(context)
+    toolbox = engine.biographer.toolbox(context)
     server = build(folder, toolbox, context.steps)
     write_state(folder, toolbox.state)
     try:

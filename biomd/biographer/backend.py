@@ -15,7 +15,7 @@ from biomd import plugins
 from biomd.biographer.codex_turn import CodexTurn
 from biomd.biographer.loop import AgentLoop
 from biomd.biographer.reading.estimate import Prices
-from biomd.biographer.reading.reading_turn import Integration
+from biomd.biographer.reading.reading_turn import ReadingTurn
 from biomd.biographer.turn import Runner
 from biomd.errors import ConfigError, LLMNotConfigured
 from biomd.models.codex import CodexChat, CodexCLI, binary
@@ -57,7 +57,7 @@ class Backend(Protocol):
         ...
 
     def reading_runner(self, writer: asyncio.Lock) -> Runner:
-        """What runs a reading turn: one call whose reply is its edits (integration.py),
+        """What runs a reading turn: one call whose reply is its edits (reading_turn.py),
         applied under `writer`; on Codex, its own run with the tools."""
         ...
 
@@ -121,9 +121,9 @@ class OpenAIBackend:
         s = self.settings
         return AgentLoop(self.model(), s.llm_max_tokens, s.turn_timeout)
 
-    def reading_runner(self, writer: asyncio.Lock) -> Integration:
+    def reading_runner(self, writer: asyncio.Lock) -> ReadingTurn:
         s = self.settings
-        return Integration(self.model(), writer, s.llm_max_tokens, s.turn_timeout)
+        return ReadingTurn(self.model(), writer, s.llm_max_tokens, s.turn_timeout)
 
     async def prices(self) -> Prices | None:
         return _known(await prices(self.settings.endpoint()))

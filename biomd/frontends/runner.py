@@ -123,7 +123,7 @@ class BotApp:
             await self.engine.outbox.flush(channel)
 
     async def read_pending(self) -> None:
-        if await self.engine.biography.reading.pending():
+        if await self.engine.biographer.reading.pending():
             await self.jobs.submit(ReadJob())
 
     async def mirror(self) -> None:

@@ -187,7 +187,7 @@ def open_session(settings: Settings) -> None:
     async def main() -> None:
         console = Console()
         async with await Engine.open(settings) as engine:
-            greeting = HELLO_OWN + ("" if engine.biography.configured else "\n\n" + NO_LLM)
+            greeting = HELLO_OWN + ("" if engine.biographer.configured else "\n\n" + NO_LLM)
             await TerminalSession(engine, console).run(greeting)
 
     _until_ctrl_c(main)
@@ -205,8 +205,8 @@ def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
         async with await Engine.open(settings) as engine:
             await sample_life.load(engine, lambda line: say(console, line))
             session = TerminalSession(engine, console)
-            if engine.biography.configured:
-                greeting = READING if await engine.biography.reading.pending() else ""
+            if engine.biographer.configured:
+                greeting = READING if await engine.biographer.reading.pending() else ""
                 await session.jobs.submit(ReadJob(platform="terminal", chat=CHAT))
             else:
                 greeting = NO_LLM

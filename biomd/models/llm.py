@@ -70,7 +70,7 @@ class JsonModel(Protocol):
 class TurnModel(ChatModel, JsonModel, Protocol):
     """A model a turn can run on: one held to the spend limit (its calls are counted against
     the turn they are made in: turn_meter.py), that can reply under a JSON schema (a reading
-    turn's edits: integration.py)."""
+    turn's edits: reading_turn.py)."""
 
     async def check_budget(self) -> None: ...
 

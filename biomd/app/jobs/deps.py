@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from biomd.app.outbox import Outbox
     from biomd.app.sources import Sources
     from biomd.app.told import Told
-    from biomd.biographer.biography import Biography
+    from biomd.biographer.biographer import Biographer
     from biomd.storage.jobs import Jobs
 
 
@@ -22,7 +22,7 @@ class JobDeps:
     jobs: Jobs  # the queue, kept in SQLite
     inbox: Path  # where a forwarded file is downloaded before it is taken in
     sources: Sources
-    biography: Biography
+    biographer: Biographer
     answers: Answers
     outbox: Outbox
     mirror: Mirror

@@ -168,19 +168,19 @@ class Handlers:
     ) -> tuple[str, list[Choice]]:
         """The biographer's reading of new sources, or why it has to wait (in full the first
         time the `chat` hears it); and those that wait for the owner's choice."""
-        biography = self.app.biography
+        biographer = self.app.biographer
 
         async def started(_: int) -> None:
             await show(f"{name}: reading it (biographer)…", force=True)
 
         try:
-            done = await reading.read_new(self.app.biography, only=set(added), on_start=started)
+            done = await reading.read_new(self.app.biographer, only=set(added), on_start=started)
         except LLMError as exc:
             said = replies.stored_unread(name, exc.user_message, later=True)
-            return said, await biography.cost.choices(only=set(added))
+            return said, await biographer.cost.choices(only=set(added))
         if done.missing:
             return replies.stored_unread(name, self.app.told.no_model(*chat)), []
-        waiting = await biography.cost.choices(only=set(added))
+        waiting = await biographer.cost.choices(only=set(added))
         if not done.results and waiting:
             return "", waiting  # what it costs, and the choice, follow as a message of their own
         return replies.turn_summary(done.results), waiting
@@ -215,21 +215,21 @@ class Handlers:
         then read like any."""
         doc = await self.app.answers.note(p.text, p.client, p.at)
         with contextlib.suppress(LLMError):  # read later, as after any outage
-            await reading.read_new(self.app.biography, only={doc})
+            await reading.read_new(self.app.biographer, only={doc})
 
     async def consolidate(self, p: ConsolidateJob) -> None:
         channel, chat = self.queue.target(p)
         status = self.queue.status(p)
         if status:
             await status.set("Consolidating bio.md…")
-        changed = await self.app.biography.budget.consolidate()
+        changed = await self.app.biographer.budget.consolidate()
         if channel is not None:
             await self.app.outbox.deliver(channel, chat, replies.consolidated(changed))
 
     async def read(self, p: ReadJob) -> None:
         """Read whatever is still waiting (periodically, after an LLM outage say); with a
         chat in the payload, say there when it is done."""
-        results = (await reading.read_new(self.app.biography)).results
+        results = (await reading.read_new(self.app.biographer)).results
         channel, chat = self.queue.target(p)
         if channel is not None and results:
             await self.app.outbox.deliver(channel, chat, replies.finished_reading(results))
@@ -242,7 +242,7 @@ class Handlers:
         the mirror's page and /mirror; a failure here fails nothing else."""
         try:
             await self.app.mirror.measured.warm()
-            if not self.app.biography.configured:
+            if not self.app.biographer.configured:
                 return
             report = await self.app.mirror.refresh()
         except BiomdError as exc:

@@ -22,7 +22,7 @@ from biomd.biographer.reading.notes_pass import ReaderPlan
 from biomd.biographer.reading.placement import Room, months_spanned
 from biomd.biographer.reading.reader import SCHEMA
 from biomd.biographer.reading.reader import system_prompt as reader_prompt
-from biomd.biographer.reading.reading_turn import SCHEMA as INTEGRATION
+from biomd.biographer.reading.reading_turn import SCHEMA as READING_TURN_SCHEMA
 from biomd.errors import NotFound
 from biomd.settings import Settings
 from biomd.storage.reading import Reading
@@ -49,7 +49,7 @@ def reading_fixed_chars(bio: str, budget: int) -> int:
     """Characters a reading turn's request holds beside its notes: the rules with bio.md,
     the reply's schema, and the request's own words."""
     words = len(briefing.request([], [])) + len(briefing.PLACED)
-    return len(system_prompt("reading", bio, budget)) + len(json.dumps(INTEGRATION)) + words
+    return len(system_prompt("reading", bio, budget)) + len(json.dumps(READING_TURN_SCHEMA)) + words
 
 
 CACHES = {"openai": Cache(0.5), "anthropic": Cache(0.1, 1.25)}

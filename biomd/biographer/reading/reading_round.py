@@ -180,7 +180,7 @@ class ReadingRounds:
         turn once a batch is full or the reader is done; with `model` placement, every note
         to a reading turn (its notes go in by rules if it places none). Turns over
         different batches run side by side, up to the backend's turn concurrency, over one
-        bio.md and with one writer (integration.py); bio.md is kept within its budget
+        bio.md and with one writer (reading_turn.py); bio.md is kept within its budget
         between rounds of turns."""
         by_doc = {r.document_id: r for r in readings}
         by_rules = self.settings.reading_placement == "rules"

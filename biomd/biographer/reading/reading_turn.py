@@ -134,7 +134,7 @@ def new_lines(bio: str, text: str) -> str:
     return "\n".join(ln for ln in text.split("\n") if ln.strip() and fold(ln).strip() not in held)
 
 
-class Integration:
+class ReadingTurn:
     """Runs a reading turn as one call under SCHEMA (a Runner, as the tool loop is)."""
 
     def __init__(

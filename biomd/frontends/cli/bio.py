@@ -49,7 +49,7 @@ def answer(
 
 def consolidate(ctx: typer.Context) -> None:
     """Rewrite bio.md as one coherent document, losing no citation or question."""
-    changed = run(ctx, lambda e: e.biography.budget.consolidate())
+    changed = run(ctx, lambda e: e.biographer.budget.consolidate())
     out.print("bio.md consolidated" + (f": {', '.join(changed)} changed." if changed else "."))
 
 

@@ -123,7 +123,7 @@ def answer(
     async def work(engine: Engine) -> None:
         doc_id = await engine.mirror.answer(item, text)
         out.print(f"Your answer is source #{doc_id}; the biographer reads it next.")
-        summary((await reading.read_new(engine.biography, on_step=show_step)).results)
+        summary((await reading.read_new(engine.biographer, on_step=show_step)).results)
 
     run(ctx, work)
 

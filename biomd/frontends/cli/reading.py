@@ -80,7 +80,7 @@ async def say_reading(count: int) -> None:
 async def read_new_sources(engine: Engine, scope: str | None = None) -> None:
     """Reading turns for what has not been read, or say how to run them later."""
     done = await reading.read_new(
-        engine.biography,
+        engine.biographer,
         decide_each=decider(scope, ask_held=False),
         on_start=say_reading,
         on_step=show_step,
@@ -125,14 +125,14 @@ def analyse(
 
     async def work(engine: Engine) -> list[TurnResult]:
         if not pending:
-            return [await engine.biography.analyse(doc_id, on_step=show_step)]
-        aside = await engine.biography.reading.set_aside()
-        if not await engine.biography.reading.pending() and not (retry and aside):
+            return [await engine.biographer.analyse(doc_id, on_step=show_step)]
+        aside = await engine.biographer.reading.set_aside()
+        if not await engine.biographer.reading.pending() and not (retry and aside):
             out.print("Nothing is waiting to be read.")
             not_read(aside)
             return []
         done = await reading.read_new(
-            engine.biography, decide_each=decider(scope), retry=retry, on_step=show_step
+            engine.biographer, decide_each=decider(scope), retry=retry, on_step=show_step
         )
         if done.missing:
             raise LLMNotConfigured(done.missing)

@@ -160,7 +160,7 @@ async def _draft(
     """The draft (written by the model unless `rules`), said on stderr; its audience kept
     under `save_as` if given."""
     draft = await engine.shares.draft(
-        audience, choice, model=not rules and engine.biography.configured
+        audience, choice, model=not rules and engine.biographer.configured
     )
     if save_as:
         await engine.shares.save_audience(save_as, draft.audience)

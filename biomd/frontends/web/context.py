@@ -104,7 +104,7 @@ async def links(web: Web) -> Links:
     engine = web.engine
     return Links(
         await engine.sources.ready_ids(),
-        set(await engine.biography.chat.dates()),
+        set(await engine.biographer.chat.dates()),
         {q.id for q in await engine.questions.open()},
     )
 

@@ -16,7 +16,7 @@ from biomd.frontends.web.hub import CHAT
 async def chat_page(request: Request) -> Response:
     web = web_of(request)
     zone = web.engine.settings.zone
-    now, stored = await links(web), await web.engine.biography.chat.messages(200)
+    now, stored = await links(web), await web.engine.biographer.chat.messages(200)
     names = await source_names(web, [m.content for m in stored])
     messages = []
     for m in stored:
@@ -30,7 +30,7 @@ async def chat_page(request: Request) -> Response:
                 "html": now.chat(m.content, names),
             }
         )
-    return await page(request, "chat.html", messages=messages, llm=web.engine.biography.configured)
+    return await page(request, "chat.html", messages=messages, llm=web.engine.biographer.configured)
 
 
 async def chat_send(request: Request) -> Response:

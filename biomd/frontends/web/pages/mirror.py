@@ -53,7 +53,7 @@ async def mirror_page(request: Request) -> Response:
         titles=KIND_TITLES,
         note=NOT_A_THERAPIST,
         help=HELP,
-        llm=web.engine.biography.configured,
+        llm=web.engine.biographer.configured,
     )
 
 

@@ -28,7 +28,7 @@ async def timeline_page(request: Request) -> Response:
         summary=timeline_picture.summary(tl),
         tl=tl,
         svg=pair(lambda w: timeline_picture.draw(tl, w, link)),
-        missing="" if web.engine.biography.configured else markdown(web.engine.biography.missing),
+        missing="" if web.engine.biographer.configured else markdown(web.engine.biographer.missing),
     )
 
 

@@ -18,7 +18,7 @@ async def questions(request: Request) -> Response:
     now = await links(web)
     rendered = [(q, now.html(q.text)) for q in await web.engine.questions.ordered()]
     return await page(
-        request, "questions.html", questions=rendered, llm=web.engine.biography.configured
+        request, "questions.html", questions=rendered, llm=web.engine.biographer.configured
     )
 
 

@@ -71,7 +71,7 @@ async def _drafted(
         formats=FORMATS,
         shares=await shares.all(),
         also_hidden=[n for n in draft.audience.hide if n not in {p.name for p in draft.people}],
-        llm=web.engine.biography.configured,
+        llm=web.engine.biographer.configured,
         model=model,
         saved=saved,
     )

@@ -35,7 +35,7 @@ async def sources(request: Request) -> Response:
         rows=await web.engine.sources.states(),
         max_mb=web.max_upload // 2**20,
         statuses=latest(web.hub.recent("status"))[:20],
-        llm=web.engine.biography.configured,
+        llm=web.engine.biographer.configured,
     )
 
 

@@ -20,7 +20,7 @@ from biomd.settings import Settings
 from biomd.storage.store import Store
 
 
-class Biography:
+class Biographer:
     def __init__(
         self,
         settings: Settings,
