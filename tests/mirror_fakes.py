@@ -9,7 +9,7 @@ import json
 import re
 from typing import Any
 
-from biomd.biographer.mirror.cues import HURT
+from biomd.biographer.cues import HURT
 from tests.fake_llm import content
 
 _BLOCK = re.compile(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", re.S)

@@ -29,7 +29,7 @@ from datetime import date
 import numpy as np
 import numpy.typing as npt
 
-from biomd.biographer.mirror.cues import DECISION, HURT, INTENTION, NEGATION
+from biomd.biographer.cues import DECISION, HURT, INTENTION, NEGATION
 from biomd.fold import fold
 from biomd.retrieval.language import STOPWORDS
 

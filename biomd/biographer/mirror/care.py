@@ -5,7 +5,7 @@ lists in the languages biomd knows best, matched as cues.Terms match."""
 
 from __future__ import annotations
 
-from biomd.biographer.mirror.cues import Terms
+from biomd.biographer.cues import Terms
 
 CRISIS = (
     # en
