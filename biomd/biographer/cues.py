@@ -1,13 +1,42 @@
 """Words that cue what a note may be about (a hurt or a conflict, a decision, an intention),
-for making the notes pass's candidates; the model judges each candidate, so a cue only has to
-find them, not to be right. In the languages biomd knows best; matched on whole folded words
-(case and accents ignored), or on a word's beginning where the term ends with "*"."""
+and what a text is about (`subjects`), for the mirror's candidates and the reading's leads.
+The model judges each candidate, so a cue only has to find them, not to be right. In the
+languages biomd knows best; matched on whole folded words (case and accents ignored), or on
+a word's beginning where the term ends with "*"."""
 
 from __future__ import annotations
 
 import re
 
 from biomd.fold import fold
+from biomd.retrieval.language import STOPWORDS
+
+TIME_WORDS = frozenset(
+    """year years month months week weeks weekend day days today tonight tomorrow yesterday
+    morning mornings evening night nights time times again new last next ever always never
+    jahr monat woche heute morgen abend nacht wieder immer nie año mes semana hoy mañana
+    noche siempre nunca otra vez ano semana hoje amanhã noite sempre nunca outra année mois
+    semaine aujourd'hui demain soir nuit encore toujours jamais""".split()
+)
+"""Words of time and frequency: two notes that share only these share no subject."""
+GENERIC = frozenset(
+    """good bad fine great nice okay sure really sorry worry thanks love like want wanted
+    need think know feel felt make made take going thing things something everything much
+    many little well right just still tired happy glad gut schön bien bueno bom boa bien""".split()
+)
+"""Words that judge or soften rather than name a subject ("all good", "so tired")."""
+_COMMON = frozenset().union(*STOPWORDS.values())
+
+
+def subjects(text: str) -> set[str]:
+    """What a text is about, roughly: its words of substance (not common, not of time, not
+    a judgement; three letters or more: "run", "London"), folded, by their first five
+    letters (work, working)."""
+    return {
+        w[:5]
+        for w in re.findall(r"\w+", fold(text))
+        if len(w) >= 3 and w not in _COMMON and w not in TIME_WORDS and w not in GENERIC
+    }
 
 
 def words(text: str) -> str:

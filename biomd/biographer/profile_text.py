@@ -67,6 +67,8 @@ def skeleton(language: str = "en") -> str:
 
 
 SKELETON = skeleton()
+MIRROR_MARK = "(the mirror, "
+"""How a line of Patterns that the owner confirmed from the mirror ends in bio.md."""
 
 _CITATION = re.compile(r"#(\d+)")
 _CITE_GROUP = re.compile(r"\[(#\d+(?:\s*,\s*#\d+)*)\]")

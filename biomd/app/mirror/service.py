@@ -20,8 +20,9 @@ from biomd.biographer.mirror.candidates import Note, Vectors, intentions
 from biomd.biographer.mirror.care import HELP, NOT_A_THERAPIST
 from biomd.biographer.mirror.dynamics import LeftOut, MonthFigures, Rhythm
 from biomd.biographer.mirror.findings import Finding
-from biomd.biographer.mirror.patterns import MIRROR_MARK, Pattern, when, with_status
+from biomd.biographer.mirror.patterns import Pattern, when, with_status
 from biomd.biographer.profile import Profile
+from biomd.biographer.profile_text import MIRROR_MARK
 from biomd.errors import BiomdError, NotFound
 from biomd.retrieval.notes import NoteSearch
 from biomd.settings import Settings

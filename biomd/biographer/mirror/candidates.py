@@ -21,7 +21,6 @@ Pure functions over `Note`s and their vectors."""
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -29,9 +28,7 @@ from datetime import date
 import numpy as np
 import numpy.typing as npt
 
-from biomd.biographer.cues import DECISION, HURT, INTENTION, NEGATION
-from biomd.fold import fold
-from biomd.retrieval.language import STOPWORDS
+from biomd.biographer.cues import DECISION, HURT, INTENTION, NEGATION, subjects
 
 KINDS = ("self_contradiction", "stated_reason", "avoidance", "said_vs_did", "cycle")
 OWN_KINDS = frozenset({"fact", "event", "feeling", "habit", "contradiction", "person"})
@@ -135,34 +132,6 @@ def close_pairs(
             if i < c:
                 out.append((i, c, float(sims[r, c])))
     return out
-
-
-TIME_WORDS = frozenset(
-    """year years month months week weeks weekend day days today tonight tomorrow yesterday
-    morning mornings evening night nights time times again new last next ever always never
-    jahr monat woche heute morgen abend nacht wieder immer nie año mes semana hoy mañana
-    noche siempre nunca otra vez ano semana hoje amanhã noite sempre nunca outra année mois
-    semaine aujourd'hui demain soir nuit encore toujours jamais""".split()
-)
-"""Words of time and frequency: two notes that share only these share no subject."""
-GENERIC = frozenset(
-    """good bad fine great nice okay sure really sorry worry thanks love like want wanted
-    need think know feel felt make made take going thing things something everything much
-    many little well right just still tired happy glad gut schön bien bueno bom boa bien""".split()
-)
-"""Words that judge or soften rather than name a subject ("all good", "so tired")."""
-_COMMON = frozenset().union(*STOPWORDS.values())
-
-
-def subjects(text: str) -> set[str]:
-    """What a text is about, roughly: its words of substance (not common, not of time, not
-    a judgement; three letters or more: "run", "London"), folded, by their first five
-    letters (work, working)."""
-    return {
-        w[:5]
-        for w in re.findall(r"\w+", fold(text))
-        if len(w) >= 3 and w not in _COMMON and w not in TIME_WORDS and w not in GENERIC
-    }
 
 
 def _same_people(a: Note, b: Note) -> bool:

@@ -16,8 +16,6 @@ from biomd.fold import fold
 from biomd.retrieval.language import content_words
 from biomd.storage.mirror import Judged, Verdict
 
-MIRROR_MARK = "(the mirror, "  # how a line the owner confirmed from the mirror ends in bio.md
-
 
 @dataclass(frozen=True, slots=True)
 class Evidence:

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from datetime import date
 from itertools import combinations
 
-from biomd.biographer.cues import NEGATION, words
-from biomd.biographer.mirror.candidates import subjects
+from biomd.biographer.cues import NEGATION, subjects, words
 from biomd.biographer.reading.lead import Lead, key, short, when
 from biomd.storage.extracts import Extract
 

@@ -15,8 +15,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
-from biomd.biographer.cues import words
-from biomd.biographer.mirror.candidates import subjects
+from biomd.biographer.cues import subjects, words
 from biomd.biographer.profile_text import section
 from biomd.biographer.reading.disagreements import count_conflicts, denials
 from biomd.biographer.reading.lead import Lead, key, short, when

@@ -9,8 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from biomd.biographer.citations import in_order
-from biomd.biographer.mirror.patterns import MIRROR_MARK
-from biomd.biographer.profile_text import HEADINGS, KEYS, key_of
+from biomd.biographer.profile_text import HEADINGS, KEYS, MIRROR_MARK, key_of
 from biomd.biographer.share.audiences import Audience
 from biomd.biographer.share.people import Names, nfc
 
