@@ -23,7 +23,7 @@ from typing import Any
 
 from bench.mirror_notes_life import CRISIS, PLANTED, found, write_notes_life
 from biomd.app.engine import Engine
-from biomd.app.mirror.found import SEEN
+from biomd.app.mirror.judging import SEEN
 from biomd.settings import Settings
 
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"

@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from bench.mirror_life import write_life
 from biomd.app.engine import Engine
-from biomd.biographer.mirror.findings import Finding
-from biomd.biographer.mirror.messages import VERSION, ParsedChats
+from biomd.app.mirror.findings import Finding
+from biomd.app.mirror.messages import VERSION, ParsedChats
 from biomd.errors import BiomdError, NotFound
 from biomd.frontends.cli import app
 from biomd.retrieval.embedding import FastEmbedder

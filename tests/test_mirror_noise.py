@@ -9,9 +9,9 @@ from datetime import datetime, timedelta
 import numpy as np
 import pytest
 
-from biomd.biographer.mirror.dynamics import measure
-from biomd.biographer.mirror.findings import find
-from biomd.biographer.mirror.messages import parse_text
+from biomd.app.mirror.dynamics import measure
+from biomd.app.mirror.findings import find
+from biomd.app.mirror.messages import parse_text
 
 pytestmark = pytest.mark.slow  # the mirror over many generated chats
 

@@ -15,7 +15,7 @@ import pytest
 from bench.mirror_notes_life import CRISIS, PLANTED, found, write_notes_life
 from biomd.app.engine import Engine
 from biomd.app.memory import Memory
-from biomd.biographer.mirror.care import HELP
+from biomd.app.mirror.care import HELP
 from biomd.errors import BiomdError
 from biomd.retrieval.embedding import FastEmbedder
 from tests import db

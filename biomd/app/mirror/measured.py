@@ -11,9 +11,9 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from biomd.biographer.mirror.dynamics import Dynamics, measure
-from biomd.biographer.mirror.findings import PER_SIDE, Finding, Quote, cut, find
-from biomd.biographer.mirror.messages import VERSION, ParsedChats, Parser
+from biomd.app.mirror.dynamics import Dynamics, measure
+from biomd.app.mirror.findings import PER_SIDE, Finding, Quote, cut, find
+from biomd.app.mirror.messages import VERSION, ParsedChats, Parser
 from biomd.ingest.convert import chat_kinds
 from biomd.settings import Settings
 from biomd.storage.mirror import Parsed

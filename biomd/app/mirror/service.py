@@ -11,16 +11,16 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from biomd.app.mirror.found import FoundSide, PassPlan, PassReport
+from biomd.app.mirror.candidates import Note, Vectors, intentions
+from biomd.app.mirror.care import HELP, NOT_A_THERAPIST
+from biomd.app.mirror.dynamics import LeftOut, MonthFigures, Rhythm
+from biomd.app.mirror.findings import Finding
+from biomd.app.mirror.judging import FoundSide, PassPlan, PassReport
 from biomd.app.mirror.measured import Measured, MeasuredSide
+from biomd.app.mirror.patterns import Pattern, when, with_status
 from biomd.app.pictures.people import same_person
 from biomd.app.sources import Sources
 from biomd.biographer.backend import Backend
-from biomd.biographer.mirror.candidates import Note, Vectors, intentions
-from biomd.biographer.mirror.care import HELP, NOT_A_THERAPIST
-from biomd.biographer.mirror.dynamics import LeftOut, MonthFigures, Rhythm
-from biomd.biographer.mirror.findings import Finding
-from biomd.biographer.mirror.patterns import Pattern, when, with_status
 from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import MIRROR_MARK
 from biomd.errors import BiomdError, NotFound

@@ -3,11 +3,11 @@ findings and patterns for a chat app, each with the commands that answer it."""
 
 from __future__ import annotations
 
+from biomd.app.mirror.care import HELP as HELP
+from biomd.app.mirror.care import NOT_A_THERAPIST as NOT_A_THERAPIST
+from biomd.app.mirror.findings import Finding, duration
+from biomd.app.mirror.patterns import Evidence, Pattern
 from biomd.app.mirror.service import Intention, MirrorView, PersonView
-from biomd.biographer.mirror.care import HELP as HELP
-from biomd.biographer.mirror.care import NOT_A_THERAPIST as NOT_A_THERAPIST
-from biomd.biographer.mirror.findings import Finding, duration
-from biomd.biographer.mirror.patterns import Evidence, Pattern
 from biomd.plural import counted
 
 KIND_TITLES = {

@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from biomd.app.mirror.dynamics import MonthFigures, Rhythm
+from biomd.app.mirror.findings import Finding, duration
 from biomd.app.mirror.service import MirrorView, PersonView
 from biomd.app.pictures.drawing import (
     ALERT,
@@ -26,8 +28,6 @@ from biomd.app.pictures.drawing import (
     text_width,
     to_png,
 )
-from biomd.biographer.mirror.dynamics import MonthFigures, Rhythm
-from biomd.biographer.mirror.findings import Finding, duration
 from biomd.plural import counted
 
 MINUTE, DAY = 60.0, 86400.0

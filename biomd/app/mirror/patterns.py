@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from biomd.biographer.mirror.candidates import Note
-from biomd.biographer.mirror.care import crisis, labels
+from biomd.app.mirror.candidates import Note
+from biomd.app.mirror.care import crisis, labels
 from biomd.fold import fold
 from biomd.retrieval.language import content_words
 from biomd.storage.mirror import Judged, Verdict

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import numpy as np
 
-from biomd.biographer.mirror.dynamics import (
+from biomd.app.mirror.dynamics import (
     BoolArray,
     Dynamics,
     Events,
@@ -19,7 +19,7 @@ from biomd.biographer.mirror.dynamics import (
     IntArray,
     month_name,
 )
-from biomd.biographer.mirror.shifts import Rule, Shift, shifts
+from biomd.app.mirror.shifts import Rule, Shift, shifts
 from biomd.plural import counted
 
 QUOTE_CHARS = 200  # the longest quote of a message; a longer one is cut at a space

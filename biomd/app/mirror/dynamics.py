@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from biomd.biographer.mirror.messages import Ints, ParsedChats
+from biomd.app.mirror.messages import Ints, ParsedChats
 from biomd.fold import fold
 
 IntArray = Ints

@@ -13,14 +13,14 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from biomd.app.mirror import judge
+from biomd.app.mirror.candidates import KINDS, Candidate, Note, Vectors, candidates, day_of
+from biomd.app.mirror.care import crisis
+from biomd.app.mirror.dynamics import person_key
+from biomd.app.mirror.findings import stamp
 from biomd.app.mirror.measured import MeasuredSide
+from biomd.app.mirror.patterns import Pattern, assemble, confidence
 from biomd.biographer.backend import Backend
-from biomd.biographer.mirror import judge
-from biomd.biographer.mirror.candidates import KINDS, Candidate, Note, Vectors, candidates, day_of
-from biomd.biographer.mirror.care import crisis
-from biomd.biographer.mirror.dynamics import person_key
-from biomd.biographer.mirror.findings import stamp
-from biomd.biographer.mirror.patterns import Pattern, assemble, confidence
 from biomd.biographer.reading.estimate import Estimate, Prices
 from biomd.errors import LLMError, SpendLimitReached
 from biomd.ingest.convert import chat_kinds

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from biomd.app.mirror.candidates import KINDS, Candidate, Note
 from biomd.biographer.json_reply import json_values
-from biomd.biographer.mirror.candidates import KINDS, Candidate, Note
 
 SYSTEM = (
     "You are biomd's mirror. biomd keeps notes on the life of one person, the owner{owner}. "
