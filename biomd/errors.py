@@ -20,8 +20,8 @@ BiomdError
 ├── NotFound               an id that does not exist
 ├── Busy                   another biomd process holds the ingest lock
 ├── ConsolidationRefused   a rewrite of bio.md that would lose facts (biographer/consolidate.py)
-├── UnknownAudience        a share for an audience with no such name (biographer/share/audiences.py)
-├── UnresolvedFindings     a share with private things not yet accepted (app/shares/service.py)
+├── UnknownAudience        a share for an audience with no such name (app/share/audiences.py)
+├── UnresolvedFindings     a share with private things not yet accepted (app/share/service.py)
 └── NothingToShare         a share of a bio.md with nothing for its audience yet (the same)
 
 Raised and caught inside biomd, never shown as they are (each is turned into one of the above,

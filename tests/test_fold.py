@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from biomd.app.engine import Engine
+from biomd.app.share.people import Names, choose
 from biomd.biographer.reading.leads import people_without_context
 from biomd.biographer.reading.placement import place
 from biomd.biographer.reading.quotes import locate
-from biomd.biographer.share.people import Names, choose
 from biomd.fold import fold, fold_mapped
 from biomd.storage.extracts import Extract
 

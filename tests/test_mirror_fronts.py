@@ -18,7 +18,7 @@ from bench.mirror_life import Plan, _const, _step, lines, whatsapp_ios, write_li
 from bench.mirror_notes_life import write_notes_life
 from biomd.app.engine import Engine
 from biomd.app.jobs import MirrorJob
-from biomd.biographer.share.audiences import Choice
+from biomd.app.share.audiences import Choice
 from biomd.errors import ConfigError
 from biomd.frontends.runner import BotApp
 from biomd.frontends.scheduler import build_scheduler

@@ -14,8 +14,8 @@ import pytest
 
 from biomd import sample
 from biomd.app.engine import Engine
-from biomd.app.shares.service import UnresolvedFindings
-from biomd.biographer.share.audiences import PRESETS, Choice
+from biomd.app.share.audiences import PRESETS, Choice
+from biomd.app.share.service import UnresolvedFindings
 from tests.conftest import make_settings
 
 LONG_QUOTE = "I always feel lighter after the long run along the river with my brother"
@@ -206,7 +206,7 @@ async def test_shares_are_recorded_listed_reopened_and_deleted(
     png = (tmp_path / "c-card.png").read_bytes()
     assert png.startswith(b"\x89PNG") and await engine.shares.card(carded.id) == png
     assert carded.has_card
-    from biomd.app.shares.card import events
+    from biomd.app.share.card import events
 
     labels = " ".join(label for _, label in events(draft.portrait))
     assert "Met Inês" in labels and not words(labels) & {"Tomás", "Reis", "Mum"}
@@ -321,8 +321,8 @@ async def test_the_model_writes_and_a_sentence_on_a_missing_line_is_refused(
 def test_the_scan_finds_private_details_in_several_languages(
     text: str, kind: str, found: str
 ) -> None:
-    from biomd.biographer.share.people import Names
-    from biomd.biographer.share.scan import findings_in
+    from biomd.app.share.people import Names
+    from biomd.app.share.scan import findings_in
 
     hits = [(k, text[a:b]) for k, a, b in findings_in(text, Names([]))]
     assert (kind, found) in hits, hits
@@ -338,15 +338,15 @@ def test_the_scan_finds_private_details_in_several_languages(
     ],
 )
 def test_the_scan_leaves_dates_years_and_counts_alone(text: str) -> None:
-    from biomd.biographer.share.people import Names
-    from biomd.biographer.share.scan import findings_in
+    from biomd.app.share.people import Names
+    from biomd.app.share.scan import findings_in
 
     assert list(findings_in(text, Names([]))) == []
 
 
 def test_a_hidden_person_who_shares_the_owners_first_name_is_hidden_or_flagged() -> None:
-    from biomd.biographer.share.people import Names, choose
-    from biomd.biographer.share.scan import findings_in
+    from biomd.app.share.people import Names, choose
+    from biomd.app.share.scan import findings_in
 
     people = choose([("Maria Costa", "an old friend"), ("Maria", "her mother")], "role")
     names = Names(people, ["Maria Silva"])
@@ -419,7 +419,7 @@ async def unnamed(tmp_path: Path, minilm_path: Path, embedder: object) -> AsyncI
 async def test_an_empty_bio_md_has_nothing_to_share_and_nothing_is_saved(
     unnamed: Engine, tmp_path: Path
 ) -> None:
-    from biomd.app.shares.service import NothingToShare
+    from biomd.app.share.service import NothingToShare
 
     draft = await unnamed.shares.draft("close")
     assert draft.portrait.parts == ()
@@ -525,8 +525,8 @@ def test_the_owner_is_read_from_the_summary_or_identity(
 def test_a_name_inside_an_email_or_a_link_is_left_whole_and_the_scan_finds_it_whole(
     text: str, kept: str
 ) -> None:
-    from biomd.biographer.share.people import Names, choose
-    from biomd.biographer.share.scan import findings_in
+    from biomd.app.share.people import Names, choose
+    from biomd.app.share.scan import findings_in
 
     names = Names(choose([("Tomás Reis", "her brother")], "role"))
     assert names.replace(text) == text

@@ -20,9 +20,9 @@ from biomd.app.pictures import people as people_picture
 from biomd.app.pictures import timeline as timeline_picture
 from biomd.app.replies import first_sentence_first, snippet, status_text, with_source_hint
 from biomd.app.search_ready import search_ready
-from biomd.app.shares import args as share_args
-from biomd.app.shares.service import Draft, UnresolvedFindings, card_path
-from biomd.app.shares.service import render as render_share
+from biomd.app.share import args as share_args
+from biomd.app.share.service import Draft, UnresolvedFindings, card_path
+from biomd.app.share.service import render as render_share
 from biomd.app.sources import AUDIO, files_at
 from biomd.app.status_now import gather as gather_status
 from biomd.biographer.profile_text import Question, section

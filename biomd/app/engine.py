@@ -32,7 +32,7 @@ from biomd.app.jobs.queue import JobQueue
 from biomd.app.mirror.service import Mirror
 from biomd.app.outbox import Outbox
 from biomd.app.pictures.service import Pictures
-from biomd.app.shares.service import Shares
+from biomd.app.share.service import Shares
 from biomd.app.sources import Sources
 from biomd.app.told import Told
 from biomd.app.usage import Usage

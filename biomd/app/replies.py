@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING
 
-from biomd.app.shares.service import Draft
+from biomd.app.share.service import Draft
 from biomd.biographer.citations import in_order
 from biomd.plural import counted as counted  # a front-end says its counts so: "1 chunk"
 from biomd.storage.shares import ShareRecord

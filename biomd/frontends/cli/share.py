@@ -12,8 +12,8 @@ import typer
 
 from biomd.app.engine import Engine
 from biomd.app.replies import counted
-from biomd.app.shares.choices import FORMATS, Choice, format_of
-from biomd.app.shares.service import Draft, UnresolvedFindings, card_path, render
+from biomd.app.share.choices import FORMATS, Choice, format_of
+from biomd.app.share.service import Draft, UnresolvedFindings, card_path, render
 from biomd.errors import BiomdError
 from biomd.frontends.cli.common import err, out, print_table, run
 from biomd.frontends.cli.groups import Group, flag, take

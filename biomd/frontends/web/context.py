@@ -18,7 +18,7 @@ from starlette.templating import Jinja2Templates
 from biomd.app.assistant import Assistant
 from biomd.app.engine import Engine
 from biomd.app.replies import counted, source_hint_of
-from biomd.app.shares.service import Draft
+from biomd.app.share.service import Draft
 from biomd.errors import NotFound
 from biomd.frontends.web.hub import Hub, WebChannel
 from biomd.frontends.web.memo import RenderMemo

@@ -12,8 +12,8 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from biomd.app.shares.choices import FORMATS, Choice, picked, sections
-from biomd.app.shares.service import Draft, UnresolvedFindings, render
+from biomd.app.share.choices import FORMATS, Choice, picked, sections
+from biomd.app.share.service import Draft, UnresolvedFindings, render
 from biomd.errors import BiomdError
 from biomd.frontends.web.context import Web, message, page, web_of
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 
-from biomd.biographer.share.portrait import LEFT_OUT, Item, Part, Portrait
+from biomd.app.share.portrait import LEFT_OUT, Item, Part, Portrait
 
 _CSS = """
 :root { color-scheme: light; --ink: #1f2328; --soft: #59636e; --line: #d8dee4;

@@ -9,8 +9,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from biomd.biographer.share.people import EMAIL, LINK, Names
-from biomd.biographer.share.portrait import Part, Portrait
+from biomd.app.share.people import EMAIL, LINK, Names
+from biomd.app.share.portrait import Part, Portrait
 
 _PHONE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().\u00a0/-]{5,}\d(?![\w])")
 _DATEISH = re.compile(

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from biomd.app.share.audiences import FORMATS, Audience, Choice, Format
 from biomd.biographer.profile_text import HEADINGS, KEYS
-from biomd.biographer.share.audiences import FORMATS, Audience, Choice, Format
 from biomd.errors import BiomdError
 
 __all__ = ["FORMATS", "Choice", "Format", "format_of", "picked", "sections"]

@@ -13,16 +13,16 @@ from datetime import datetime
 from pathlib import Path
 
 from biomd.app.pictures.people import people_of, same_person
-from biomd.app.shares import card as share_card
-from biomd.app.shares.render import to_html, to_markdown, to_text
+from biomd.app.share import card as share_card
+from biomd.app.share.audiences import PRESETS, Audience, Choice, Format, preset
+from biomd.app.share.people import Names, Someone, choose
+from biomd.app.share.portrait import Portrait, lines_of, tidy, years_of
+from biomd.app.share.render import to_html, to_markdown, to_text
+from biomd.app.share.scan import Finding, redact, scan, windows
+from biomd.app.share.writer import write
 from biomd.biographer.backend import Backend
 from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import owner_in
-from biomd.biographer.share.audiences import PRESETS, Audience, Choice, Format, preset
-from biomd.biographer.share.people import Names, Someone, choose
-from biomd.biographer.share.portrait import Portrait, lines_of, tidy, years_of
-from biomd.biographer.share.scan import Finding, redact, scan, windows
-from biomd.biographer.share.writer import write
 from biomd.errors import BiomdError, NotFound
 from biomd.fold import fold
 from biomd.plural import counted

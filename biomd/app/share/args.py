@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from biomd.app.shares.choices import Choice, format_of
+from biomd.app.share.choices import Choice, format_of
 from biomd.errors import BiomdError
 
 _KEYWORDS = ("hide", "show", "with", "without", "format", "limit", "quote")

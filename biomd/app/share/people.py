@@ -10,7 +10,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from biomd.biographer.share.audiences import Shown
+from biomd.app.share.audiences import Shown
 from biomd.fold import fold, fold_mapped
 
 # Roles, as bio.md says them ("her partner since 2021", "Mum", "his manager at Lumen").

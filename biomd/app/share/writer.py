@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+from biomd.app.share.portrait import LEFT_OUT, Item, Part, Portrait
+from biomd.app.share.support import refusal
 from biomd.biographer.json_reply import Unreadable, json_values
-from biomd.biographer.share.portrait import LEFT_OUT, Item, Part, Portrait
-from biomd.biographer.share.support import refusal
 from biomd.models.llm import JsonModel
 
 ROUNDS = 2  # the first writing, then one more for the sentences refused

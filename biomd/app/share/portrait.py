@@ -8,10 +8,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from biomd.app.share.audiences import Audience
+from biomd.app.share.people import Names, nfc
 from biomd.biographer.citations import in_order
 from biomd.biographer.profile_text import HEADINGS, KEYS, MIRROR_MARK, key_of
-from biomd.biographer.share.audiences import Audience
-from biomd.biographer.share.people import Names, nfc
 
 QUOTE_WORDS = 5  # a quoted span longer than this is source text, left out unless picked
 LEFT_OUT = "(a quote, left out)"

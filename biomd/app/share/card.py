@@ -9,8 +9,8 @@ import io
 import re
 import textwrap
 
-from biomd.app.shares.render import sentence
-from biomd.biographer.share.portrait import Portrait
+from biomd.app.share.portrait import Portrait
+from biomd.app.share.render import sentence
 
 WIDTH, HEIGHT, DPI = 6.0, 7.5, 180  # inches: 1080 x 1350 pixels, a phone's portrait
 _YEAR = re.compile(r"^\s*(\d{4})(?:-(\d{2}))?")
