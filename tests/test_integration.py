@@ -1,7 +1,7 @@
-"""Reading turns as one call (biomd/biographer/reading/reading_turn.py): the reply is the edits and a
-one-line report under a JSON schema; routine notes go in by rules and only the rest reach a
-turn; a doubtful note is checked at the cost of a step; turns over different notes run side
-by side with one writer, and an edit another turn overtook is not lost."""
+"""Reading turns as one call (biomd/biographer/reading/reading_turn.py): the reply is the edits
+and a one-line report under a JSON schema; routine notes go in by rules and only the rest
+reach a turn; a doubtful note is checked at the cost of a step; turns over different notes
+run side by side with one writer, and an edit another turn overtook is not lost."""
 
 from __future__ import annotations
 

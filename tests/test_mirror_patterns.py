@@ -1,4 +1,4 @@
-"""The mirror's notes pass: candidates made by rules from the reader's notes of a planted
+"""The mirror's judging pass: candidates made by rules from the reader's notes of a planted
 life, each judged in one small structured call; what the owner reads (statements without
 labels, evidence verified, crisis notes never a pattern); the pass resumed after a failure
 without duplicates, incremental, held to the spend limit; the owner's word kept; forgetting

@@ -1,7 +1,7 @@
 """`mirror_messages`, `mirror_verdicts`, `mirror_answers`, `mirror_candidates` and
 `mirror_candidate_notes`: the mirror's state. Per source, its chat messages parsed once (a
 cache, made again when its version changes); the owner's word on each finding and pattern;
-and the notes pass's candidates with the model's judgement of each, resting on the reader's
+and the judging pass's candidates with the model's judgement of each, resting on the reader's
 notes (forgetting a source takes its notes, and so their place in every candidate, with it)."""
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """A candidate of the notes pass and what came of it: `verdict` is yes, no, unsure, care
+    """A candidate of the judging pass and what came of it: `verdict` is yes, no, unsure, care
     (crisis signs: never a pattern) or failed; the notes it rests on, for or against."""
 
     key: str
@@ -173,7 +173,7 @@ class MirrorState:
             found.setdefault(str(item), []).append(int(doc))
         return found
 
-    # -- the notes pass ---------------------------------------------------------------------
+    # -- the judging pass ---------------------------------------------------------------------
 
     async def judged_keys(self) -> set[str]:
         rows = await self._db.fetchall("SELECT key FROM mirror_candidates")

@@ -79,7 +79,7 @@ class ReadJob(Reply):
 
 @dataclass(kw_only=True)
 class MirrorJob(Reply):
-    """The mirror brought up to date: new chat sources parsed, and the notes pass over the
+    """The mirror brought up to date: new chat sources parsed, and the judging pass over the
     notes that are new (after a reading round, and on BIOMD_MIRROR_CRON)."""
 
     kind: ClassVar[str] = "mirror"

@@ -1,4 +1,4 @@
-"""The notes pass's candidates, made by rules from the reader's notes across the whole corpus,
+"""The judging pass's candidates, made by rules from the reader's notes across the whole corpus,
 for the model to judge one at a time (a weak model can say yes or no to one candidate; it
 can't find patterns across three years of notes at once). Each kind of pattern has its rule:
 

@@ -1,4 +1,4 @@
-"""The model's part of the notes pass, in two designs. *judge*: one small structured call per
+"""The model's part of the judging pass, in two designs. *judge*: one small structured call per
 candidate, a choice between a few plain answers with its reason first, which a weak model
 can answer. *whole*: one
 call that is given the notes grouped by person and asked to find the patterns itself, its

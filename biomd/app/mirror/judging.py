@@ -1,5 +1,5 @@
 """The found side's I/O: the reader's notes as the mirror reads them (dated, whose words,
-which chat), the notes pass that judges the candidates (estimated first, metered, held to the
+which chat), the judging pass that judges the candidates (estimated first, metered, held to the
 daily spend limit, each judgement kept as it comes, so a crash resumes with no duplicate),
 and the patterns made of what was judged, their quotes checked against the sources."""
 
@@ -45,7 +45,7 @@ WHOLE_CHARS = 40_000  # notes in one call of the whole design, at most
 
 
 @dataclass
-class PassPlan:
+class JudgingPlan:
     """What a pass will do before it does it: the candidates still to judge and the cost."""
 
     design: str
@@ -57,7 +57,7 @@ class PassPlan:
 
 
 @dataclass
-class PassReport:
+class JudgingReport:
     design: str
     judged: int = 0
     yes: int = 0
@@ -79,7 +79,7 @@ class NotesView:
     where: dict[int, str]
 
 
-class FoundSide:
+class Judging:
     def __init__(
         self,
         settings: Settings,
@@ -159,7 +159,7 @@ class FoundSide:
 
     # -- the pass -------------------------------------------------------------------------
 
-    async def plan(self, design: str = "judge") -> PassPlan:
+    async def plan(self, design: str = "judge") -> JudgingPlan:
         """The candidates still to judge and what judging them will cost: those that rest on
         a note newer than the last finished pass (a new source re-examines only what it
         touches), and were not judged already (a pass cut short resumes)."""
@@ -172,7 +172,7 @@ class FoundSide:
             chars = sum(len(judge.whole_message(g)) for g in groups)
             calls = len(groups)
             estimate = await self._estimate(calls, chars, WHOLE_TOKENS_OUT)
-            return PassPlan(design, [], estimate, len(usable), len(view.crisis), calls)
+            return JudgingPlan(design, [], estimate, len(usable), len(view.crisis), calls)
         found, _ = candidates(usable, view.vectors)
         judged = await self.store.mirror.judged_keys()
         seen = int(await self.store.meta.get(SEEN) or 0)
@@ -180,7 +180,7 @@ class FoundSide:
         chars = len(FLIPS) * sum(len(judge.judge_message(c, view.notes, view.where)) for c in todo)
         calls = len(FLIPS) * len(todo)
         estimate = await self._estimate(calls, chars, JUDGE_TOKENS_OUT)
-        return PassPlan(design, todo, estimate, len(usable), len(view.crisis), calls)
+        return JudgingPlan(design, todo, estimate, len(usable), len(view.crisis), calls)
 
     async def _estimate(self, calls: int, chars: int, out_each: int) -> Estimate:
         system = len(judge.system_prompt(self.settings.owner_list))
@@ -197,8 +197,8 @@ class FoundSide:
         self,
         design: str = "judge",
         on_progress: Callable[[int, int], Awaitable[None]] | None = None,
-        plan: PassPlan | None = None,
-    ) -> PassReport:
+        plan: JudgingPlan | None = None,
+    ) -> JudgingReport:
         """Judge every candidate not judged yet (the judge design), or ask for the patterns
         in one call per group of notes (the whole design). Stops, keeping what is done, at
         the daily spend limit or when the model can't be reached."""
@@ -206,7 +206,7 @@ class FoundSide:
             plan = plan or await self.plan(design)
             if design == "whole":
                 return await self._whole(on_progress)
-            report = PassReport(design)
+            report = JudgingReport(design)
             model = self.backend.reader()
             view = await self.view()
             system = judge.system_prompt(self.settings.owner_list)
@@ -261,11 +261,13 @@ class FoundSide:
         )
         return judge.read_judgement(reply.text, c.kind), reply.usage
 
-    async def _whole(self, on_progress: Callable[[int, int], Awaitable[None]] | None) -> PassReport:
+    async def _whole(
+        self, on_progress: Callable[[int, int], Awaitable[None]] | None
+    ) -> JudgingReport:
         """The whole design: the notes grouped by person, one call a group (or several
         groups together), the model's patterns checked: known kinds, notes that exist, two
         dates or more. A run starts from nothing, so a crash leaves no duplicate."""
-        report = PassReport("whole")
+        report = JudgingReport("whole")
         await self.store.mirror.forget_judged("whole")
         view = await self.view()
         usable = [n for i, n in view.notes.items() if i not in view.crisis]

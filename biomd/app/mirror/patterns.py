@@ -1,4 +1,4 @@
-"""Patterns: what the notes pass judged, made into what the owner reads. Each pattern has a
+"""Patterns: what the judging pass judged, made into what the owner reads. Each pattern has a
 statement in behavioural terms, a confidence, the people involved, its evidence (the
 notes' verbatim quotes with their sources, spans and dates: two dates or more, or it is
 dropped) and its counter-evidence. A statement that labels or diagnoses is replaced by a

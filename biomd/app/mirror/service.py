@@ -15,7 +15,7 @@ from biomd.app.mirror.candidates import Note, Vectors, intentions
 from biomd.app.mirror.care import HELP, NOT_A_THERAPIST
 from biomd.app.mirror.dynamics import LeftOut, MonthFigures, Rhythm
 from biomd.app.mirror.findings import Finding
-from biomd.app.mirror.judging import FoundSide, PassPlan, PassReport
+from biomd.app.mirror.judging import Judging, JudgingPlan, JudgingReport
 from biomd.app.mirror.measured import Measured, MeasuredSide
 from biomd.app.mirror.patterns import Pattern, when, with_status
 from biomd.app.pictures.people import same_person
@@ -136,7 +136,7 @@ class Mirror:
         self.sources = sources
         self.backend = backend
         self.measured = MeasuredSide(settings, store)
-        self.found = FoundSide(settings, store, backend, notes, self.measured)
+        self.found = Judging(settings, store, backend, notes, self.measured)
 
     @property
     def design(self) -> str:
@@ -365,17 +365,17 @@ class Mirror:
             )
         return f"Took back your word on {item_id}: it is new again."
 
-    # -- the notes pass -------------------------------------------------------------------
+    # -- the judging pass -------------------------------------------------------------------
 
-    async def plan(self, design: str | None = None) -> PassPlan:
+    async def plan(self, design: str | None = None) -> JudgingPlan:
         return await self.found.plan(design or self.design)
 
     async def refresh(
         self,
         design: str | None = None,
         on_progress: Callable[[int, int], Awaitable[None]] | None = None,
-    ) -> PassReport:
-        """The notes pass over what is new (or, for the whole design, over everything)."""
+    ) -> JudgingReport:
+        """The judging pass over what is new (or, for the whole design, over everything)."""
         if not self.backend.configured:
             raise BiomdError(
                 "The mirror's patterns are found by a language model, and none is configured "

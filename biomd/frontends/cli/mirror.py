@@ -74,7 +74,7 @@ def show(
 
     async def work(engine: Engine) -> None:
         if refresh:
-            await _notes_pass(engine, design, yes)
+            await _judging_pass(engine, design, yes)
         view = await engine.mirror.view(person, since, until)
         if as_json:
             print(json.dumps(view.as_json(), ensure_ascii=False, indent=2))
@@ -128,16 +128,16 @@ def answer(
     run(ctx, work)
 
 
-async def _notes_pass(engine: Engine, design: str | None, yes: bool) -> None:
-    """The notes pass, estimated first; asked about when it costs more than reading one
+async def _judging_pass(engine: Engine, design: str | None, yes: bool) -> None:
+    """The judging pass, estimated first; asked about when it costs more than reading one
     source would before asking (BIOMD_READ_CONFIRM_USD)."""
     m = engine.mirror
     plan = await m.plan(design)
     if not plan.calls:
-        err.print("The mirror's notes pass: nothing new to judge.", markup=False)
+        err.print("The mirror's judging pass: nothing new to judge.", markup=False)
         return
     err.print(
-        f"The mirror's notes pass ({plan.design}): {counted(plan.calls, 'call')} over "
+        f"The mirror's judging pass ({plan.design}): {counted(plan.calls, 'call')} over "
         f"{counted(plan.notes, 'note')}, {plan.estimate.describe()}.",
         markup=False,
     )
