@@ -298,16 +298,16 @@ async def run(
             " AND mode IN ('chat', 'analysis', 'reading')",
         )
         calls = one(db, "SELECT COUNT(*) FROM llm_usage")
-        notes = rows(db, "SELECT document_id, kind, date, people, statement, quote FROM extracts")
+        notes = rows(db, "SELECT document_id, kind, date, people, statement, quote FROM notes")
         never_noted = one(
             db,
-            "SELECT COUNT(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM extract_parts p"
+            "SELECT COUNT(*) FROM documents d WHERE NOT EXISTS (SELECT 1 FROM noted_parts p"
             " WHERE p.document_id = d.id AND p.noted_at IS NOT NULL)",
         )[0]
         kept, dropped = one(
             db,
-            "SELECT (SELECT COUNT(*) FROM extracts),"
-            " (SELECT COALESCE(SUM(dropped), 0) FROM extract_parts)",
+            "SELECT (SELECT COUNT(*) FROM notes),"
+            " (SELECT COALESCE(SUM(dropped), 0) FROM noted_parts)",
         )
         days = rows(db, "SELECT DISTINCT substr(at, 1, 10) FROM chat_messages WHERE role = 'user'")
     turns = [

@@ -61,7 +61,7 @@ async def note_corpus(engine: Engine, corpus: Corpus, folder: Path) -> Noted:
     waiting = await engine.store.reading.pending()
     report = await engine.biographer.reading.notes_pass().run(waiting)
     await engine.searcher.notes.embed_new()
-    tally = await engine.store.extracts.tally()
+    tally = await engine.store.notes.tally()
     chars = sum(len(t) for t in corpus.files.values())
     return Noted(tally.kept, tally.dropped, report.calls, time.perf_counter() - started, chars)
 

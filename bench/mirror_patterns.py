@@ -107,7 +107,7 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
             {"kind": j.kind, "verdict": j.verdict, "why": j.why[:160], "notes": list(j.notes_for)}
             for j in await engine.store.mirror.judged(design)
         ]
-        notes = await engine.store.extracts.tally()
+        notes = await engine.store.notes.tally()
     patterns: list[dict[str, Any]] = view["patterns"]  # type: ignore[assignment]
     hits, invented = found(patterns)
     misfiled = [p for p in invented if _holds_planted(p)]

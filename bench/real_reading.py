@@ -355,11 +355,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             summary["read_seconds"] = time.perf_counter() - t0
             summary["rounds"] = rounds
             summary["pending_after"] = len(await engine.biographer.reading.pending())
-            tally = await engine.store.extracts.tally()
+            tally = await engine.store.notes.tally()
             summary["notes"] = asdict(tally)
             parts = []
             for doc in texts:
-                parts += [asdict(p) for p in await engine.store.extracts.parts(doc)]
+                parts += [asdict(p) for p in await engine.store.notes.parts(doc)]
             turns = await engine.store._db.fetchall(
                 "SELECT id, mode, status, steps, report, error FROM turns ORDER BY id"
             )
@@ -367,7 +367,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             summary["parts"] = parts
             notes = []
             for doc in texts:
-                for x in await engine.store.extracts.of_source(doc):
+                for x in await engine.store.notes.of_source(doc):
                     notes.append(
                         {
                             "kind": x.kind,

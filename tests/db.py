@@ -103,7 +103,7 @@ def keyword_index_ok(path: Path) -> bool:
 
 
 def word_hits(path: Path, table: str, word: str) -> int:
-    """Rows of the full-text index `table` (chunks_fts, extracts_fts) that hold `word`."""
+    """Rows of the full-text index `table` (chunks_fts, notes_fts) that hold `word`."""
     fts = _known(path, table)
     return int(_scalar(path, f"SELECT COUNT(*) FROM {fts} WHERE {fts} MATCH ?", (word,)))
 
@@ -264,7 +264,7 @@ def calls(path: Path, mode: str) -> int:
 # -- the reader's notes ----------------------------------------------------------------------
 
 
-class Note(NamedTuple):
+class DatedNote(NamedTuple):
     id: int
     document_id: int
     start: int
@@ -274,14 +274,14 @@ class Note(NamedTuple):
     integrated_turn: int | None
 
 
-def notes(path: Path) -> list[Note]:
+def notes(path: Path) -> list[DatedNote]:
     """Every note the reader kept, in the order it was kept."""
     return [
-        Note(*r)
+        DatedNote(*r)
         for r in _rows(
             path,
             "SELECT id, document_id, start_char, end_char, statement, quote, integrated_turn"
-            " FROM extracts ORDER BY id",
+            " FROM notes ORDER BY id",
         )
     ]
 
@@ -309,7 +309,7 @@ def parts(path: Path) -> list[Part]:
         for d, s, e, n, k, x in _rows(
             path,
             "SELECT document_id, start_char, end_char, noted_at IS NOT NULL, kept, dropped"
-            " FROM extract_parts ORDER BY document_id, start_char",
+            " FROM noted_parts ORDER BY document_id, start_char",
         )
     ]
 
@@ -370,7 +370,7 @@ def forget_message_counts(path: Path, done_key: str) -> None:
 def change_quote(path: Path, note_id: int, quote: str) -> None:
     """A note's quote no longer what its source says (as a hand edit or a bug would leave it)."""
     with _writing(path) as db:
-        db.execute("UPDATE extracts SET quote = ? WHERE id = ?", (quote, note_id))
+        db.execute("UPDATE notes SET quote = ? WHERE id = ?", (quote, note_id))
 
 
 def old_database(path: Path, before: str) -> None:
@@ -389,10 +389,10 @@ def old_source(
     *,
     vector: bytes | None = None,
     index_words: bool = False,
-) -> None:
+) -> int:
     """A source of one chunk per text as an older biomd stored it, written straight into
     the file: its first chunk with `vector`, and the keyword index filled where that
-    biomd had no trigger to fill it."""
+    biomd had no trigger to fill it; its id."""
     starts = [0, *itertools.accumulate(map(len, texts))][:-1]
     with _writing(path) as db:
         cur = db.execute(
@@ -421,3 +421,33 @@ def old_source(
                 " WHERE document_id = ?",
                 (doc,),
             )
+    return int(doc or 0)
+
+
+def old_note(path: Path, doc_id: int, statement: str, quote: str, vector: bytes) -> int:
+    """A note as a biomd from before the `notes` migration kept it: an extract, with its
+    vector, its noted part and a judged mirror candidate resting on it; its id."""
+    with _writing(path) as db:
+        cur = db.execute(
+            "INSERT INTO extracts(document_id, kind, statement, people, quote, start_char,"
+            " end_char, created_at) VALUES (?, 'fact', ?, 'Mum', ?, 0, ?, '2020-01-01')",
+            (doc_id, statement, quote, len(quote)),
+        )
+        note_id = int(cur.lastrowid or 0)
+        db.execute(
+            "INSERT INTO extract_vectors(extract_id, vector) VALUES (?, ?)", (note_id, vector)
+        )
+        db.execute(
+            "INSERT INTO extract_parts(document_id, start_char, end_char, noted_at, kept)"
+            " VALUES (?, 0, ?, '2020-01-01', 1)",
+            (doc_id, len(quote)),
+        )
+        db.execute(
+            "INSERT INTO mirror_candidates(key, kind, design, verdict, judged_at)"
+            " VALUES ('k1', 'avoidance', 'judge', 'yes', '2020-01-01')"
+        )
+        db.execute(
+            "INSERT INTO mirror_candidate_notes(key, extract_id, role) VALUES ('k1', ?, 'for')",
+            (note_id,),
+        )
+    return note_id

@@ -11,7 +11,7 @@ from biomd.biographer.reading.leads import people_without_context
 from biomd.biographer.reading.placement import place
 from biomd.biographer.reading.quotes import locate
 from biomd.fold import fold, fold_mapped
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 
 
 @pytest.mark.parametrize(
@@ -94,8 +94,8 @@ def test_a_quote_is_found_across_case_accents_and_ligatures() -> None:
     assert text[span[0] : span[1]] == "Mudámos para a Straße 5 em İstanbul"
 
 
-def _note(statement: str) -> Extract:
-    return Extract(1, 3, "fact", statement, None, (), statement, 0, len(statement), None)
+def _note(statement: str) -> Note:
+    return Note(1, 3, "fact", statement, None, (), statement, 0, len(statement), None)
 
 
 def test_rules_placement_takes_sofia_and_sofía_for_one_statement() -> None:
@@ -109,7 +109,7 @@ def test_rules_placement_takes_sofia_and_sofía_for_one_statement() -> None:
 def test_a_person_bio_md_names_with_an_accent_is_not_asked_about_without_it() -> None:
     bio = "# bio.md\n\n## People & relationships\n- Sofía: lives in Porto [#2]\n"
     notes = [
-        Extract(i, i, "fact", q, "2021-03-01", ("Sofia", "MÃE"), q, 0, len(q), None)
+        Note(i, i, "fact", q, "2021-03-01", ("Sofia", "MÃE"), q, 0, len(q), None)
         for i, q in enumerate(["Sofia and MÃE came", "Sofia rang MÃE"], 1)
     ]
     assert people_without_context(notes, bio, ["Ana"]) == []

@@ -22,7 +22,7 @@ from biomd.biographer.reading.placement import MONTH_LINES, PERSON_LINE, SECTION
 from biomd.biographer.reading.reading_cost import cache_of, spread
 from biomd.biographer.reading.reading_turn import Edit, Plan, merged, new_lines, parse
 from biomd.settings import Settings
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 from tests import db
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, content, notes_reply
@@ -111,8 +111,8 @@ def test_rules_fill_bio_md_only_as_far_as_its_budget_holds() -> None:
     assert Room.within(30_000, 1).per_month > 100
 
 
-def note(i: int, kind: str, date: str, statement: str, people: Sequence[str] = ()) -> Extract:
-    return Extract(
+def note(i: int, kind: str, date: str, statement: str, people: Sequence[str] = ()) -> Note:
+    return Note(
         id=i, document_id=1, start=i, end=i + 1, kind=kind, statement=statement,
         quote=statement, date=date or None, people=tuple(people), integrated_turn=None,
     )  # fmt: skip

@@ -19,7 +19,7 @@ from biomd.biographer.reading.leads import (
     open_decisions,
     people_without_context,
 )
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 from tests.conftest import llm_settings
 from tests.fake_llm import FakeLLM, notes_reply
 from tests.reading import read_round
@@ -29,8 +29,8 @@ BIO = "# bio.md\n\n## People & relationships\n- Maya: sister [#3]\n\n## Open que
 
 def note(
     i: int, doc: int, quote: str, date: str | None = "2021-03-01", people: tuple[str, ...] = ()
-) -> Extract:
-    return Extract(i, doc, "fact", quote, date, people, quote, 0, len(quote), None)
+) -> Note:
+    return Note(i, doc, "fact", quote, date, people, quote, 0, len(quote), None)
 
 
 def test_the_years_before_the_first_source_are_asked_about() -> None:

@@ -28,7 +28,7 @@ from biomd.biographer.tools import TOOLS
 from biomd.biographer.turn_context import TurnContext
 from biomd.frontends.mcp_server import build
 from biomd.frontends.web.server import WebView
-from biomd.storage.extracts import NewExtract
+from biomd.storage.notes import NewNote
 from tests import db
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME, whisper_dir
@@ -124,7 +124,7 @@ async def test_search_shows_the_readers_notes_with_their_quotes_and_where_they_a
     said = "Did the boxes arrive??"
     body = (await engine.sources.read(mum.id, 0, 100_000)).text
     at = body.index(said)
-    note = NewExtract(
+    note = NewNote(
         "event",
         "Mum asked whether the moving boxes had reached Lisbon",
         "2021-02-12",
@@ -133,7 +133,7 @@ async def test_search_shows_the_readers_notes_with_their_quotes_and_where_they_a
         at,
         at + len(said),
     )
-    assert await engine.store.extracts.take(mum.id, 0, len(body), [note], dropped=0)
+    assert await engine.store.notes.take(mum.id, 0, len(body), [note], dropped=0)
     async with Client(build(Memory(engine))) as client:
         found = text(await client.call_tool("search", {"query": "moving boxes Lisbon"}))
         notes = found.split("The reader's notes on 'moving boxes Lisbon' (1)")[1]

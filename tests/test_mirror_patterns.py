@@ -103,7 +103,7 @@ async def test_a_second_pass_judges_nothing_again_and_a_new_source_only_its_own_
     [r] = [r async for r in read_life.sources.ingest([entry])]
     await read_round(read_life)
     plan = await read_life.mirror.plan()
-    note_ids = {x.id for x in await read_life.store.extracts.of_source(r.document_id or 0)}
+    note_ids = {x.id for x in await read_life.store.notes.of_source(r.document_id or 0)}
     assert plan.todo and all(set(c.notes) & note_ids for c in plan.todo)
     await read_life.mirror.refresh()
     [cycle] = [p for p in (await read_life.mirror.view()).patterns if p.kind == "cycle"]

@@ -25,7 +25,7 @@ from biomd.ingest.timestamps import (
     span,
     strip_line_stamps,
 )
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 
 # -- packing.pack -----------------------------------------------------------------------------
 
@@ -155,8 +155,8 @@ def test_fewer_words_than_a_run_or_words_not_in_a_row_are_no_quote() -> None:
 # -- evidence --------------------------------------------------------------------------------
 
 
-def _note(doc: int, statement: str) -> Extract:
-    return Extract(1, doc, "fact", statement, "2023-05-02", (), statement, 0, len(statement), None)
+def _note(doc: int, statement: str) -> Note:
+    return Note(1, doc, "fact", statement, "2023-05-02", (), statement, 0, len(statement), None)
 
 
 def test_no_passage_and_no_note_is_said_plainly() -> None:

@@ -232,7 +232,7 @@ async def test_a_source_is_noted_once_the_notes_fed_to_a_reading_turn_and_it_is_
     assert "1 dropped" in results[-1].reading
     assert by_word[0].statement == "Ran the Westport half marathon in 2:04:51"
     assert by_meaning[0].statement == "Ran the Westport half marathon in 2:04:51"
-    assert db.count(settings.db_path, "extract_vectors") == 2
+    assert db.count(settings.db_path, "note_vectors") == 2
     found = llm.bodies[-1]["messages"][-1]["content"]
     assert f'- undated person (Tom): Tom is proud of her — "So proud of you" [#{doc}]' in found
 
@@ -361,11 +361,11 @@ async def test_forgetting_a_source_forgets_its_notes(
         doc = await ingest(engine, tmp_path, "chat.txt", TEXT)
         await read_round(engine)
         assert db.notes(settings.db_path)
-        assert db.word_hits(settings.db_path, "extracts_fts", "westport") > 0
+        assert db.word_hits(settings.db_path, "notes_fts", "westport") > 0
         await engine.sources.forget(doc)
-    for table in ("extracts", "extract_parts", "extract_vectors"):
+    for table in ("notes", "noted_parts", "note_vectors"):
         assert db.count(settings.db_path, table) == 0
-    assert db.word_hits(settings.db_path, "extracts_fts", "westport") == 0
+    assert db.word_hits(settings.db_path, "notes_fts", "westport") == 0
 
 
 # -- what it costs, and the owner's choice ------------------------------------------------
@@ -694,3 +694,31 @@ async def test_a_part_too_long_for_the_window_is_halved_and_read_not_left_waitin
     whole, *halves = [b["messages"][1]["content"] for b in llm.reader_bodies]
     assert len(halves) == 2 and all(len(h) < len(whole) * 0.7 for h in halves)
     assert pending is None  # every part was noted after the split: read, not waiting
+
+
+async def test_an_older_databases_extracts_are_its_notes_still_found_and_linked(
+    tmp_path: Path,
+) -> None:
+    """The `notes` migration renames the reader's extracts to notes: each keeps its vector,
+    its noted part, the mirror candidate resting on it, and is found by its words."""
+    from biomd.storage.store import Store
+
+    path = tmp_path / "biomd.sqlite3"
+    db.old_database(path, before="notes")
+    doc_id = db.old_source(path, "mum.txt", ["Mum moved to Westport in 2019."], index_words=True)
+    said = "Mum moved to Westport"
+    note_id = db.old_note(path, doc_id, said, said, b"\0" * 8)
+
+    store = await Store.open(path)
+    try:
+        assert [n.statement for n in await store.notes.of_ready()] == ["Mum moved to Westport"]
+        assert [i for i, _ in await store.notes.match('"westport"', 5)] == [note_id]
+        assert await store.notes.vectors() == [(note_id, b"\0" * 8)]
+        assert [p.kept for p in await store.notes.parts(doc_id)] == [1]
+        (judged,) = await store.mirror.judged()
+        assert judged.notes_for == (note_id,)
+        await store.documents.delete(doc_id)
+        assert await store.notes.match('"westport"', 5) == [], "forgotten with its source"
+    finally:
+        await store.close()
+    assert db.user_version(path) == len(db.MIGRATIONS)

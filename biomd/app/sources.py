@@ -34,8 +34,8 @@ from biomd.retrieval.vector_index import LoadingFn
 from biomd.settings import Settings
 from biomd.storage.activity import speaker_names
 from biomd.storage.documents import Counts, Source, SourceState
-from biomd.storage.extracts import Extract
 from biomd.storage.lock import ProcessLock
+from biomd.storage.notes import Note
 from biomd.storage.rawfiles import RawFiles
 from biomd.storage.store import Store
 
@@ -308,7 +308,7 @@ class Sources:
         failed = None if s.embed_model_path else download_failed(s.embed_model, s.models_dir)
         return failed or "No vectors have been made yet; `biomd embed` makes them."
 
-    async def notes(self, query: str, limit: int = 10) -> list[Extract]:
+    async def notes(self, query: str, limit: int = 10) -> list[Note]:
         """The reader's notes that best match `query`, each with its verified quote."""
         return await self.searcher.notes.search(query, limit)
 

@@ -16,7 +16,7 @@ from biomd.biographer import data
 from biomd.biographer.reading.briefing import line as note_line
 from biomd.retrieval.fts_query import content_tokens
 from biomd.retrieval.relative import resolve_lines
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 
 SOCIAL = frozenset(
     """hi hello hey hiya yo morning evening night good thanks thank you thx ty cheers ok okay
@@ -76,9 +76,7 @@ class Passage:
     text: str  # the passage with its neighbours
 
 
-def render(
-    passages: Sequence[Passage], notes: Sequence[Extract], budget: int
-) -> tuple[str, set[int]]:
+def render(passages: Sequence[Passage], notes: Sequence[Note], budget: int) -> tuple[str, set[int]]:
     """The evidence block, best first, within `budget` characters (NOTHING if there is
     none), and the sources it shows."""
     if not passages and not notes:

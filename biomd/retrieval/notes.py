@@ -1,4 +1,4 @@
-"""Search over the reader's notes (extracts): keywords over their statements, people and
+"""Search over the reader's notes: keywords over their statements, people and
 quotes, and meaning over their statements' vectors, fused like passage search. The vectors
 are made after each round of reading; a note not embedded yet is still found by keyword."""
 
@@ -12,7 +12,7 @@ import numpy as np
 from biomd.retrieval.embedding import Embedder, from_blobs, to_blob
 from biomd.retrieval.fts_query import keyword_query
 from biomd.retrieval.fusion import rrf
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 from biomd.storage.store import Store
 
 BATCH = 256
@@ -26,11 +26,11 @@ class NoteSearch:
     async def embed_new(self) -> int:
         """Give every note without a vector one; how many were made."""
         made = 0
-        while batch := await self.store.extracts.unembedded(BATCH):
+        while batch := await self.store.notes.unembedded(BATCH):
             texts = [t for _, t in batch]
             embedder = await self._embedder()
             vectors = await asyncio.to_thread(embedder.embed_passages, texts)
-            if not await self.store.extracts.add_vectors(
+            if not await self.store.notes.add_vectors(
                 [(i, to_blob(v)) for (i, _), v in zip(batch, vectors, strict=True)],
                 embedder.name,
             ):
@@ -38,18 +38,18 @@ class NoteSearch:
             made += len(batch)
         return made
 
-    async def search(self, query: str, limit: int = 10) -> list[Extract]:
+    async def search(self, query: str, limit: int = 10) -> list[Note]:
         """The notes that best match `query`, best first."""
         expression = keyword_query(query)
         by_keyword = (
-            [i for i, _ in await self.store.extracts.match(expression, 50)] if (expression) else []
+            [i for i, _ in await self.store.notes.match(expression, 50)] if (expression) else []
         )
         by_meaning = await self._nearest(query, 50)
         fused = [i for i, _ in rrf([by_keyword, by_meaning])][:limit]
-        return await self.store.extracts.get(fused)
+        return await self.store.notes.get(fused)
 
     async def _nearest(self, query: str, k: int) -> list[int]:
-        stored = await self.store.extracts.vectors()
+        stored = await self.store.notes.vectors()
         if not stored:
             return []
         embedder = await self._embedder()

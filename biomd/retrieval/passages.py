@@ -78,9 +78,9 @@ async def _quoted(
 ) -> tuple[int, int] | None:
     """The span of the quote of the source's note that shares the most of the claim's
     words (at least half of them, and two), if there is one."""
-    found = await store.extracts.match(query, 20, document_id)
+    found = await store.notes.match(query, 20, document_id)
     best, best_score = None, 0
-    for x in await store.extracts.get([i for i, _ in found]):
+    for x in await store.notes.get([i for i, _ in found]):
         score = len(_found(f"{x.statement} {x.quote}", words))
         if score > best_score:
             best, best_score = x, score

@@ -192,7 +192,7 @@ class MirrorState:
             if ids:
                 marks = ",".join("?" * len(ids))
                 alive = await scalar_in(
-                    db, f"SELECT COUNT(*) FROM extracts WHERE id IN ({marks})", ids
+                    db, f"SELECT COUNT(*) FROM notes WHERE id IN ({marks})", ids
                 )
                 if int(alive or 0) != len(set(ids)):
                     return False
@@ -208,7 +208,7 @@ class MirrorState:
                 ),
             )  # fmt: skip
             await db.executemany(
-                "INSERT INTO mirror_candidate_notes(key, extract_id, role) VALUES (?, ?, ?)",
+                "INSERT INTO mirror_candidate_notes(key, note_id, role) VALUES (?, ?, ?)",
                 [(judged.key, n, role) for n, role in notes],
             )
         return True
@@ -219,9 +219,9 @@ class MirrorState:
         rows = await self._db.fetchall(
             "SELECT c.key, c.kind, c.design, c.people, c.verdict, c.statement, c.why,"
             " c.confidence, c.prompt_tokens, c.completion_tokens, c.judged_at,"
-            " (SELECT json_group_array(extract_id) FROM mirror_candidate_notes n"
+            " (SELECT json_group_array(note_id) FROM mirror_candidate_notes n"
             "   WHERE n.key = c.key AND n.role = 'for'),"
-            " (SELECT json_group_array(extract_id) FROM mirror_candidate_notes n"
+            " (SELECT json_group_array(note_id) FROM mirror_candidate_notes n"
             "   WHERE n.key = c.key AND n.role = 'against')"
             f" FROM mirror_candidates c {where} ORDER BY c.judged_at, c.key",
             params,

@@ -10,7 +10,7 @@
     store.activity    document_names,               store.revisions  profile_revisions
                       message_counts                store.usage      llm_usage
                                                     store.outbox     outbox
-    store.extracts   extracts, extracts_fts, extract_vectors, extract_parts (the reader's)
+    store.notes   notes, notes_fts, note_vectors, noted_parts (the reader's)
     store.rounds     reading_rounds (estimate against actual)
     store.shares     shares, share_audiences (portraits the owner saved)
     store.leads      leads (questions and contradictions raised by rules, by key)
@@ -29,12 +29,12 @@ from biomd.storage.chat import ChatLog
 from biomd.storage.chunks import Chunks
 from biomd.storage.database import Database
 from biomd.storage.documents import Documents
-from biomd.storage.extracts import Extracts
 from biomd.storage.jobs import Jobs
 from biomd.storage.keywords import Keywords
 from biomd.storage.leads import Leads
 from biomd.storage.meta import Meta
 from biomd.storage.mirror import MirrorState
+from biomd.storage.notes import Notes
 from biomd.storage.outbox import OutboxQueue
 from biomd.storage.questions import Questions
 from biomd.storage.reading import ReadingQueue
@@ -69,7 +69,7 @@ class Store:
         self.revisions = Revisions(db)
         self.usage = UsageLog(db)
         self.outbox = OutboxQueue(db)
-        self.extracts = Extracts(db)
+        self.notes = Notes(db)
         self.shares = Shares(db)
         self.rounds = Rounds(db)
         self.leads = Leads(db)

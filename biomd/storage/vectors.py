@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import aiosqlite
 
-from biomd.storage import extracts, meta
+from biomd.storage import meta, notes
 from biomd.storage.database import Database, scalar_in
 
 EPOCH = "vectors_epoch"
@@ -115,7 +115,7 @@ class Vectors:
                 return False
             for statement in _TAKE_NEXT:
                 await db.execute(statement)
-            await extracts.drop_vectors(db)
+            await notes.drop_vectors(db)
             await meta.upsert(db, new_meta)
             await meta.remove(db, done_keys)
             await meta.bump(db, EPOCH)

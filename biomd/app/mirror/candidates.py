@@ -45,7 +45,7 @@ LIMIT = 12  # candidates of each kind, the strongest
 
 
 @dataclass(frozen=True, slots=True)
-class Note:
+class DatedNote:
     """A reader's note as the mirror reads it. `day` is the ordinal of its date (a month
     counts as its 15th, a year as 1 July), None if undated; `mine` says the owner says it
     (a journal, or the owner's line of a chat); `chat_with` is the person whose 1:1 chat it
@@ -134,11 +134,11 @@ def close_pairs(
     return out
 
 
-def _same_people(a: Note, b: Note) -> bool:
+def _same_people(a: DatedNote, b: DatedNote) -> bool:
     return set(a.people) == set(b.people) or bool(set(a.people) & set(b.people))
 
 
-def contradictions(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
+def contradictions(notes: Sequence[DatedNote], vectors: Vectors) -> list[Candidate]:
     own = [n for n in notes if n.mine and n.day is not None and n.kind in OWN_KINDS]
     found = []
     for i, j, sim in close_pairs([n.id for n in own], vectors, SAME_SUBJECT):
@@ -158,11 +158,11 @@ def contradictions(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
     return _strongest(found, one_note_once=True)
 
 
-def stated_reasons(notes: Sequence[Note]) -> list[Candidate]:
+def stated_reasons(notes: Sequence[DatedNote]) -> list[Candidate]:
     dated = sorted((n for n in notes if n.precise and n.day is not None), key=lambda n: n.day or 0)
     hurts = [n for n in dated if HURT(n.text)]
     decisions = [n for n in dated if n.mine and DECISION(n.text) and not HURT(n.text)]
-    pairs: list[tuple[Note, Note]] = []
+    pairs: list[tuple[DatedNote, DatedNote]] = []
     used: set[int] = set()
     for d in decisions:
         before = [
@@ -190,9 +190,9 @@ def stated_reasons(notes: Sequence[Note]) -> list[Candidate]:
     ]
 
 
-def _distinct_pairs(pairs: list[tuple[Note, Note]]) -> list[tuple[Note, Note]]:
+def _distinct_pairs(pairs: list[tuple[DatedNote, DatedNote]]) -> list[tuple[DatedNote, DatedNote]]:
     """Pairs whose decisions fall on different weeks (one decision noted twice is one)."""
-    out: list[tuple[Note, Note]] = []
+    out: list[tuple[DatedNote, DatedNote]] = []
     for hurt, decision in pairs:
         if out and abs((decision.day or 0) - (out[-1][1].day or 0)) <= 7:
             continue
@@ -200,7 +200,7 @@ def _distinct_pairs(pairs: list[tuple[Note, Note]]) -> list[tuple[Note, Note]]:
     return out
 
 
-def avoidances(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
+def avoidances(notes: Sequence[DatedNote], vectors: Vectors) -> list[Candidate]:
     found = []
     people = {p for n in notes for p in n.people}
     for person in sorted(people):
@@ -231,7 +231,7 @@ def avoidances(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
     return _strongest(found)
 
 
-def _name(notes: Sequence[Note], key: str) -> str:
+def _name(notes: Sequence[DatedNote], key: str) -> str:
     """A person's name as the notes write it."""
     for n in notes:
         for k, name in zip(n.people, n.names, strict=True):
@@ -241,8 +241,8 @@ def _name(notes: Sequence[Note], key: str) -> str:
 
 
 def _near(
-    note: Note,
-    complaints: Sequence[Note],
+    note: DatedNote,
+    complaints: Sequence[DatedNote],
     vectors: Vectors,
     days: int = AROUND_DAYS,
     related: float = RELATED,
@@ -263,7 +263,9 @@ def _cos(vectors: Vectors, a: int, b: int) -> float:
     return float(va @ vb) / denominator
 
 
-def intentions(notes: Sequence[Note], vectors: Vectors) -> tuple[list[Candidate], list[Note]]:
+def intentions(
+    notes: Sequence[DatedNote], vectors: Vectors
+) -> tuple[list[Candidate], list[DatedNote]]:
     """Said vs did: each intention with what followed it; and the intentions nothing
     followed in the sources (each can become a question)."""
     dated = sorted((n for n in notes if n.day is not None), key=lambda n: n.day or 0)
@@ -298,7 +300,7 @@ def intentions(notes: Sequence[Note], vectors: Vectors) -> tuple[list[Candidate]
     return _strongest(found), open_
 
 
-def cycles(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
+def cycles(notes: Sequence[DatedNote], vectors: Vectors) -> list[Candidate]:
     dated = [n for n in notes if n.day is not None and n.mine]
     parent = list(range(len(dated)))
 
@@ -310,7 +312,7 @@ def cycles(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
 
     for i, j, _ in close_pairs([n.id for n in dated], vectors, SAME_THING):
         parent[root(i)] = root(j)
-    groups: dict[int, list[Note]] = {}
+    groups: dict[int, list[DatedNote]] = {}
     for i, n in enumerate(dated):
         groups.setdefault(root(i), []).append(n)
     found = []
@@ -325,9 +327,9 @@ def cycles(notes: Sequence[Note], vectors: Vectors) -> list[Candidate]:
     return _strongest(found)
 
 
-def _spread(notes: list[Note], most: int) -> list[Note]:
+def _spread(notes: list[DatedNote], most: int) -> list[DatedNote]:
     """At most `most` notes, one a month, spread over the whole span."""
-    by_month: dict[int, Note] = {}
+    by_month: dict[int, DatedNote] = {}
     for n in notes:
         by_month.setdefault((n.day or 0) // 30, n)
     picked = list(by_month.values())
@@ -337,7 +339,7 @@ def _spread(notes: list[Note], most: int) -> list[Note]:
     return [picked[round(i * step)] for i in range(most)]
 
 
-def _people(*notes: Note) -> tuple[str, ...]:
+def _people(*notes: DatedNote) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p for n in notes for p in n.names))
 
 
@@ -357,7 +359,9 @@ def _strongest(found: Iterable[Candidate], one_note_once: bool = False) -> list[
     return out
 
 
-def candidates(notes: Sequence[Note], vectors: Vectors) -> tuple[list[Candidate], list[Note]]:
+def candidates(
+    notes: Sequence[DatedNote], vectors: Vectors
+) -> tuple[list[Candidate], list[DatedNote]]:
     """Every candidate of every kind, and the intentions with nothing after them."""
     said, open_ = intentions(notes, vectors)
     found = [

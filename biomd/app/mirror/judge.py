@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from biomd.app.mirror.candidates import KINDS, Candidate, Note
+from biomd.app.mirror.candidates import KINDS, Candidate, DatedNote
 from biomd.biographer.json_reply import json_values
 
 SYSTEM = (
@@ -137,14 +137,14 @@ def system_prompt(owner_names: Sequence[str]) -> str:
     return SYSTEM.format(owner=f" ({', '.join(owner_names)})" if owner_names else "")
 
 
-def note_line(number: int, note: Note, where: str) -> str:
+def note_line(number: int, note: DatedNote, where: str) -> str:
     people = f"; people: {', '.join(note.names)}" if note.names else ""
     quote = note.quote.replace("\n", " ")[:300]
     return f'[{number}] {note.date or "undated"}, {where}{people}: {note.statement} ("{quote}")'
 
 
 def judge_message(
-    c: Candidate, notes: dict[int, Note], where: dict[int, str], flip: bool = False
+    c: Candidate, notes: dict[int, DatedNote], where: dict[int, str], flip: bool = False
 ) -> str:
     """The one question about one candidate, with its notes numbered from 1; `flip` gives
     the answers in the other order (a small model favours one place in the list)."""
@@ -243,7 +243,7 @@ WHOLE = (
 )
 
 
-def whole_message(groups: Sequence[tuple[str, Sequence[tuple[int, Note, str]]]]) -> str:
+def whole_message(groups: Sequence[tuple[str, Sequence[tuple[int, DatedNote, str]]]]) -> str:
     """The one question of the whole design: every note, grouped by person."""
     lines = [WHOLE, ""]
     for title, items in groups:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from biomd.app.mirror import judge
-from biomd.app.mirror.candidates import KINDS, Candidate, Note, Vectors, candidates, day_of
+from biomd.app.mirror.candidates import KINDS, Candidate, DatedNote, Vectors, candidates, day_of
 from biomd.app.mirror.care import crisis
 from biomd.app.mirror.dynamics import person_key
 from biomd.app.mirror.findings import stamp
@@ -73,7 +73,7 @@ class JudgingReport:
 class NotesView:
     """Every note as the mirror reads it, and what was made of them."""
 
-    notes: dict[int, Note]
+    notes: dict[int, DatedNote]
     vectors: Vectors
     crisis: set[int]
     where: dict[int, str]
@@ -101,12 +101,12 @@ class Judging:
     async def view(self, embed: bool = False) -> NotesView:
         """Every note of a ready source, dated, with whose words and which chat it is; with
         `embed`, notes with no vector yet get one first (the pass needs them all)."""
-        extracts = await self.store.extracts.of_ready()
+        stored = await self.store.notes.of_ready()
         docs = {d.id: d for d in await self.store.documents.all("ready")}
         measured = await self.measured.get()
-        notes: dict[int, Note] = {}
+        notes: dict[int, DatedNote] = {}
         where: dict[int, str] = {}
-        for x in extracts:
+        for x in stored:
             doc = docs.get(x.document_id)
             if doc is None:
                 continue
@@ -126,7 +126,7 @@ class Judging:
                 mine = False
             note_date = x.date or line_day or _single_day(doc.content_start, doc.content_end)
             day, precise = day_of(note_date)
-            notes[x.id] = Note(
+            notes[x.id] = DatedNote(
                 id=x.id,
                 source_id=x.document_id,
                 kind=x.kind,
@@ -151,7 +151,7 @@ class Judging:
             await self.note_search.embed_new()
         vectors = {
             i: np.frombuffer(b, dtype="<f4")
-            for i, b in await self.store.extracts.vectors()
+            for i, b in await self.store.notes.vectors()
             if i in notes
         }
         care = {i for i, n in notes.items() if crisis(n.text)}
@@ -331,7 +331,7 @@ class Judging:
         found, dropped = assemble(judged, checked)
         return found, dropped, view
 
-    async def _verify(self, note: Note) -> bool:
+    async def _verify(self, note: DatedNote) -> bool:
         """Whether a note's quote is, verbatim, what its source has at its span."""
         if note.id not in self._verified:
             text = await self.store.chunks.text(note.source_id, note.start, note.end)
@@ -375,15 +375,15 @@ def _single_day(start: str | None, end: str | None) -> str | None:
 
 
 def _groups(
-    notes: Sequence[Note], where: dict[int, str]
-) -> list[list[tuple[str, list[tuple[int, Note, str]]]]]:
+    notes: Sequence[DatedNote], where: dict[int, str]
+) -> list[list[tuple[str, list[tuple[int, DatedNote, str]]]]]:
     """The notes by person (the owner's alone last), numbered from 1, cut into calls of at
     most WHOLE_CHARS."""
-    by_person: dict[str, list[Note]] = {}
+    by_person: dict[str, list[DatedNote]] = {}
     for n in sorted(notes, key=lambda n: (n.day or 0, n.id)):
         for name in n.names or ("(nobody else)",):
             by_person.setdefault(name, []).append(n)
-    calls: list[list[tuple[str, list[tuple[int, Note, str]]]]] = [[]]
+    calls: list[list[tuple[str, list[tuple[int, DatedNote, str]]]]] = [[]]
     size, number = 0, 0
     for title in sorted(by_person, key=lambda t: (t == "(nobody else)", -len(by_person[t]), t)):
         items = []

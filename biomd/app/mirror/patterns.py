@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from biomd.app.mirror.candidates import Note
+from biomd.app.mirror.candidates import DatedNote
 from biomd.app.mirror.care import crisis, labels
 from biomd.fold import fold
 from biomd.retrieval.language import content_words
@@ -81,7 +81,7 @@ def pattern_id(key: str) -> str:
     return "P" + key[:8]
 
 
-def evidence(note: Note) -> Evidence:
+def evidence(note: DatedNote) -> Evidence:
     return Evidence(
         note.id, note.source_id, note.start, note.end, note.quote, note.date, note.statement
     )
@@ -156,7 +156,7 @@ def confidence(pieces: int, against: int, answer: str = "yes") -> str:
     return "medium"
 
 
-def assemble(judged: Sequence[Judged], notes: dict[int, Note]) -> tuple[list[Pattern], int]:
+def assemble(judged: Sequence[Judged], notes: dict[int, DatedNote]) -> tuple[list[Pattern], int]:
     """The patterns the model said yes to, each with the notes it still rests on; and how
     many were dropped for resting on fewer than two dates (their notes gone, or unverified:
     `notes` holds only the notes whose quotes were verified)."""

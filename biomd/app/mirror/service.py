@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from biomd.app.mirror.candidates import Note, Vectors, intentions
+from biomd.app.mirror.candidates import DatedNote, Vectors, intentions
 from biomd.app.mirror.care import HELP, NOT_A_THERAPIST
 from biomd.app.mirror.dynamics import LeftOut, MonthFigures, Rhythm
 from biomd.app.mirror.findings import Finding
@@ -223,7 +223,7 @@ class Mirror:
 
     async def _intentions(
         self,
-        notes: dict[int, Note],
+        notes: dict[int, DatedNote],
         vectors: Vectors,
         care: set[int],
         verdicts: list[Verdict],

@@ -1,4 +1,4 @@
-"""A reading turn's request: the reader's new extracts, grouped by month and with the people
+"""A reading turn's request: the reader's new notes, grouped by month and with the people
 they involve, and what to do with them. Pure functions."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from biomd.biographer.reading.packing import pack
 from biomd.plural import counted
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 from biomd.storage.reading import Reading
 
 UNDATED = "Undated"
@@ -24,8 +24,8 @@ PLACED = (
 QUOTE_SHOWN = 80  # characters of a note's quote the biographer sees; the rest is in the source
 
 
-def line(x: Extract) -> str:
-    """One extract as the biographer sees it: date, kind, people, statement, the start of
+def line(x: Note) -> str:
+    """One note as the biographer sees it: date, kind, people, statement, the start of
     its quote, and last its citation, written as bio.md writes it (a small model copies
     what it sees; a character offset there was taken for a source id)."""
     date = x.date or "undated"
@@ -37,16 +37,16 @@ def line(x: Extract) -> str:
     return f'- {date} {x.kind}{people}: {x.statement} — "{quote}" [#{x.document_id}]'
 
 
-def batches(extracts: Sequence[Extract], budget: int) -> list[list[Extract]]:
+def batches(notes: Sequence[Note], budget: int) -> list[list[Note]]:
     """Extracts in the order given, packed into turns of at most `budget` characters of
     lines (a single longer one goes alone)."""
-    return pack(extracts, lambda x: len(line(x)) + 1, budget)
+    return pack(notes, lambda x: len(line(x)) + 1, budget)
 
 
-def grouped(extracts: Sequence[Extract]) -> str:
-    """The extracts under a heading per month (undated last), in date order within it."""
-    months: dict[str, list[Extract]] = {}
-    for x in extracts:
+def grouped(notes: Sequence[Note]) -> str:
+    """The notes under a heading per month (undated last), in date order within it."""
+    months: dict[str, list[Note]] = {}
+    for x in notes:
         months.setdefault(x.date[:7] if x.date else UNDATED, []).append(x)
     order = sorted(k for k in months if k != UNDATED) + ([UNDATED] if UNDATED in months else [])
     blocks = []
@@ -56,27 +56,27 @@ def grouped(extracts: Sequence[Extract]) -> str:
     return "\n\n".join(blocks)
 
 
-def people(extracts: Sequence[Extract]) -> str:
-    counts = Counter(p for x in extracts for p in x.people)
+def people(notes: Sequence[Note]) -> str:
+    counts = Counter(p for x in notes for p in x.people)
     return ", ".join(f"{name} ({n})" for name, n in counts.most_common(30))
 
 
-def request(sources: Sequence[Reading], extracts: Sequence[Extract]) -> str:
-    """The message of a reading turn over these extracts of these sources."""
+def request(sources: Sequence[Reading], notes: Sequence[Note]) -> str:
+    """The message of a reading turn over these notes of these sources."""
     names = "; ".join(
         f"#{s.document_id} {s.name!r} ({s.kind}"
         + (f", {s.content_start} to {s.content_end}" if s.content_start else "")
         + ")"
         for s in sources
     )
-    who = people(extracts)
+    who = people(notes)
     who_line = f"People in them: {who}.\n" if who else ""
     return (
         f"New notes on {counted(len(sources), 'source')}: {names}.\n"
-        f"biomd's reader took {counted(len(extracts), 'note')}; every quote was checked against "
+        f"biomd's reader took {counted(len(notes), 'note')}; every quote was checked against "
         "its source.\n"
         f"{who_line}\n"
         "End every line you write with the source id of the note it rests on, e.g. [#12]. Skip "
         "notes that add nothing; merge what bio.md already says.\n\n"
-        f"<notes>\n{grouped(extracts)}\n</notes>"
+        f"<notes>\n{grouped(notes)}\n</notes>"
     )

@@ -13,7 +13,7 @@ from itertools import combinations
 
 from biomd.biographer.cues import NEGATION, subjects, words
 from biomd.biographer.reading.lead import Lead, key, short, when
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 
 MOST_CONFLICTS = 3  # of each kind, in one round
 _COUNT = re.compile(
@@ -56,7 +56,7 @@ def _full(value: str | None) -> str:
     return v + "-01-01"[len(v) - 4 :] if len(v) < 10 else v
 
 
-def count_conflicts(notes: Sequence[Extract]) -> list[Lead]:
+def count_conflicts(notes: Sequence[Note]) -> list[Lead]:
     """Two sources that count the same span differently ("six years in that room",
     "seven years in that room"), by more than the time between them explains."""
     leads = []
@@ -71,7 +71,7 @@ def count_conflicts(notes: Sequence[Extract]) -> list[Lead]:
     return _distinct(leads)[:MOST_CONFLICTS]
 
 
-def denials(notes: Sequence[Extract]) -> list[Lead]:
+def denials(notes: Sequence[Note]) -> list[Lead]:
     """The same words said in two sources, negated in only one ("I am not fine for money" and
     "I'm fine for money"): three words in a row the two share once the negation is gone. Only
     notes that share such a run are compared (a lifetime's notes, not every pair of them)."""
@@ -105,7 +105,7 @@ def _runs(text: str, n: int = 3) -> set[tuple[str, ...]]:
     return {g for g in grams if subjects(" ".join(g))}
 
 
-def _conflict(kind: str, a: Extract, b: Extract) -> Lead:
+def _conflict(kind: str, a: Note, b: Note) -> Lead:
     first, second = sorted((a, b), key=lambda n: (n.date or "", n.document_id))
     return Lead(
         key(kind, first.id, second.id),

@@ -20,7 +20,7 @@ from biomd.biographer.profile_text import section
 from biomd.biographer.reading.disagreements import count_conflicts, denials
 from biomd.biographer.reading.lead import Lead, key, short, when
 from biomd.fold import fold
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 
 PEOPLE_SECTION = "People & relationships"
 MOST_PEOPLE = 3  # people asked about in one round, the most noted first
@@ -103,13 +103,13 @@ def _described(name: str, bio: str) -> bool:
 
 
 def people_without_context(
-    notes: Sequence[Extract], bio: str, owner_names: Sequence[str]
+    notes: Sequence[Note], bio: str, owner_names: Sequence[str]
 ) -> list[Lead]:
     """A question about each person named in two notes or more whom bio.md's People section
     does not name: who they are to the owner, and where things stand."""
     known = fold(section(bio, PEOPLE_SECTION))
     owners = {fold(n) for n in owner_names}
-    by_name: dict[str, list[Extract]] = defaultdict(list)
+    by_name: dict[str, list[Note]] = defaultdict(list)
     for n in notes:
         for name in dict.fromkeys(n.people):
             by_name[name.strip()].append(n)
@@ -150,7 +150,7 @@ def people_without_context(
     return leads
 
 
-def open_decisions(notes: Sequence[Extract]) -> list[Lead]:
+def open_decisions(notes: Sequence[Note]) -> list[Lead]:
     """A question about each thing the owner left undecided or unanswered that no later note
     takes up (by its people or its words), the latest first."""
     leads = []
@@ -184,7 +184,7 @@ def open_decisions(notes: Sequence[Extract]) -> list[Lead]:
 
 
 def leads(
-    notes: Sequence[Extract],
+    notes: Sequence[Note],
     bio: str,
     owner_names: Sequence[str],
     first: str | None,

@@ -1,5 +1,5 @@
 """The notes pass: every part of the sources waiting to be read goes to the reader model once,
-and the extracts whose quotes are found are kept with the part, in one transaction (so a
+and the notes whose quotes are found are kept with the part, in one transaction (so a
 crash resumes with no duplicate and no loss). Small sources share a call; calls run side by
 side on a cloud endpoint, one at a time on a local server; none starts once the day's spend
 limit is reached."""
@@ -96,7 +96,7 @@ class NotesPass:
         text with dates and numbers runs near 3 characters a token, not 4). Sizes count what
         is sent: a part of chat covers more of it, its filler left out."""
         doc, total = reading.document_id, reading.text_length
-        tried = await self.store.extracts.parts(doc)
+        tried = await self.store.notes.parts(doc)
         done = [(p.start, p.end) for p in tried if p.noted or p.attempts >= self.attempts]
         done += list(skip)
         out: list[Part] = []
@@ -224,9 +224,7 @@ class NotesPass:
                 why = f"none of the reader's {dropped} quotes was found in the source"
                 await self._failed(part, why, report)
                 continue
-            if await self.store.extracts.take(
-                part.document_id, part.start, part.end, found, dropped
-            ):
+            if await self.store.notes.take(part.document_id, part.start, part.end, found, dropped):
                 report.parts += 1
                 report.kept += len(found)
                 report.dropped += dropped
@@ -256,7 +254,7 @@ class NotesPass:
 
     async def _failed(self, part: Part, why: str, report: NotesReport) -> None:
         """Count a failed try at a part (it waits for the next round, or is given up on)."""
-        tries = await self.store.extracts.failed(part.document_id, part.start, part.end, why)
+        tries = await self.store.notes.failed(part.document_id, part.start, part.end, why)
         report.failed.append(f"#{part.document_id} characters {part.start:,}-{part.end:,}: {why}")
         log.warning("reader: %s (try %d)", report.failed[-1], tries)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from biomd.biographer.edits import apply_edit, find_section
 from biomd.errors import ProfileEditError
 from biomd.fold import fold
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 from biomd.storage.reading import Reading
 
 SECTIONS = {
@@ -66,11 +66,11 @@ class Room:
         return (self.per_month * max(1, months) + self.per_section * 6) * RULE_LINE
 
 
-def is_routine(x: Extract) -> bool:
+def is_routine(x: Note) -> bool:
     return x.kind in ROUTINE
 
 
-def line(x: Extract) -> tuple[str, str]:
+def line(x: Note) -> tuple[str, str]:
     """(section, the line) for one note."""
     cite = f"[#{x.document_id}]"
     statement = x.statement.rstrip(".")
@@ -89,13 +89,13 @@ def line(x: Extract) -> tuple[str, str]:
     return section, f"- {statement} {cite}"
 
 
-def place(bio: str, extracts: Sequence[Extract], room: Room = Room()) -> tuple[str, int]:
+def place(bio: str, notes: Sequence[Note], room: Room = Room()) -> tuple[str, int]:
     """bio.md with the notes' lines added at the end of their sections (the Timeline in date
     order as written), as far as `room` allows, and how many were added; a section bio.md
     lacks is skipped."""
     held = fold(bio)
     added = 0
-    for x in sorted(extracts, key=lambda x: (x.date or "9999", x.document_id, x.start)):
+    for x in sorted(notes, key=lambda x: (x.date or "9999", x.document_id, x.start)):
         section, text = line(x)
         if fold(x.statement.rstrip(".")) in held:
             continue
@@ -118,7 +118,7 @@ def place(bio: str, extracts: Sequence[Extract], room: Room = Room()) -> tuple[s
     return bio, added
 
 
-def _full(body: str, section: str, x: Extract, room: Room) -> bool:
+def _full(body: str, section: str, x: Note, room: Room) -> bool:
     """Whether rules have filled this note's place: its month of the Timeline, or its
     section."""
     if section == "Timeline" and x.date:
@@ -128,7 +128,7 @@ def _full(body: str, section: str, x: Extract, room: Room) -> bool:
     return bool(room.per_section) and lines >= room.per_section
 
 
-def _person_line(section: str, x: Extract) -> str | None:
+def _person_line(section: str, x: Note) -> str | None:
     """The line of People that is about this note's person already, if there is one."""
     if x.kind != "person" or not x.people:
         return None

@@ -1,7 +1,7 @@
 """The reader: the first, cheap pass over a new source. Each part goes to a model once, whole,
-and comes back as structured notes ("extracts"), each resting on a verbatim quote that biomd
+and comes back as structured notes, each resting on a verbatim quote that biomd
 finds in the part or drops. This module is pure: the JSON schema, the prompt, the planning of
-parts and batches, and turning a reply into verified extracts."""
+parts and batches, and turning a reply into verified notes."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from biomd.biographer.reading.packing import pack
 from biomd.biographer.reading.quotes import locate, longest_run
 from biomd.biographer.reading.scope import complement
 from biomd.fold import Folded, fold_mapped
-from biomd.storage.extracts import NewExtract
+from biomd.storage.notes import NewNote
 
 KINDS = {
     "fact": "a plain fact about the owner's life: work, home, health, money, studies",
@@ -174,10 +174,10 @@ def batches(parts: Sequence[Part], size: int) -> list[list[Part]]:
 
 @dataclass
 class Verified:
-    """What one reply gave for each part: the extracts whose quotes were found, and how many
+    """What one reply gave for each part: the notes whose quotes were found, and how many
     were dropped."""
 
-    found: dict[int, list[NewExtract]] = field(default_factory=dict)  # by document id
+    found: dict[int, list[NewNote]] = field(default_factory=dict)  # by document id
     dropped: dict[int, int] = field(default_factory=dict)
 
 
@@ -243,11 +243,11 @@ def verify(notes: Sequence[dict[str, Any]], parts: Sequence[Part]) -> Verified:
         if doc is None or doc not in by_doc:
             out.dropped[parts[0].document_id] += 1
             continue
-        extract = _extract(note, by_doc[doc], folded[doc])
-        if extract is None:
+        kept = _verified(note, by_doc[doc], folded[doc])
+        if kept is None:
             out.dropped[doc] += 1
         else:
-            out.found[doc].append(extract)
+            out.found[doc].append(kept)
     for doc, found in out.found.items():
         out.found[doc] = _unique(found)
     return out
@@ -263,7 +263,7 @@ def _source(note: dict[str, Any], parts: Sequence[Part]) -> int | None:
         return None
 
 
-def _extract(note: dict[str, Any], part: Part, folded: Folded) -> NewExtract | None:
+def _verified(note: dict[str, Any], part: Part, folded: Folded) -> NewNote | None:
     quote = _text(note.get("quote", note.get("evidence", note.get("excerpt", ""))))
     statement = _text(
         note.get("statement", note.get("note", note.get("text", note.get("summary", ""))))
@@ -276,7 +276,7 @@ def _extract(note: dict[str, Any], part: Part, folded: Folded) -> NewExtract | N
     if span is None:
         return None
     lo, hi = span
-    return NewExtract(
+    return NewNote(
         kind=_kind(note.get("kind", note.get("type", ""))),
         statement=statement[:STATEMENT_MAX],
         date=_date(note.get("date", note.get("when"))),
@@ -324,8 +324,8 @@ def _people(value: Any) -> tuple[str, ...]:
     )
 
 
-def _unique(found: list[NewExtract]) -> list[NewExtract]:
-    """One extract per (span, statement): a model that says the same thing twice is heard
+def _unique(found: list[NewNote]) -> list[NewNote]:
+    """One note per (span, statement): a model that says the same thing twice is heard
     once."""
     seen: set[tuple[int, int, str]] = set()
     out = []

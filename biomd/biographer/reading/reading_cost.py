@@ -161,7 +161,7 @@ class ReadingCost:
         the reader will be sent (a chat without its filler: filler.py)."""
         chosen = scope or reading.scope
         skipped = await self.skipped(reading, chosen)
-        noted = [(p.start, p.end) for p in await self.store.extracts.parts(reading.document_id)]
+        noted = [(p.start, p.end) for p in await self.store.notes.parts(reading.document_id)]
         left = scope_of.complement(
             scope_of.merge([*skipped, *noted, (0, reading.next_offset)]), reading.text_length
         )

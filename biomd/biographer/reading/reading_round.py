@@ -27,7 +27,7 @@ from biomd.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReach
 from biomd.plural import counted
 from biomd.retrieval.search import Searcher
 from biomd.settings import Settings
-from biomd.storage.extracts import Extract
+from biomd.storage.notes import Note
 from biomd.storage.reading import Reading, SetAside
 from biomd.storage.store import Store
 
@@ -97,7 +97,7 @@ class ReadingRounds:
         outage or the spend limit stops the notes, and what was noted before still goes in."""
         if retry:
             for doc in await self.store.reading.retry(only):
-                await self.store.extracts.forget_failures(doc)
+                await self.store.notes.forget_failures(doc)
         readings = await self._to_read(only, approve)
         if not readings:
             return []
@@ -192,9 +192,7 @@ class ReadingRounds:
         while True:
             arrived.clear()
             done = notes.done()  # before looking: a note kept after this is seen next time
-            waiting = [
-                x for r in readings for x in await self.store.extracts.waiting(r.document_id)
-            ]
+            waiting = [x for r in readings for x in await self.store.notes.waiting(r.document_id)]
             if by_rules and (fresh := [x for x in waiting if x.id not in placed]):
                 await self.budget.make_room()
                 for chunk in briefing.batches(fresh, await self._notes_room()):
@@ -222,7 +220,7 @@ class ReadingRounds:
             )
             await self.budget.keep_within(reading=True)  # between rounds of turns
 
-    async def _by_rules(self, batch: list[Extract], by_doc: dict[int, Reading]) -> TurnResult:
+    async def _by_rules(self, batch: list[Note], by_doc: dict[int, Reading]) -> TurnResult:
         """A batch of notes placed by rules, as a turn of its own; the routine ones are taken
         in by it, and the rest wait for a reading turn to judge them."""
         docs = list(dict.fromkeys(x.document_id for x in batch))
@@ -233,7 +231,7 @@ class ReadingRounds:
         n = await self._place_by_rules(batch, by_doc, "notes placed by rules")
         report = f"{counted(n, 'line')} added to bio.md by rules from {counted(len(batch), 'note')}"
         await self.store.turns.finish(turn_id, "done", report=report, steps=0, error=None)
-        await self.store.extracts.integrated([x.id for x in routine], turn_id)
+        await self.store.notes.integrated([x.id for x in routine], turn_id)
         result = TurnResult(turn_id, "reading", report, 0, n)
         result.sources = docs
         result.sections_changed = changed_sections(before, await self.profile.load())
@@ -241,7 +239,7 @@ class ReadingRounds:
 
     async def _turn(
         self,
-        batch: list[Extract],
+        batch: list[Note],
         by_doc: dict[int, Reading],
         runner: Runner,
         writer: asyncio.Lock,
@@ -270,12 +268,12 @@ class ReadingRounds:
             result.reading = (
                 f"the model placed none of its {counted(len(batch), 'note')}; {n} went in by rules"
             )
-        await self.store.extracts.integrated([x.id for x in batch], result.turn_id)
+        await self.store.notes.integrated([x.id for x in batch], result.turn_id)
         result.sources = docs
         return result
 
     async def _place_by_rules(
-        self, batch: Sequence[Extract], by_doc: dict[int, Reading], reason: str
+        self, batch: Sequence[Note], by_doc: dict[int, Reading], reason: str
     ) -> int:
         """The notes into their sections of bio.md by kind (placement.py), as far as its
         budget (or the model's window) holds over the months their sources span, as one
@@ -294,7 +292,7 @@ class ReadingRounds:
         dated = [d for d in await self.store.documents.all("ready") if d.content_start]
         first = min(dated, key=lambda d: d.content_start or "", default=None)
         found = leads.leads(
-            await self.store.extracts.of_ready(),
+            await self.store.notes.of_ready(),
             bio,
             self.settings.owner_list,
             first.content_start if first else None,
@@ -331,9 +329,9 @@ class ReadingRounds:
         """Record how far a source is read (all noted and taken in, from the start, what
         the owner left out aside); what to tell the owner."""
         doc, total = reading.document_id, reading.text_length
-        parts = await self.store.extracts.parts(doc)
+        parts = await self.store.notes.parts(doc)
         noted = covered_to([(p.start, p.end) for p in parts if p.noted] + list(skipped), 0)
-        waiting = await self.store.extracts.waiting(doc)
+        waiting = await self.store.notes.waiting(doc)
         reached = min([noted, *(x.start for x in waiting)]) if total else 0
         name = f"#{doc} {reading.name}"
         if reached >= total:

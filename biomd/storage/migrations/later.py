@@ -277,4 +277,41 @@ LATER: tuple[Migration, ...] = (
         ALTER TABLE documents ADD COLUMN chat INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    Migration(
+        "notes",
+        """
+        -- The reader's extracts are its notes, one word for one thing: the tables, their
+        -- index, triggers and columns take the name. The keyword index is made again over
+        -- the renamed table (an FTS5 table's content table can't be renamed under it).
+        DROP TRIGGER extracts_ai;
+        DROP TRIGGER extracts_ad;
+        DROP TABLE extracts_fts;
+        DROP INDEX extracts_document;
+        DROP INDEX extracts_waiting;
+        DROP INDEX mirror_candidate_notes_extract;
+        ALTER TABLE extracts RENAME TO notes;
+        ALTER TABLE extract_vectors RENAME TO note_vectors;
+        ALTER TABLE note_vectors RENAME COLUMN extract_id TO note_id;
+        ALTER TABLE extract_parts RENAME TO noted_parts;
+        ALTER TABLE mirror_candidate_notes RENAME COLUMN extract_id TO note_id;
+        CREATE INDEX notes_document ON notes(document_id, start_char);
+        CREATE INDEX notes_waiting ON notes(document_id, id) WHERE integrated_turn IS NULL;
+        CREATE INDEX mirror_candidate_notes_note ON mirror_candidate_notes(note_id);
+        CREATE VIRTUAL TABLE notes_fts USING fts5(
+            statement, people, quote,
+            content = 'notes',
+            content_rowid = 'id',
+            tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        INSERT INTO notes_fts(notes_fts) VALUES ('rebuild');
+        CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_fts(rowid, statement, people, quote)
+            VALUES (new.id, new.statement, new.people, new.quote);
+        END;
+        CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, statement, people, quote)
+            VALUES ('delete', old.id, old.statement, old.people, old.quote);
+        END;
+        """,
+    ),
 )

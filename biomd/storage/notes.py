@@ -1,7 +1,7 @@
-"""`extracts`, `extracts_fts`, `extract_vectors` and `extract_parts`: the reader's notes on
+"""`notes`, `notes_fts`, `note_vectors` and `noted_parts`: the reader's notes on
 each source (a kind, a statement, a date, the people, a verbatim quote and its exact span),
-which stretches of a source have been noted, and which extracts a reading turn has taken
-into bio.md. A part is noted with all its extracts in one transaction, once."""
+which stretches of a source have been noted, and which notes a reading turn has taken
+into bio.md. A part is noted with all its notes in one transaction, once."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ _COLUMNS = (
 
 
 @dataclass(frozen=True, slots=True)
-class NewExtract:
-    """An extract whose quote was found in its source, at [start, end)."""
+class NewNote:
+    """A note whose quote was found in its source, at [start, end)."""
 
     kind: str
     statement: str
@@ -31,7 +31,7 @@ class NewExtract:
 
 
 @dataclass(frozen=True, slots=True)
-class Extract:
+class Note:
     id: int
     document_id: int
     kind: str
@@ -46,7 +46,7 @@ class Extract:
 
 @dataclass(frozen=True, slots=True)
 class NotedPart:
-    """A stretch of a source the reader was given: noted (with how many extracts were kept
+    """A stretch of a source the reader was given: noted (with how many notes were kept
     and dropped for quotes not found), or tried and failed."""
 
     document_id: int
@@ -72,9 +72,9 @@ def _people(value: str) -> tuple[str, ...]:
     return tuple(p for p in value.split("\n") if p)
 
 
-def _extract(row: Sequence[object]) -> Extract:
+def _row_to_note(row: Sequence[object]) -> Note:
     i, doc, kind, statement, date, people, quote, start, end, turn = row
-    return Extract(
+    return Note(
         int(str(i)),
         int(str(doc)),
         str(kind),
@@ -88,7 +88,7 @@ def _extract(row: Sequence[object]) -> Extract:
     )
 
 
-class Extracts:
+class Notes:
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -96,7 +96,7 @@ class Extracts:
         """The parts of a source the reader was given, in order."""
         rows = await self._db.fetchall(
             "SELECT document_id, start_char, end_char, noted_at IS NOT NULL, kept, dropped,"
-            " attempts, error FROM extract_parts WHERE document_id = ? ORDER BY start_char",
+            " attempts, error FROM noted_parts WHERE document_id = ? ORDER BY start_char",
             (doc_id,),
         )
         return [
@@ -105,14 +105,14 @@ class Extracts:
         ]
 
     async def take(
-        self, doc_id: int, start: int, end: int, found: Sequence[NewExtract], dropped: int
+        self, doc_id: int, start: int, end: int, found: Sequence[NewNote], dropped: int
     ) -> bool:
-        """Keep a part's extracts and mark the part noted, all at once; False (and nothing
+        """Keep a part's notes and mark the part noted, all at once; False (and nothing
         written) if the part was noted already, or its source is gone."""
         async with self._db.transaction() as db:
             done = await scalar_in(
                 db,
-                "SELECT noted_at IS NOT NULL FROM extract_parts"
+                "SELECT noted_at IS NOT NULL FROM noted_parts"
                 " WHERE document_id = ? AND start_char = ?",
                 (doc_id, start),
             )
@@ -121,7 +121,7 @@ class Extracts:
                 return False
             now = utc_now()
             await db.executemany(
-                "INSERT INTO extracts(document_id, kind, statement, date, people, quote,"
+                "INSERT INTO notes(document_id, kind, statement, date, people, quote,"
                 " start_char, end_char, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     (
@@ -139,7 +139,7 @@ class Extracts:
                 ],
             )
             await db.execute(
-                "INSERT INTO extract_parts(document_id, start_char, end_char, noted_at, kept,"
+                "INSERT INTO noted_parts(document_id, start_char, end_char, noted_at, kept,"
                 " dropped, attempts) VALUES (?, ?, ?, ?, ?, ?, 1)"
                 " ON CONFLICT(document_id, start_char) DO UPDATE SET end_char = excluded.end_char,"
                 " noted_at = excluded.noted_at, kept = excluded.kept, dropped = excluded.dropped,"
@@ -154,7 +154,7 @@ class Extracts:
             if not await scalar_in(db, "SELECT 1 FROM documents WHERE id = ?", (doc_id,)):
                 return 0
             await db.execute(
-                "INSERT INTO extract_parts(document_id, start_char, end_char, attempts, error)"
+                "INSERT INTO noted_parts(document_id, start_char, end_char, attempts, error)"
                 " VALUES (?, ?, ?, 1, ?) ON CONFLICT(document_id, start_char) DO UPDATE SET"
                 " end_char = excluded.end_char, attempts = attempts + 1, error = excluded.error",
                 (doc_id, start, end, error),
@@ -162,7 +162,7 @@ class Extracts:
             return int(
                 await scalar_in(
                     db,
-                    "SELECT attempts FROM extract_parts WHERE document_id = ? AND start_char = ?",
+                    "SELECT attempts FROM noted_parts WHERE document_id = ? AND start_char = ?",
                     (doc_id, start),
                 )
                 or 1
@@ -172,57 +172,57 @@ class Extracts:
         """Failed tries at a source start again from nothing (the owner asked to retry)."""
         async with self._db.transaction() as db:
             await db.execute(
-                "DELETE FROM extract_parts WHERE document_id = ? AND noted_at IS NULL", (doc_id,)
+                "DELETE FROM noted_parts WHERE document_id = ? AND noted_at IS NULL", (doc_id,)
             )
 
-    async def waiting(self, doc_id: int) -> list[Extract]:
-        """A source's extracts not yet taken into bio.md, in the order of the text."""
+    async def waiting(self, doc_id: int) -> list[Note]:
+        """A source's notes not yet taken into bio.md, in the order of the text."""
         rows = await self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM extracts WHERE document_id = ? AND integrated_turn IS NULL"
+            f"SELECT {_COLUMNS} FROM notes WHERE document_id = ? AND integrated_turn IS NULL"
             " ORDER BY start_char, id",
             (doc_id,),
         )
-        return [_extract(r) for r in rows]
+        return [_row_to_note(r) for r in rows]
 
-    async def of_source(self, doc_id: int) -> list[Extract]:
+    async def of_source(self, doc_id: int) -> list[Note]:
         rows = await self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM extracts WHERE document_id = ? ORDER BY start_char, id",
+            f"SELECT {_COLUMNS} FROM notes WHERE document_id = ? ORDER BY start_char, id",
             (doc_id,),
         )
-        return [_extract(r) for r in rows]
+        return [_row_to_note(r) for r in rows]
 
-    async def of_ready(self) -> list[Extract]:
-        """Every extract of every ready source, by source and place."""
+    async def of_ready(self) -> list[Note]:
+        """Every note of every ready source, by source and place."""
         cols = ", ".join(f"x.{c.strip()}" for c in _COLUMNS.split(","))
         rows = await self._db.fetchall(
-            f"SELECT {cols} FROM extracts x JOIN documents d ON d.id = x.document_id"
+            f"SELECT {cols} FROM notes x JOIN documents d ON d.id = x.document_id"
             " AND d.status = 'ready' ORDER BY x.document_id, x.start_char, x.id"
         )
-        return [_extract(r) for r in rows]
+        return [_row_to_note(r) for r in rows]
 
-    async def get(self, ids: Sequence[int]) -> list[Extract]:
-        """These extracts, in the order asked (those that exist)."""
+    async def get(self, ids: Sequence[int]) -> list[Note]:
+        """These notes, in the order asked (those that exist)."""
         if not ids:
             return []
         marks = ",".join("?" * len(ids))
         rows = await self._db.fetchall(
-            f"SELECT {_COLUMNS} FROM extracts WHERE id IN ({marks})", list(ids)
+            f"SELECT {_COLUMNS} FROM notes WHERE id IN ({marks})", list(ids)
         )
-        by_id = {x.id: x for x in map(_extract, rows)}
+        by_id = {x.id: x for x in map(_row_to_note, rows)}
         return [by_id[i] for i in ids if i in by_id]
 
     async def integrated(self, ids: Sequence[int], turn_id: int) -> None:
-        """These extracts were taken into bio.md by reading turn `turn_id`."""
+        """These notes were taken into bio.md by reading turn `turn_id`."""
         async with self._db.transaction() as db:
             await db.executemany(
-                "UPDATE extracts SET integrated_turn = ? WHERE id = ?",
+                "UPDATE notes SET integrated_turn = ? WHERE id = ?",
                 [(turn_id, i) for i in ids],
             )
 
     async def match(
         self, expression: str, limit: int, doc_id: int | None = None
     ) -> list[tuple[int, float]]:
-        """(extract id, bm25) of extracts of ready sources matching an FTS5 expression, best
+        """(note id, bm25) of notes of ready sources matching an FTS5 expression, best
         first; only one source's with `doc_id`."""
         only = " AND x.document_id = ?" if doc_id is not None else ""
         params: list[object] = [expression]
@@ -230,10 +230,10 @@ class Extracts:
             params.append(doc_id)
         params.append(limit)
         rows = await self._db.fetchall(
-            "SELECT x.id, bm25(extracts_fts) AS score FROM extracts_fts"
-            " JOIN extracts x ON x.id = extracts_fts.rowid"
+            "SELECT x.id, bm25(notes_fts) AS score FROM notes_fts"
+            " JOIN notes x ON x.id = notes_fts.rowid"
             " JOIN documents d ON d.id = x.document_id AND d.status = 'ready'"
-            f" WHERE extracts_fts MATCH ?{only} ORDER BY score LIMIT ?",
+            f" WHERE notes_fts MATCH ?{only} ORDER BY score LIMIT ?",
             params,
         )
         return [(int(i), float(s)) for i, s in rows]
@@ -241,7 +241,7 @@ class Extracts:
     async def add_vectors(
         self, rows: Sequence[tuple[int, bytes]], model: str | None = None
     ) -> bool:
-        """Store (extract id, float32 blob) pairs; an extract deleted meanwhile is skipped.
+        """Store (note id, float32 blob) pairs; a note deleted meanwhile is skipped.
         With `model`, only while it is still the stored vectors' model: False if not."""
         async with self._db.transaction() as db:
             if model is not None:
@@ -249,36 +249,36 @@ class Extracts:
                 if stored is not None and stored != model:
                     return False
             await db.executemany(
-                "INSERT OR REPLACE INTO extract_vectors(extract_id, vector)"
-                " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM extracts WHERE id = ?)",
+                "INSERT OR REPLACE INTO note_vectors(note_id, vector)"
+                " SELECT ?, ? WHERE EXISTS (SELECT 1 FROM notes WHERE id = ?)",
                 [(i, blob, i) for i, blob in rows],
             )
         return True
 
     async def unembedded(self, limit: int) -> list[tuple[int, str]]:
-        """(id, statement) of extracts with no vector yet."""
+        """(id, statement) of notes with no vector yet."""
         rows = await self._db.fetchall(
-            "SELECT x.id, x.statement FROM extracts x LEFT JOIN extract_vectors v"
-            " ON v.extract_id = x.id WHERE v.extract_id IS NULL ORDER BY x.id LIMIT ?",
+            "SELECT x.id, x.statement FROM notes x LEFT JOIN note_vectors v"
+            " ON v.note_id = x.id WHERE v.note_id IS NULL ORDER BY x.id LIMIT ?",
             (limit,),
         )
         return [(int(i), str(t)) for i, t in rows]
 
     async def vectors(self) -> list[tuple[int, bytes]]:
-        """Every extract vector of a ready source, as (extract id, float32 blob)."""
+        """Every note vector of a ready source, as (note id, float32 blob)."""
         rows = await self._db.fetchall(
-            "SELECT v.extract_id, v.vector FROM extract_vectors v"
-            " JOIN extracts x ON x.id = v.extract_id"
+            "SELECT v.note_id, v.vector FROM note_vectors v"
+            " JOIN notes x ON x.id = v.note_id"
             " JOIN documents d ON d.id = x.document_id AND d.status = 'ready'"
-            " ORDER BY v.extract_id"
+            " ORDER BY v.note_id"
         )
         return [(int(i), bytes(b)) for i, b in rows]
 
     async def tally(self) -> Tally:
         row = await self._db.fetchone(
-            "SELECT (SELECT COUNT(*) FROM extracts),"
-            " (SELECT COALESCE(SUM(dropped), 0) FROM extract_parts),"
-            " (SELECT COUNT(*) FROM extracts WHERE integrated_turn IS NULL)"
+            "SELECT (SELECT COUNT(*) FROM notes),"
+            " (SELECT COALESCE(SUM(dropped), 0) FROM noted_parts),"
+            " (SELECT COUNT(*) FROM notes WHERE integrated_turn IS NULL)"
         )
         assert row is not None
         return Tally(int(row[0]), int(row[1]), int(row[2]))
@@ -287,4 +287,4 @@ class Extracts:
 async def drop_vectors(db: aiosqlite.Connection) -> None:
     """Forget every note vector (the embedding model changed), inside another owner's
     transaction; NoteSearch.embed_new makes them again."""
-    await db.execute("DELETE FROM extract_vectors")
+    await db.execute("DELETE FROM note_vectors")
