@@ -12,7 +12,7 @@ import pytest
 
 from biomd.app.engine import Engine
 from biomd.app.replies import first_sentence_first
-from biomd.biographer.evidence import Passage, is_question, render, wants_sources
+from biomd.biographer.evidence import ShownPassage, is_question, render, wants_sources
 from biomd.retrieval.relative import resolve, resolve_lines
 from biomd.settings import Settings
 from tests.conftest import llm_settings
@@ -158,9 +158,9 @@ def test_relative_times_name_their_dates() -> None:
 
 def test_passages_that_share_their_neighbours_show_each_line_once() -> None:
     chat = "\n".join(f"[2023-05-0{d} 10:00] Maya: line {d}" for d in range(1, 7))
-    one = Passage(3, "chat.txt", "2023-05-01 to 2023-05-06", None, chat)
-    overlapping = Passage(3, "chat.txt", "", None, "\n".join(chat.splitlines()[3:]))
-    other = Passage(4, "diary.md", "2023-05-02", date(2023, 5, 2), "line 4")  # another source
+    one = ShownPassage(3, "chat.txt", "2023-05-01 to 2023-05-06", None, chat)
+    overlapping = ShownPassage(3, "chat.txt", "", None, "\n".join(chat.splitlines()[3:]))
+    other = ShownPassage(4, "diary.md", "2023-05-02", date(2023, 5, 2), "line 4")  # another source
     text, shown = render([one, overlapping, other], [], 6000)
     assert text.count("Maya: line 4") == 1 and text.count("[#3 ") == 1
     assert "[#4 'diary.md', 2023-05-02]\nline 4" in text and shown == {3, 4}

@@ -22,7 +22,7 @@ from biomd.errors import BiomdError, NotFound
 from biomd.frontends.cli import app
 from biomd.retrieval.embedding import FastEmbedder
 from biomd.settings import Settings
-from biomd.storage.mirror import Parsed
+from biomd.storage.mirror import ParsedChat
 from tests import db
 from tests.conftest import make_settings
 from tests.models import MINILM_NAME
@@ -229,7 +229,7 @@ async def test_a_quote_whose_span_is_not_a_message_is_dropped_with_its_finding(
     parsed = ParsedChats.load(kept.chats, kept.data)
     parsed.arrays["start"] = parsed.arrays["start"] + 3  # every span off by three characters
     chats, data = parsed.dump()
-    await life.store.mirror.keep_parsed(Parsed(doc, VERSION, chats, data))
+    await life.store.mirror.keep_parsed(ParsedChat(doc, VERSION, chats, data))
     life.mirror.measured._memo = None  # what a restart does
     after = await life.mirror.view()
     assert not by_kind(after.findings, "length_them", "Leo")

@@ -18,7 +18,7 @@ from bench.mirror_life import Plan, _const, _step, lines, whatsapp_ios, write_li
 from bench.mirror_notes_life import write_notes_life
 from biomd.app.engine import Engine
 from biomd.app.jobs import MirrorJob
-from biomd.app.share.audiences import Choice
+from biomd.app.share.audiences import ShareChoice
 from biomd.errors import ConfigError
 from biomd.frontends.runner import BotApp
 from biomd.frontends.scheduler import build_scheduler
@@ -194,10 +194,10 @@ async def test_a_share_leaves_the_mirror_out_unless_the_owner_picks_it(
             "", "- Writes long voice notes [#1]", section="patterns", turn_id=None,
             mode="owner", reason="test",
         )  # fmt: skip
-        plain = await engine.shares.draft("therapist", Choice(), model=False)
+        plain = await engine.shares.draft("therapist", ShareChoice(), model=False)
         text = plain.render("2026-01-01")
         assert "long voice notes" in text and "answer Maya" not in text
-        picked = await engine.shares.draft("therapist", Choice(add=("mirror",)), model=False)
+        picked = await engine.shares.draft("therapist", ShareChoice(add=("mirror",)), model=False)
         assert "answer M" in picked.render("2026-01-01")  # Maya shown by role or initial
 
 

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter, ValidationError
 
-from biomd.biographer.evidence import NOTHING, Passage, query, render, with_evidence
+from biomd.biographer.evidence import NOTHING, ShownPassage, query, render, with_evidence
 from biomd.biographer.period import Day, overlaps, phrase, within
 from biomd.biographer.reading.packing import pack
 from biomd.biographer.reading.quotes import RUN_WORDS, longest_run
@@ -164,14 +164,14 @@ def test_no_passage_and_no_note_is_said_plainly() -> None:
 
 
 def test_the_evidence_keeps_the_best_first_within_its_budget() -> None:
-    best = Passage(1, "a.md", "2023-05-01", date(2023, 5, 1), "x" * 900)
-    next_ = Passage(2, "b.md", "", None, "y" * 900)
-    small = Passage(3, "c.md", "", None, "a short line")
+    best = ShownPassage(1, "a.md", "2023-05-01", date(2023, 5, 1), "x" * 900)
+    next_ = ShownPassage(2, "b.md", "", None, "y" * 900)
+    small = ShownPassage(3, "c.md", "", None, "a short line")
     text, shown = render([best, next_, small], [_note(4, "moved to Porto")], 1600)
     assert shown == {1, 3, 4}, "the second does not fit; a shorter one after it still does"
     assert text.index("[#1 ") < text.index("[#3 ") < text.index("moved to Porto")
     assert "y" * 50 not in text
-    alone, shown = render([Passage(5, "long.md", "", None, "z" * 5000)], [], 1000)
+    alone, shown = render([ShownPassage(5, "long.md", "", None, "z" * 5000)], [], 1000)
     assert shown == {5} and alone.count("z") < 1000 and "z …" in alone, "the best is cut"
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from biomd import sample
 from biomd.app.engine import Engine
-from biomd.app.share.audiences import PRESETS, Choice
+from biomd.app.share.audiences import PRESETS, ShareChoice
 from biomd.app.share.service import UnresolvedFindings
 from tests.conftest import make_settings
 
@@ -81,7 +81,7 @@ async def test_left_out_sections_and_hidden_people_never_appear_in_any_format(
 ) -> None:
     for name in ("close", "therapist", "work", "assistant"):
         for fmt in ("html", "md", "text"):
-            draft = await engine.shares.draft(name, Choice(format=fmt))  # type: ignore[arg-type]
+            draft = await engine.shares.draft(name, ShareChoice(format=fmt))  # type: ignore[arg-type]
             record = await engine.shares.save(draft, tmp_path / f"{name}.{fmt}", accept=True)
             written = read(record.path)
             assert "MARKER" not in written, (name, fmt)
@@ -95,7 +95,9 @@ async def test_left_out_sections_and_hidden_people_never_appear_in_any_format(
 
 
 async def test_a_person_shown_by_name_and_sections_chosen_in(engine: Engine) -> None:
-    draft = await engine.shares.draft("close", Choice(show=("Tomás Reis",), add=("hypotheses",)))
+    draft = await engine.shares.draft(
+        "close", ShareChoice(show=("Tomás Reis",), add=("hypotheses",))
+    )
     text = " ".join(i.text for i in draft.portrait.items)
     assert "Tomás Reis" in text and "Inês" not in text
     assert "MARKER-HYPOTHESIS" in text and "MARKER-QUESTION" not in text
@@ -142,7 +144,7 @@ async def test_no_source_text_unless_the_owner_picks_the_quote(engine: Engine) -
     draft = await engine.shares.draft("close")
     text = " ".join(i.text for i in draft.portrait.items)
     assert "lighter after the long run" not in text and "(a quote, left out)" in text
-    picked = await engine.shares.draft("close", Choice(quotes=(LONG_QUOTE,)))
+    picked = await engine.shares.draft("close", ShareChoice(quotes=(LONG_QUOTE,)))
     assert LONG_QUOTE in " ".join(i.text for i in picked.portrait.items)
 
 
@@ -161,7 +163,7 @@ async def test_a_line_copied_from_a_source_is_a_finding(engine: Engine) -> None:
 
 async def test_markup_in_bio_md_is_escaped_or_dropped(engine: Engine, tmp_path: Path) -> None:
     for fmt, bad in (("html", "<script"), ("md", "![")):
-        draft = await engine.shares.draft("close", Choice(format=fmt))  # type: ignore[arg-type]
+        draft = await engine.shares.draft("close", ShareChoice(format=fmt))  # type: ignore[arg-type]
         record = await engine.shares.save(draft, tmp_path / f"x.{fmt}", accept=True)
         written = read(record.path)
         assert bad not in written and "evil.example" not in written
@@ -181,7 +183,7 @@ async def test_the_assistant_preset_stays_within_its_limit(engine: Engine) -> No
     )
     await engine.profile.replace(long_bio, turn_id=None, mode="manual", reason="test")
     for limit in (None, 400):
-        draft = await engine.shares.draft("assistant", Choice(limit=limit))
+        draft = await engine.shares.draft("assistant", ShareChoice(limit=limit))
         text = draft.render("2026-12-02")
         assert len(text) <= (limit or PRESETS["assistant"].limit or 0), len(text)
         assert text.startswith("Nina Castell is a potter")
@@ -193,7 +195,7 @@ async def test_shares_are_recorded_listed_reopened_and_deleted(
     engine: Engine, tmp_path: Path
 ) -> None:
     bio_before = await engine.profile.load()
-    draft = await engine.shares.draft("therapist", Choice(show=("Inês",)))
+    draft = await engine.shares.draft("therapist", ShareChoice(show=("Inês",)))
     record = await engine.shares.save(draft, tmp_path / "t.html", accept=True)
     assert record.audience == "therapist" and record.format == "html"
     assert record.shown == ("Inês",) and "people" in record.sections
@@ -433,7 +435,7 @@ async def test_an_empty_bio_md_has_nothing_to_share_and_nothing_is_saved(
     assert not (unnamed.settings.data_dir / "shares").exists()
 
     await unnamed.profile.replace(ALEX_BIO, turn_id=None, mode="manual", reason="test")
-    only = await unnamed.shares.draft("close", Choice(drop=("summary", "identity", "people")))
+    only = await unnamed.shares.draft("close", ShareChoice(drop=("summary", "identity", "people")))
     assert only.nothing.startswith("There is nothing to share for someone close yet")
     with pytest.raises(NothingToShare):
         await unnamed.shares.save(only, target, accept=True)

@@ -35,7 +35,7 @@ from biomd.app.pictures.service import Pictures
 from biomd.app.share.service import Shares
 from biomd.app.sources import Sources
 from biomd.app.told import Told
-from biomd.app.usage import Usage
+from biomd.app.usage import Spending
 from biomd.biographer.backend import choose
 from biomd.biographer.biographer import Biographer
 from biomd.biographer.profile import Profile
@@ -102,7 +102,7 @@ class Engine:
         )
         self.questions = Questions(store, self.profile)
         self.answers = Answers(settings, self.sources, self.biographer, self.questions)
-        self.usage = Usage(store, self.ledger)
+        self.usage = Spending(store, self.ledger)
         self.pictures = Pictures(settings, store, self.profile)
         self.outbox = Outbox(store)
         self.told = Told(self.biographer)

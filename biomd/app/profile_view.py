@@ -17,7 +17,7 @@ _PLACEHOLDERS = {f"_{text}_" for text in NOTHING_YET.values()} | set(NOTHING_YET
 
 
 @dataclass(frozen=True, slots=True)
-class Section:
+class SectionView:
     title: str
     body: str  # Markdown; "" while the section says only that nothing is known yet
     change: Revision | None  # the revision that last changed it; None for the skeleton's
@@ -25,7 +25,7 @@ class Section:
 
 @dataclass(frozen=True, slots=True)
 class ProfileView:
-    sections: list[Section]
+    sections: list[SectionView]
     filled_by: str  # what fills bio.md, while it is empty; "" once it is not
 
     @property
@@ -51,7 +51,7 @@ async def view(engine: Engine) -> ProfileView:
     for title in section_titles(bio):
         change = changes.get(title)
         first = change is None or change.mode == "init"
-        shown.append(Section(title, body_of(section(bio, title)), None if first else change))
+        shown.append(SectionView(title, body_of(section(bio, title)), None if first else change))
     out = ProfileView(shown, "")
     return ProfileView(shown, await filled_by(engine)) if out.empty else out
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from biomd.biographer.reading import scope as scopes
-from biomd.biographer.reading.reading_cost import Choice
+from biomd.biographer.reading.reading_cost import ReadingChoice
 from biomd.biographer.turn import StepFn, TurnResult
 from biomd.errors import BiomdError
 from biomd.storage.reading import SetAside
@@ -17,12 +17,21 @@ from biomd.storage.reading import SetAside
 if TYPE_CHECKING:
     from biomd.biographer.biographer import Biographer
 
-__all__ = ["LATER", "Choice", "Decide", "NewReading", "SetAside", "decide", "read_new", "scope"]
+__all__ = [
+    "LATER",
+    "Decide",
+    "NewReading",
+    "ReadingChoice",
+    "SetAside",
+    "decide",
+    "read_new",
+    "scope",
+]
 
 LATER = "later"
 """Not now: the source waits until the owner chooses."""
 
-Decide = Callable[[Choice], Awaitable[str | None]]
+Decide = Callable[[ReadingChoice], Awaitable[str | None]]
 """What to read of a source that waits for the owner's choice: a scope, LATER, or None to
 leave it waiting as it is."""
 

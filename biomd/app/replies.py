@@ -17,7 +17,7 @@ from biomd.storage.shares import ShareRecord
 if TYPE_CHECKING:
     from biomd.app.status import Status
     from biomd.app.usage import Account
-    from biomd.biographer.reading.reading_cost import Choice
+    from biomd.biographer.reading.reading_cost import ReadingChoice
     from biomd.biographer.turn import TurnResult
     from biomd.ingest.pipeline import IngestResult
     from biomd.retrieval.search import Hit
@@ -344,7 +344,7 @@ def status_text(status: Status) -> str:
     )
 
 
-def reading_choices(choices: Sequence[Choice]) -> str:
+def reading_choices(choices: Sequence[ReadingChoice]) -> str:
     """The sources whose reading waits for the owner, what each costs, and how to choose."""
     if not choices:
         return "Nothing is waiting for your choice."
@@ -362,7 +362,7 @@ def reading_choices(choices: Sequence[Choice]) -> str:
     return "\n\n".join(blocks)
 
 
-def reading_buttons(choices: Sequence[Choice]) -> list[tuple[str, str]]:
+def reading_buttons(choices: Sequence[ReadingChoice]) -> list[tuple[str, str]]:
     """Buttons for the first source waiting for a choice: (label, the command it sends)."""
     if not choices:
         return []

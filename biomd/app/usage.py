@@ -22,7 +22,7 @@ class Account:
     rounds: list[Round]
 
 
-class Usage:
+class Spending:
     def __init__(self, store: Store, ledger: Ledger) -> None:
         self.store = store
         self.ledger = ledger

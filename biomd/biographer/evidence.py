@@ -66,7 +66,7 @@ def is_question(message: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Passage:
+class ShownPassage:
     """A search hit as the turn shows it."""
 
     document_id: int
@@ -76,7 +76,9 @@ class Passage:
     text: str  # the passage with its neighbours
 
 
-def render(passages: Sequence[Passage], notes: Sequence[Note], budget: int) -> tuple[str, set[int]]:
+def render(
+    passages: Sequence[ShownPassage], notes: Sequence[Note], budget: int
+) -> tuple[str, set[int]]:
     """The evidence block, best first, within `budget` characters (NOTHING if there is
     none), and the sources it shows."""
     if not passages and not notes:
@@ -113,7 +115,7 @@ def render(passages: Sequence[Passage], notes: Sequence[Note], budget: int) -> t
     return f"{HEAD}\n{data.wrap(body)}", shown
 
 
-def _new_lines(p: Passage, shown: set[tuple[int, str]]) -> str:
+def _new_lines(p: ShownPassage, shown: set[tuple[int, str]]) -> str:
     """The passage without the lines of its source already shown (two hits in one chat
     often share their neighbours); '' when nothing new is left."""
     lines = p.text.strip().splitlines()

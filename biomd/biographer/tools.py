@@ -90,7 +90,7 @@ class Toolbox:
             last = ((doc.content_end or doc.content_start) or "")[:10] if doc else ""
             dates = first if first == last else f"{first} to {last}"
             day = day_of(first) if first and first == last else None
-            passages.append(evidence.Passage(h.document_id, h.document, dates, day, h.passage))
+            passages.append(evidence.ShownPassage(h.document_id, h.document, dates, day, h.passage))
         text, shown = evidence.render(passages, notes, budget)
         self.state.seen.update(shown)
         return text

@@ -21,7 +21,7 @@ OK, WARN, FAIL = "ok", "warn", "fail"
 
 
 @dataclass(frozen=True)
-class Finding:
+class Check:
     status: str  # ok, warn or fail
     topic: str
     detail: str
@@ -36,11 +36,11 @@ def size_mb(path: Path) -> float:
 # -- configuration and files (no network) -------------------------------------------------------
 
 
-def check_config_file(file: ConfigFile) -> Iterator[Finding]:
+def check_config_file(file: ConfigFile) -> Iterator[Check]:
     """The config file: there, private where it holds keys (on POSIX), and every key in it
     one that biomd or a plugin reads (a misspelt one is otherwise ignored)."""
     if not file.path.exists():
-        yield Finding(
+        yield Check(
             WARN,
             "config",
             f"no config file at {file.path}: everything is at its default",
@@ -51,9 +51,9 @@ def check_config_file(file: ConfigFile) -> Iterator[Finding]:
     secrets = sorted(k for k, v in held.items() if v and k in config.secret_names())
     mode = stat.S_IMODE(file.path.stat().st_mode)
     if os.name != "posix":
-        yield Finding(OK, "config", f"{file.path} (in your own user folder)")
+        yield Check(OK, "config", f"{file.path} (in your own user folder)")
     elif mode & 0o077 and secrets:
-        yield Finding(
+        yield Check(
             FAIL,
             "config",
             f"{file.path} holds keys and tokens ({', '.join(secrets)}) but others can read "
@@ -61,11 +61,11 @@ def check_config_file(file: ConfigFile) -> Iterator[Finding]:
             f"chmod 600 {file.path}",
         )
     elif secrets:
-        yield Finding(OK, "config", f"{file.path} holds keys and is readable by you only")
+        yield Check(OK, "config", f"{file.path} holds keys and is readable by you only")
     else:
-        yield Finding(OK, "config", f"{file.path} (it holds no keys)")
+        yield Check(OK, "config", f"{file.path} (it holds no keys)")
     for key, close in config.unknown(file):
-        yield Finding(
+        yield Check(
             WARN,
             "config",
             f"{key} in {file.path} is not a setting biomd or a plugin reads, so it does nothing",
@@ -73,20 +73,20 @@ def check_config_file(file: ConfigFile) -> Iterator[Finding]:
         )
 
 
-def check_models(s: Settings) -> Iterator[Finding]:
+def check_models(s: Settings) -> Iterator[Check]:
     if s.embed_model_path:
         there = (s.embed_model_path / "model.onnx").is_file() or any(
             s.embed_model_path.rglob("*.onnx")
         )
         if there:
             mb = size_mb(s.embed_model_path)
-            yield Finding(
+            yield Check(
                 OK,
                 "models",
                 f"embedding model {s.embed_model} from {s.embed_model_path} ({mb:,.0f} MB)",
             )
         else:
-            yield Finding(
+            yield Check(
                 FAIL,
                 "models",
                 f"BIOMD_EMBED_MODEL_PATH={s.embed_model_path} has no .onnx model",
@@ -96,9 +96,9 @@ def check_models(s: Settings) -> Iterator[Finding]:
         part = s.embed_model.split("/")[-1].lower()
         dirs = [p for p in s.models_dir.glob("*") if part in p.name.lower()]
         mb = sum(size_mb(p) for p in dirs)
-        yield Finding(OK, "models", f"embedding model {s.embed_model} downloaded ({mb:,.0f} MB)")
+        yield Check(OK, "models", f"embedding model {s.embed_model} downloaded ({mb:,.0f} MB)")
     else:
-        yield Finding(
+        yield Check(
             WARN,
             "models",
             f"embedding model {s.embed_model} not downloaded yet "
@@ -109,9 +109,9 @@ def check_models(s: Settings) -> Iterator[Finding]:
     whisper = Path(s.whisper_model).expanduser()
     if whisper.is_dir():
         if (whisper / "model.bin").is_file():
-            yield Finding(OK, "models", f"speech model from {whisper} ({size_mb(whisper):,.0f} MB)")
+            yield Check(OK, "models", f"speech model from {whisper} ({size_mb(whisper):,.0f} MB)")
         else:
-            yield Finding(
+            yield Check(
                 FAIL,
                 "models",
                 f"BIOMD_WHISPER_MODEL={whisper} has no model.bin",
@@ -121,11 +121,11 @@ def check_models(s: Settings) -> Iterator[Finding]:
     cache = s.models_dir / "whisper"
     found = list(cache.glob(f"models--*faster-whisper-{s.whisper_model}")) if cache.is_dir() else []
     if found and any(found[0].rglob("model.bin")):
-        yield Finding(
+        yield Check(
             OK, "models", f"speech model {s.whisper_model} downloaded ({size_mb(found[0]):,.0f} MB)"
         )
     else:
-        yield Finding(
+        yield Check(
             WARN,
             "models",
             f"speech model {s.whisper_model} not downloaded yet "
@@ -134,35 +134,35 @@ def check_models(s: Settings) -> Iterator[Finding]:
         )
 
 
-def check_data_dir(s: Settings) -> Iterator[Finding]:
+def check_data_dir(s: Settings) -> Iterator[Check]:
     d = s.data_dir
     if not d.exists():
-        yield Finding(OK, "data", f"{d} does not exist yet; it is created (0700) on first use")
+        yield Check(OK, "data", f"{d} does not exist yet; it is created (0700) on first use")
         return
     mode = stat.S_IMODE(d.stat().st_mode)
     if mode != 0o700:
-        yield Finding(
+        yield Check(
             FAIL, "data", f"{d} is {mode:o}, so others may read your life", f"chmod 700 {d}"
         )
     else:
-        yield Finding(OK, "data", f"{d} is private (0700)")
+        yield Check(OK, "data", f"{d} is private (0700)")
     loose = [
         p
         for p in [s.db_path, *(d / "raw").rglob("*")]
         if p.is_file() and stat.S_IMODE(p.stat().st_mode) & 0o077
     ]
     if loose:
-        yield Finding(
+        yield Check(
             FAIL,
             "data",
             f"readable by others: {counted(len(loose), 'file')} in it, e.g. {loose[0]}",
             f"chmod -R go-rwx {d}",
         )
     if maintenance.in_use(s):
-        yield Finding(OK, "data", "a biomd process (the bot?) is running on it right now")
+        yield Check(OK, "data", "a biomd process (the bot?) is running on it right now")
     free = shutil.disk_usage(d).free / 1e9
     if free < 1:
-        yield Finding(
+        yield Check(
             WARN,
             "data",
             f"only {free:.1f} GB free on the disk holding {d}",
@@ -170,39 +170,39 @@ def check_data_dir(s: Settings) -> Iterator[Finding]:
         )
 
 
-def check_store(s: Settings) -> Iterator[Finding]:
+def check_store(s: Settings) -> Iterator[Check]:
     if not s.db_path.exists():
         return
     restore = "restore from your last `biomd export` with `biomd import`"
     try:
         health = maintenance.store_health(s)
     except StoreError as exc:
-        yield Finding(FAIL, "store", exc.user_message, restore)
+        yield Check(FAIL, "store", exc.user_message, restore)
         return
     if health.quick_check != "ok":
-        yield Finding(FAIL, "store", f"integrity check failed: {health.quick_check}", restore)
+        yield Check(FAIL, "store", f"integrity check failed: {health.quick_check}", restore)
         return
     ready, pending, failed = (health.sources.get(k, 0) for k in ("ready", "pending", "failed"))
-    yield Finding(
+    yield Check(
         OK,
         "store",
         f"integrity ok; {counted(ready, 'source')}, schema {health.schema}/{health.latest_schema}",
     )
     if pending:
-        yield Finding(
+        yield Check(
             WARN,
             "store",
             f"left half-indexed by a stop: {counted(pending, 'source')}",
             "`biomd ingest` (any file) or the bot's next start finishes them",
         )
     if failed:
-        yield Finding(
+        yield Check(
             WARN, "store", f"{counted(failed, 'source')} could not be read", "`biomd sources`"
         )
     stored_model = health.meta.get("embed_model")
     missing = health.chunks_without_vectors
     if stored_model and stored_model != s.embed_model:
-        yield Finding(
+        yield Check(
             WARN,
             "store",
             f"vectors were made with {stored_model}, but BIOMD_EMBED_MODEL is {s.embed_model};"
@@ -210,12 +210,12 @@ def check_store(s: Settings) -> Iterator[Finding]:
             "`biomd reindex` (search keeps working meanwhile), or the bot does it at start",
         )
     elif missing:
-        yield Finding(
+        yield Check(
             WARN, "store", f"still without vectors: {counted(missing, 'chunk')}", "`biomd embed`"
         )
 
 
-def check_scheduler(s: Settings) -> Iterator[Finding]:
+def check_scheduler(s: Settings) -> Iterator[Check]:
     from datetime import datetime
 
     from apscheduler.triggers.cron import CronTrigger
@@ -224,7 +224,7 @@ def check_scheduler(s: Settings) -> Iterator[Finding]:
         zone = s.zone
         trigger = CronTrigger.from_crontab(s.questions_cron, timezone=zone)
     except Exception as exc:
-        yield Finding(
+        yield Check(
             FAIL,
             "schedule",
             str(getattr(exc, "user_message", exc)),
@@ -232,22 +232,22 @@ def check_scheduler(s: Settings) -> Iterator[Finding]:
         )
         return
     if s.questions_per_push == 0:
-        yield Finding(OK, "schedule", "questions are never pushed (BIOMD_QUESTIONS_PER_PUSH=0)")
+        yield Check(OK, "schedule", "questions are never pushed (BIOMD_QUESTIONS_PER_PUSH=0)")
         return
     nxt = trigger.get_next_fire_time(None, datetime.now(zone))
     when = nxt.strftime("%a %d %b %H:%M %Z") if nxt else "never"
-    yield Finding(OK, "schedule", f"questions pushed '{s.questions_cron}' ({zone}); next {when}")
+    yield Check(OK, "schedule", f"questions pushed '{s.questions_cron}' ({zone}); next {when}")
 
 
 # -- network ---------------------------------------------------------------------------------------
 
 
-async def check_codex(s: Settings) -> list[Finding]:
+async def check_codex(s: Settings) -> list[Check]:
     """The Codex backend: the binary, its version, and a login."""
     codex = await model_checks.codex(s)
     if codex is None:
         return [
-            Finding(
+            Check(
                 FAIL,
                 "llm",
                 f"BIOMD_LLM_BACKEND is codex but {s.codex_bin} is not found",
@@ -258,11 +258,11 @@ async def check_codex(s: Settings) -> list[Finding]:
     tested = ".".join(map(str, model_checks.TESTED))
     if codex.version is None:
         found.append(
-            Finding(FAIL, "llm", f"{codex.path} --version failed", "reinstall the Codex CLI")
+            Check(FAIL, "llm", f"{codex.path} --version failed", "reinstall the Codex CLI")
         )
     elif codex.version[:2] < model_checks.TESTED[:2]:
         found.append(
-            Finding(
+            Check(
                 FAIL,
                 "llm",
                 f"Codex CLI {'.'.join(map(str, codex.version))} is older "
@@ -272,7 +272,7 @@ async def check_codex(s: Settings) -> list[Finding]:
         )
     else:
         found.append(
-            Finding(
+            Check(
                 OK,
                 "llm",
                 f"Codex CLI {'.'.join(map(str, codex.version))} at {codex.path} "
@@ -280,21 +280,21 @@ async def check_codex(s: Settings) -> list[Finding]:
             )
         )
     found.append(
-        Finding(OK, "llm", f"Codex login: {codex.said}")
+        Check(OK, "llm", f"Codex login: {codex.said}")
         if codex.logged_in
-        else Finding(FAIL, "llm", f"Codex is not logged in ({codex.said})", "`codex login`")
+        else Check(FAIL, "llm", f"Codex is not logged in ({codex.said})", "`codex login`")
     )
     return found
 
 
-async def check_llm(s: Settings) -> list[Finding]:
+async def check_llm(s: Settings) -> list[Check]:
     if s.llm_backend == "codex":
         return await check_codex(s)
 
     ep = s.endpoint()
     if not ep.configured:
         return [
-            Finding(
+            Check(
                 WARN,
                 "llm",
                 "no language model configured: answers are search results "
@@ -305,23 +305,23 @@ async def check_llm(s: Settings) -> list[Finding]:
     problem = await model_checks.answers(ep.base_url, ep.api_key or "", ep.model)
     if problem:
         return [
-            Finding(
+            Check(
                 FAIL,
                 "llm",
                 f"{ep.model} at {ep.base_url}: {problem}",
                 "check BIOMD_LLM_API_KEY, BIOMD_LLM_BASE_URL and BIOMD_LLM_MODEL",
             )
         ]
-    found = [Finding(OK, "llm", f"{ep.model} at {ep.base_url} answers")]
+    found = [Check(OK, "llm", f"{ep.model} at {ep.base_url} answers")]
     found += await check_reader(s)
     tools = await model_checks.tool_calls(ep.base_url, ep.api_key or "", ep.model)
     status = {"native": OK, "text": WARN}.get(tools.how, FAIL)
     fix = "" if status == OK else "a model trained for tool use (README: Local and private)"
-    found.append(Finding(status, "llm", f"tool-call round trip: {tools.advice}", fix))
+    found.append(Check(status, "llm", f"tool-call round trip: {tools.advice}", fix))
     context = await model_checks.short_context(ep.base_url, ep.model)
     if context is not None and not ep.context_tokens:
         found.append(
-            Finding(
+            Check(
                 WARN,
                 "llm",
                 f"Ollama runs {ep.model} with a {context:,}-token context; turns are trimmed "
@@ -332,7 +332,7 @@ async def check_llm(s: Settings) -> list[Finding]:
     return found
 
 
-async def check_reader(s: Settings) -> list[Finding]:
+async def check_reader(s: Settings) -> list[Check]:
     """The reader, where it is a model or an endpoint of its own."""
     if not (s.reader_model or s.reader_base_url):
         return []
@@ -340,24 +340,24 @@ async def check_reader(s: Settings) -> list[Finding]:
     problem = await model_checks.answers(r.base_url, r.api_key or "", r.model)
     if problem:
         return [
-            Finding(
+            Check(
                 FAIL,
                 "reader",
                 f"{r.model} at {r.base_url}: {problem}",
                 "check BIOMD_READER_MODEL, BIOMD_READER_BASE_URL and BIOMD_READER_API_KEY",
             )
         ]
-    return [Finding(OK, "reader", f"{r.model} at {r.base_url} answers")]
+    return [Check(OK, "reader", f"{r.model} at {r.base_url} answers")]
 
 
-def unreachable(topic: str, exc: PlatformUnavailable) -> Finding:
+def unreachable(topic: str, exc: PlatformUnavailable) -> Check:
     detail = f"could not reach {topic.title()} to check the token ({exc.user_message})"
-    return Finding(WARN, topic, detail)
+    return Check(WARN, topic, detail)
 
 
-async def check_telegram(s: Settings) -> list[Finding]:
+async def check_telegram(s: Settings) -> list[Check]:
     if not s.telegram_token:
-        return [Finding(OK, "telegram", "not configured")]
+        return [Check(OK, "telegram", "not configured")]
     from telegram import Bot
     from telegram.error import TelegramError
 
@@ -372,17 +372,17 @@ async def check_telegram(s: Settings) -> list[Finding]:
         return [unreachable("telegram", exc)]
     except TelegramError as exc:
         return [
-            Finding(
+            Check(
                 FAIL,
                 "telegram",
                 f"the token did not work: {exc}",
                 "a fresh token from @BotFather (/token) in BIOMD_TELEGRAM_TOKEN",
             )
         ]
-    out = [Finding(OK, "telegram", f"token works: @{me.username}")]
+    out = [Check(OK, "telegram", f"token works: @{me.username}")]
     if not s.telegram_users:
         out.append(
-            Finding(
+            Check(
                 FAIL,
                 "telegram",
                 "BIOMD_TELEGRAM_ALLOWED_USERS is empty: nobody is served",
@@ -392,9 +392,9 @@ async def check_telegram(s: Settings) -> list[Finding]:
     return out
 
 
-async def check_discord(s: Settings) -> list[Finding]:
+async def check_discord(s: Settings) -> list[Check]:
     if not s.discord_token:
-        return [Finding(OK, "discord", "not configured")]
+        return [Check(OK, "discord", "not configured")]
     import discord
 
     from biomd.frontends.discord_bot import reachable
@@ -408,7 +408,7 @@ async def check_discord(s: Settings) -> list[Finding]:
         return [unreachable("discord", exc)]
     except (discord.HTTPException, discord.LoginFailure) as exc:
         return [
-            Finding(
+            Check(
                 FAIL,
                 "discord",
                 f"the token did not work: {exc}",
@@ -417,10 +417,10 @@ async def check_discord(s: Settings) -> list[Finding]:
         ]
     finally:
         await client.close()
-    out = [Finding(OK, "discord", f"token works: {name}")]
+    out = [Check(OK, "discord", f"token works: {name}")]
     if not s.discord_users:
         out.append(
-            Finding(
+            Check(
                 FAIL,
                 "discord",
                 "BIOMD_DISCORD_ALLOWED_USERS is empty: nobody is served",
@@ -430,7 +430,7 @@ async def check_discord(s: Settings) -> list[Finding]:
     return out
 
 
-async def examine(settings: Settings, file: ConfigFile, network: bool = True) -> list[Finding]:
+async def examine(settings: Settings, file: ConfigFile, network: bool = True) -> list[Check]:
     """Every check, in the order they are shown."""
     found = [
         *check_config_file(file),
@@ -447,7 +447,7 @@ async def examine(settings: Settings, file: ConfigFile, network: bool = True) ->
     return found
 
 
-def render(findings: list[Finding]) -> str:
+def render(findings: list[Check]) -> str:
     mark = {OK: "✓", WARN: "!", FAIL: "✗"}
     lines = []
     for f in findings:

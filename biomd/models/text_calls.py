@@ -55,7 +55,7 @@ class TextCall:
 
 
 @dataclass
-class Parsed:
+class ParsedCall:
     calls: list[TextCall] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     text: str = ""  # the reply without tool syntax: what the owner may see
@@ -78,10 +78,10 @@ def visible(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", cleaned).strip()
 
 
-def parse(text: str, tools: Mapping[str, Sequence[str]]) -> Parsed:
+def parse(text: str, tools: Mapping[str, Sequence[str]]) -> ParsedCall:
     """Every tool call written in `text`. `tools` maps each tool's name to its argument
     names, which is how bare arguments are matched to a tool."""
-    out = Parsed()
+    out = ParsedCall()
     body = _ECHOES.sub("", strip_thinking(text))
     spans: list[tuple[int, int]] = []
     calls: list[tuple[int, int, TextCall]] = []

@@ -14,7 +14,7 @@ from biomd.storage.database import Database, scalar_in, utc_now
 
 
 @dataclass(frozen=True, slots=True)
-class Parsed:
+class ParsedChat:
     """One source's chat messages as the mirror parsed them: `chats` describes each
     conversation in it (JSON), `data` holds the messages' arrays."""
 
@@ -93,7 +93,7 @@ class MirrorState:
 
     # -- the parsed messages of each source -------------------------------------------------
 
-    async def parsed(self, doc_ids: Sequence[int]) -> dict[int, Parsed]:
+    async def parsed(self, doc_ids: Sequence[int]) -> dict[int, ParsedChat]:
         """The cached parse of these sources, where there is one."""
         if not doc_ids:
             return {}
@@ -103,9 +103,9 @@ class MirrorState:
             f" WHERE document_id IN ({marks})",
             list(doc_ids),
         )
-        return {int(d): Parsed(int(d), int(v), str(c), bytes(b)) for d, v, c, b in rows}
+        return {int(d): ParsedChat(int(d), int(v), str(c), bytes(b)) for d, v, c, b in rows}
 
-    async def keep_parsed(self, parsed: Parsed) -> bool:
+    async def keep_parsed(self, parsed: ParsedChat) -> bool:
         """Keep a source's parse; False (nothing kept) if the source is gone meanwhile."""
         async with self._db.transaction() as db:
             alive = await scalar_in(

@@ -11,7 +11,7 @@ from biomd.storage.database import Database, utc_now
 
 
 @dataclass(frozen=True, slots=True)
-class Kept:
+class KeptMessage:
     id: int
     chat: str
     text: str
@@ -32,14 +32,14 @@ class OutboxQueue:
             )
         )
 
-    async def kept(self, platform: str) -> list[Kept]:
+    async def kept(self, platform: str) -> list[KeptMessage]:
         """What waits for a platform, oldest first."""
         rows = await self._db.fetchall(
             "SELECT id, chat_id, text, attempts FROM outbox WHERE platform = ?"
             " AND status = 'waiting' ORDER BY id",
             (platform,),
         )
-        return [Kept(int(i), str(c), str(t), int(a)) for i, c, t, a in rows]
+        return [KeptMessage(int(i), str(c), str(t), int(a)) for i, c, t, a in rows]
 
     async def keep(self, platform: str, chat: str, parts: Sequence[str], why: str) -> None:
         now = utc_now()

@@ -11,7 +11,7 @@ import aiosqlite
 from biomd.storage.database import Database, utc_now
 
 
-class Questions:
+class QuestionTable:
     def __init__(self, db: Database) -> None:
         self._db = db
 

@@ -49,7 +49,7 @@ _COLUMNS = (
 )
 
 
-class Shares:
+class ShareTable:
     def __init__(self, db: Database) -> None:
         self._db = db
 

@@ -36,11 +36,11 @@ from biomd.storage.meta import Meta
 from biomd.storage.mirror import MirrorState
 from biomd.storage.notes import Notes
 from biomd.storage.outbox import OutboxQueue
-from biomd.storage.questions import Questions
+from biomd.storage.questions import QuestionTable
 from biomd.storage.reading import ReadingQueue
 from biomd.storage.revisions import Revisions
 from biomd.storage.rounds import Rounds
-from biomd.storage.shares import Shares
+from biomd.storage.shares import ShareTable
 from biomd.storage.turns import Turns
 from biomd.storage.units import SourceUnits
 from biomd.storage.usage import UsageLog
@@ -65,12 +65,12 @@ class Store:
         self.turns = Turns(db)
         self.chat = ChatLog(db)
         self.reading = ReadingQueue(db)
-        self.questions = Questions(db)
+        self.questions = QuestionTable(db)
         self.revisions = Revisions(db)
         self.usage = UsageLog(db)
         self.outbox = OutboxQueue(db)
         self.notes = Notes(db)
-        self.shares = Shares(db)
+        self.shares = ShareTable(db)
         self.rounds = Rounds(db)
         self.leads = Leads(db)
         self.mirror = MirrorState(db)

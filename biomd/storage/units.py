@@ -12,7 +12,7 @@ _ASKED_AT_MOST = 500  # hashes a lookup asks about, spread over the source
 
 
 @dataclass(frozen=True, slots=True)
-class Kept:
+class KeptUnits:
     """A stored source's fingerprint."""
 
     count: int
@@ -54,14 +54,14 @@ class SourceUnits:
         )
         return [int(r[0]) for r in rows]
 
-    async def of(self, doc_id: int) -> Kept | None:
+    async def of(self, doc_id: int) -> KeptUnits | None:
         row = await self._db.fetchone("SELECT units, chat FROM documents WHERE id = ?", (doc_id,))
         if row is None or row[0] is None:
             return None
         rows = await self._db.fetchall(
             "SELECT hash FROM source_units WHERE document_id = ?", (doc_id,)
         )
-        return Kept(int(row[0]), bool(row[1]), {int(r[0]) for r in rows})
+        return KeptUnits(int(row[0]), bool(row[1]), {int(r[0]) for r in rows})
 
     async def missing(self) -> list[int]:
         """Ready sources not fingerprinted yet (stored before fingerprints were kept)."""

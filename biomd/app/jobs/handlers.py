@@ -30,7 +30,7 @@ from biomd.errors import BiomdError, LLMError
 
 if TYPE_CHECKING:
     from biomd.app.jobs.deps import JobDeps
-    from biomd.biographer.reading.reading_cost import Choice
+    from biomd.biographer.reading.reading_cost import ReadingChoice
 
 log = logging.getLogger(__name__)
 
@@ -138,7 +138,7 @@ class Handlers:
         """The biographer reads the new sources (or takes one as an answer), then a summary,
         and for a source whose reading waits for the owner, what it costs and the choice."""
         lines = list(p.lines)
-        waiting: list[Choice] = []
+        waiting: list[ReadingChoice] = []
         if p.question and p.documents:
             await show(f"{p.name}: taking it as your answer to {p.question}…", force=True)
             lines.append(await self._spoken_answer(p.question, p.documents[0]))
@@ -165,7 +165,7 @@ class Handlers:
 
     async def _read_new(
         self, added: list[int], show: Throttled, name: str, chat: tuple[str, str]
-    ) -> tuple[str, list[Choice]]:
+    ) -> tuple[str, list[ReadingChoice]]:
         """The biographer's reading of new sources, or why it has to wait (in full the first
         time the `chat` hears it); and those that wait for the owner's choice."""
         biographer = self.app.biographer

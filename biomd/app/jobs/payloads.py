@@ -13,7 +13,7 @@ MEDIA = ("voice", "audio", "video", "video_note")  # transcribed in a lane of th
 
 
 @dataclass(kw_only=True)
-class Reply:
+class ReplyTo:
     """Where a job reports: the platform, the chat, and the status message it edits."""
 
     platform: str | None = None
@@ -22,7 +22,7 @@ class Reply:
 
 
 @dataclass(kw_only=True)
-class SourceJob(Reply):
+class SourceJob(ReplyTo):
     """A forwarded file or voice note: download, ingest, read, report."""
 
     kind: ClassVar[str] = "source"
@@ -35,7 +35,7 @@ class SourceJob(Reply):
 
 
 @dataclass(kw_only=True)
-class LearnJob(Reply):
+class LearnJob(ReplyTo):
     """The biographer's part after a transcription: read the new sources, or take one as an
     answer."""
 
@@ -47,7 +47,7 @@ class LearnJob(Reply):
 
 
 @dataclass(kw_only=True)
-class AnswerJob(Reply):
+class AnswerJob(ReplyTo):
     """The owner's typed answer to an open question."""
 
     kind: ClassVar[str] = "answer"
@@ -66,19 +66,19 @@ class NoteJob:
 
 
 @dataclass(kw_only=True)
-class ConsolidateJob(Reply):
+class ConsolidateJob(ReplyTo):
     kind: ClassVar[str] = "consolidate"
 
 
 @dataclass(kw_only=True)
-class ReadJob(Reply):
+class ReadJob(ReplyTo):
     """Read whatever is still waiting (the periodic pass, or the sample's first run)."""
 
     kind: ClassVar[str] = "read"
 
 
 @dataclass(kw_only=True)
-class MirrorJob(Reply):
+class MirrorJob(ReplyTo):
     """The mirror brought up to date: new chat sources parsed, and the judging pass over the
     notes that are new (after a reading round, and on BIOMD_MIRROR_CRON)."""
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from biomd.app import replies
 from biomd.app.channels import Channel, StatusMessage
 from biomd.app.jobs.handlers import Handlers
-from biomd.app.jobs.payloads import Job, Payload, Reply, decode, encode, lane
+from biomd.app.jobs.payloads import Job, Payload, ReplyTo, decode, encode, lane
 from biomd.errors import BiomdError, PlatformUnavailable
 
 if TYPE_CHECKING:
@@ -58,14 +58,14 @@ class JobQueue:
 
     def target(self, payload: Payload) -> tuple[Channel | None, str]:
         """The channel and chat a job reports to (None where it reports nowhere)."""
-        if not isinstance(payload, Reply):
+        if not isinstance(payload, ReplyTo):
             return None, ""
         return self.channels.get(str(payload.platform)), payload.chat
 
     def status(self, payload: Payload) -> StatusMessage | None:
         """The status message a job edits as it goes along."""
         channel, chat = self.target(payload)
-        if channel is None or not isinstance(payload, Reply):
+        if channel is None or not isinstance(payload, ReplyTo):
             return None
         return StatusMessage(channel, chat, payload.status)
 

@@ -78,7 +78,7 @@ KINDS = tuple(m.kind for m in METRICS)
 
 
 @dataclass(frozen=True, slots=True)
-class Period:
+class Stretch:
     first: str  # YYYY-MM
     last: str
     value: float
@@ -125,8 +125,8 @@ class Finding:
     person: str | None
     person_key: str | None
     statement: str
-    before: Period
-    after: Period
+    before: Stretch
+    after: Stretch
     unit: str
     up: bool
     z: float
@@ -218,9 +218,9 @@ def _sources(e: Events, shift: Shift) -> set[int]:
     return {int(d) for d in np.unique(e.doc[inside])}
 
 
-def _period(shift: Shift, side: str) -> Period:
+def _period(shift: Shift, side: str) -> Stretch:
     s = shift.before if side == "before" else shift.after
-    return Period(month_name(s.first), month_name(s.last), s.value, s.events)
+    return Stretch(month_name(s.first), month_name(s.last), s.value, s.events)
 
 
 def _evidence(
@@ -351,7 +351,7 @@ def _month(name: str) -> str:
     return datetime.strptime(name, "%Y-%m").strftime("%B %Y")
 
 
-def _value(f: Finding, period: Period) -> str:
+def _value(f: Finding, period: Stretch) -> str:
     if f.unit == "seconds":
         return duration(period.value)
     if f.unit == "characters":

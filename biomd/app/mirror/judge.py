@@ -23,7 +23,7 @@ SYSTEM = (
 
 
 @dataclass(frozen=True, slots=True)
-class Question:
+class JudgeQuestion:
     """What the model is asked about one kind of candidate: a choice between a few plain
     answers (a small model says yes to a yes/no question far too often), which answer
     means the pattern holds, and which means it can't tell."""
@@ -35,8 +35,8 @@ class Question:
     hint: str = ""  # the statement to write, when it holds
 
 
-QUESTIONS: dict[str, Question] = {
-    "self_contradiction": Question(
+QUESTIONS: dict[str, JudgeQuestion] = {
+    "self_contradiction": JudgeQuestion(
         "Compare what the owner says in the first note and in the last.",
         {
             "opposite": "they say opposite things about the same subject",
@@ -46,7 +46,7 @@ QUESTIONS: dict[str, Question] = {
         holds="opposite",
         hint="You said … in YEAR, and the opposite in YEAR.",
     ),
-    "stated_reason": Question(
+    "stated_reason": JudgeQuestion(
         "Each decision below comes within days of a hurt or a conflict. Look at how the owner "
         "explains the decisions.",
         {
@@ -57,7 +57,7 @@ QUESTIONS: dict[str, Question] = {
         holds="after_hurt",
         hint="Twice you decided … within days of a conflict, and called it ….",
     ),
-    "avoidance": Question(
+    "avoidance": JudgeQuestion(
         "Compare what the owner says about {person} to others or in a journal with what "
         "the owner writes to {person} directly (the chat notes, if any).",
         {
@@ -70,7 +70,7 @@ QUESTIONS: dict[str, Question] = {
         holds="others_only",
         hint="You told others that {person} hurt you, and told {person} it was all good.",
     ),
-    "said_vs_did": Question(
+    "said_vs_did": JudgeQuestion(
         "The first note is something the owner said they would do. What do the later notes "
         "say happened?",
         {
@@ -82,7 +82,7 @@ QUESTIONS: dict[str, Question] = {
         unclear="unclear",
         hint="In MONTH YEAR you said you would …; what followed was ….",
     ),
-    "cycle": Question(
+    "cycle": JudgeQuestion(
         "Look at when these things happen.",
         {
             "repeats": "the same thing happens to the owner again and again, years apart",
@@ -212,7 +212,7 @@ def agree(first: Judgement | None, second: Judgement | None) -> Judgement | None
     return Judgement("unsure", "", why)
 
 
-def _meaning(raw: str, q: Question) -> str:
+def _meaning(raw: str, q: JudgeQuestion) -> str:
     raw = raw.replace(" ", "_").replace("-", "_").strip("\"'.")
     if raw in (q.holds, "yes"):
         return "yes"

@@ -16,7 +16,7 @@ from biomd.app.mirror.findings import PER_SIDE, Finding, Quote, cut, find
 from biomd.app.mirror.messages import VERSION, ParsedChats, Parser
 from biomd.ingest.convert import chat_kinds
 from biomd.settings import Settings
-from biomd.storage.mirror import Parsed
+from biomd.storage.mirror import ParsedChat
 from biomd.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ class MeasuredSide:
             at = batch[-1][0] + 1
         parsed = parser.finish()
         chats, data = await asyncio.to_thread(parsed.dump)
-        await self.store.mirror.keep_parsed(Parsed(doc_id, VERSION, chats, data))
+        await self.store.mirror.keep_parsed(ParsedChat(doc_id, VERSION, chats, data))
         log.debug("mirror: parsed source #%d, %d messages", doc_id, parsed.size)
         return parsed
 

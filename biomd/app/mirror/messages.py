@@ -40,7 +40,7 @@ Ints = npt.NDArray[np.signedinteger[Any]]
 
 
 @dataclass
-class Conversation:
+class ChatThread:
     """One conversation of a source: its heading, and who writes in it."""
 
     title: str
@@ -64,7 +64,7 @@ class ParsedChats:
     `chat` (which conversation) and `speaker` (0 the owner, n the n-th name to write in
     that conversation: `list(chats[c].speakers)[n - 1]`)."""
 
-    chats: list[Conversation]
+    chats: list[ChatThread]
     arrays: dict[str, Ints]
     owners: tuple[str, ...] = ()
 
@@ -83,7 +83,7 @@ class ParsedChats:
     def load(cls, chats: str, data: bytes) -> ParsedChats:
         meta = json.loads(chats)
         convs = [
-            Conversation(c["title"], Counter(c["speakers"]), int(c["owner"])) for c in meta["chats"]
+            ChatThread(c["title"], Counter(c["speakers"]), int(c["owner"])) for c in meta["chats"]
         ]
         with np.load(io.BytesIO(data)) as npz:
             arrays = {name: npz[name].astype(DTYPES[name], copy=False) for name in _ARRAYS}
@@ -100,7 +100,7 @@ class Parser:
         self._owner_names = {" ".join(o.casefold().split()) for o in owners}
         self._buffer = ""
         self._buffer_at = 0  # where the buffer starts in the source's text
-        self._chats: list[Conversation] = []
+        self._chats: list[ChatThread] = []
         self._speaker_ids: list[dict[str, int]] = []
         self._columns: dict[str, list[Ints]] = {n: [] for n in _ARRAYS}
 
@@ -128,7 +128,7 @@ class Parser:
         return ParsedChats(self._chats, arrays, self.owners)
 
     def _chat(self, title: str) -> int:
-        self._chats.append(Conversation(title))
+        self._chats.append(ChatThread(title))
         self._speaker_ids.append({})
         return len(self._chats) - 1
 

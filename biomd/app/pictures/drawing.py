@@ -29,7 +29,7 @@ class Rect:
 
 
 @dataclass(frozen=True, slots=True)
-class Line:
+class PlotLine:
     x1: float
     y1: float
     x2: float
@@ -71,7 +71,7 @@ class Text:
     title: str = ""  # the whole text, where `text` is cut to fit (a tooltip)
 
 
-Shape = Rect | Line | Polyline | Dot | Text
+Shape = Rect | PlotLine | Polyline | Dot | Text
 
 
 @dataclass
@@ -94,7 +94,7 @@ def moved(s: Shape, dx: float, dy: float) -> Shape:
         return replace(s, x=s.x + dx, y=s.y + dy)
     if isinstance(s, Dot):
         return replace(s, cx=s.cx + dx, cy=s.cy + dy)
-    if isinstance(s, Line):
+    if isinstance(s, PlotLine):
         return replace(s, x1=s.x1 + dx, y1=s.y1 + dy, x2=s.x2 + dx, y2=s.y2 + dy)
     return replace(s, points=tuple(None if p is None else (p[0] + dx, p[1] + dy) for p in s.points))
 
@@ -115,7 +115,7 @@ def _svg_shape(s: Shape) -> str:
             + (f"<title>{_attr(s.title)}</title>" if s.title else "")
             + "</rect>"
         )
-    elif isinstance(s, Line):
+    elif isinstance(s, PlotLine):
         dash = ' stroke-dasharray="4 3"' if s.dash else ""
         body = (
             f'<line x1="{_num(s.x1)}" y1="{_num(s.y1)}" x2="{_num(s.x2)}" y2="{_num(s.y2)}" '
@@ -194,7 +194,7 @@ def to_png(d: Drawing, scale: float = 2.0) -> bytes:
         if isinstance(s, Rect):
             if s.w > 0 and s.h > 0:
                 draw.rectangle((*xy(s.x, s.y), *xy(s.x + s.w, s.y + s.h)), fill=s.fill)
-        elif isinstance(s, Line):
+        elif isinstance(s, PlotLine):
             draw.line(
                 (*xy(s.x1, s.y1), *xy(s.x2, s.y2)),
                 fill=s.stroke,

@@ -20,7 +20,7 @@ from biomd.app.pictures.drawing import (
     OWNER,
     THEM,
     Drawing,
-    Line,
+    PlotLine,
     Polyline,
     Rect,
     Text,
@@ -122,7 +122,7 @@ def _messages(d: Drawing, months: Months, y: float, left: float, right: float) -
         down = half * m.messages_them / top
         tip = f"{m.month}: you {m.messages_owner}, them {m.messages_them}"
         d.add(Rect(x, axis - up, w, up, OWNER, tip), Rect(x, axis, w, down, THEM, tip))
-    d.add(Line(left, axis, right, axis, LINE))
+    d.add(PlotLine(left, axis, right, axis, LINE))
     d.add(Text(left - 4, y + 10, str(top), 10, MUTED, anchor="end"))
     d.add(Text(left - 4, y + 2 * half, str(top), 10, MUTED, anchor="end"))
     return y + 2 * half
@@ -134,7 +134,7 @@ def _delays(d: Drawing, months: Months, y: float, left: float, right: float) -> 
     d.add(Rect(left, y, right - left, height, FAINT))
     for seconds, name in ((MINUTE, "1 min"), (3600.0, "1 h"), (DAY, "1 day")):
         gy = _delay_y(seconds, y, height)
-        d.add(Line(left, gy, right, gy, LINE))
+        d.add(PlotLine(left, gy, right, gy, LINE))
         _label(d, left, gy, name)
     n = len(months)
     for attr, color in (("reply_median_owner_s", OWNER), ("reply_median_them_s", THEM)):
@@ -176,7 +176,7 @@ def _starts(d: Drawing, months: Months, y: float, left: float, right: float) -> 
     height = 44.0
     d.add(Rect(left, y, right - left, height, FAINT))
     mid = _y(0.5, y, height)
-    d.add(Line(left, mid, right, mid, LINE, dash=True))
+    d.add(PlotLine(left, mid, right, mid, LINE, dash=True))
     for level, name in ((1.0, "100%"), (0.5, "50%"), (0.0, "0%")):
         _label(d, left, _y(level, y, height), name)
     n = len(months)
@@ -216,7 +216,7 @@ def _marks(
             at.setdefault(f.month, []).append(f)
     for month, here in at.items():
         x = left + (right - left) * index[month] / max(n, 1)
-        d.add(Line(x, top, x, bottom, ALERT, 1.5, dash=True))
+        d.add(PlotLine(x, top, x, bottom, ALERT, 1.5, dash=True))
         labels = list(dict.fromkeys(SHORT.get(f.kind, ("", ""))[f.up] for f in here))
         for j, label in enumerate(labels[:2]):
             room = right - x - 4

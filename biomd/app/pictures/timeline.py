@@ -20,7 +20,7 @@ from biomd.app.pictures.drawing import (
     OWNER,
     Dot,
     Drawing,
-    Line,
+    PlotLine,
     Rect,
     Shape,
     Text,
@@ -242,7 +242,7 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
     for year in range(years[0], years[-1] + 2):
         x = at(date(year, 1, 1))
         for a, b in lanes:
-            d.shapes.insert(len(tl.gaps), Line(x, a, x, b, LINE, 0.6))
+            d.shapes.insert(len(tl.gaps), PlotLine(x, a, x, b, LINE, 0.6))
     step = max(1, math.ceil(34 / max(1.0, (right - left) / len(years))))
     for i, year in enumerate(years):
         if i % step == 0:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from biomd.app.share.choices import Choice, format_of
+from biomd.app.share.choices import ShareChoice, format_of
 from biomd.errors import BiomdError
 
 _KEYWORDS = ("hide", "show", "with", "without", "format", "limit", "quote")
@@ -16,7 +16,7 @@ _KEYWORDS = ("hide", "show", "with", "without", "format", "limit", "quote")
 class ShareRequest:
     action: str  # "draft", "save", "list", "delete" or "open"; "" for the usage
     audience: str = ""
-    choice: Choice = field(default_factory=Choice)
+    choice: ShareChoice = field(default_factory=ShareChoice)
     how: str = ""  # for save: "", "accept" or "remove"
     card: bool = False  # a PNG card too
     share_id: int | None = None
@@ -44,7 +44,7 @@ def parse(args: str) -> ShareRequest:
     return ShareRequest("draft", head, _choice(rest), card=len(rest) < len(words) - 1)
 
 
-def _choice(words: list[str]) -> Choice:
+def _choice(words: list[str]) -> ShareChoice:
     given: dict[str, list[str]] = {k: [] for k in _KEYWORDS}
     key: str | None = None
     current: list[str] = []
@@ -66,7 +66,7 @@ def _choice(words: list[str]) -> Choice:
     limit = given["limit"][-1] if given["limit"] else None
     if limit is not None and not limit.isdigit():
         raise BiomdError("The limit is a number of characters, e.g. limit 1500.")
-    return Choice(
+    return ShareChoice(
         add=tuple(given["with"]),
         drop=tuple(given["without"]),
         show=tuple(given["show"]),

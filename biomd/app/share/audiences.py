@@ -111,7 +111,7 @@ def preset(name: str, saved: dict[str, Audience] | None = None) -> Audience:
 
 
 @dataclass(frozen=True)
-class Choice:
+class ShareChoice:
     """What the owner changed for this one share."""
 
     add: tuple[str, ...] = ()  # sections to put in

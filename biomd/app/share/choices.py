@@ -1,15 +1,15 @@
 """What the owner can choose for a share, as a front-end's form or options offer it: the
-sections with their headings, the formats, and a Choice made from what was picked."""
+sections with their headings, the formats, and a ShareChoice made from what was picked."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from biomd.app.share.audiences import FORMATS, Audience, Choice, Format
+from biomd.app.share.audiences import FORMATS, Audience, Format, ShareChoice
 from biomd.biographer.profile_text import HEADINGS, KEYS
 from biomd.errors import BiomdError
 
-__all__ = ["FORMATS", "Choice", "Format", "format_of", "picked", "sections"]
+__all__ = ["FORMATS", "Format", "ShareChoice", "format_of", "picked", "sections"]
 
 
 def sections() -> list[tuple[str, str]]:
@@ -37,10 +37,10 @@ def picked(
     limit: int | None = None,
     fmt: Format | None = None,
     low_confidence: bool = False,
-) -> Choice:
-    """The Choice that gives `audience` exactly the sections `chosen`, and the rest."""
+) -> ShareChoice:
+    """The ShareChoice that gives `audience` exactly the sections `chosen`, and the rest."""
     chosen = set(chosen)
-    return Choice(
+    return ShareChoice(
         add=tuple(k for k in KEYS if k in chosen and k not in audience.sections),
         drop=tuple(k for k in audience.sections if k not in chosen),
         show=tuple(show),

@@ -36,7 +36,7 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Part:
+class PortraitPart:
     key: str
     heading: str
     items: tuple[Item, ...]
@@ -47,7 +47,7 @@ class Part:
 class Portrait:
     audience: Audience
     title: str
-    parts: tuple[Part, ...]
+    parts: tuple[PortraitPart, ...]
     language: str = "en"
     refused: tuple[str, ...] = field(default=())  # the model's sentences that rested on nothing
 
@@ -57,7 +57,7 @@ class Portrait:
 
 
 @dataclass(frozen=True)
-class Line:
+class PortraitLine:
     """One entry of bio.md's body as the portrait sees it: a bullet with its continuation
     lines, or a paragraph."""
 
@@ -66,9 +66,9 @@ class Line:
     text: str  # as written, a bullet's marker off
 
 
-def lines_of(bio: str) -> list[Line]:
+def lines_of(bio: str) -> list[PortraitLine]:
     """Every bullet and paragraph of bio.md under a known section heading."""
-    out: list[Line] = []
+    out: list[PortraitLine] = []
     key: str | None = None
     joinable = False  # the line before continues into this one
     for n, raw in enumerate(bio.splitlines(), start=1):
@@ -81,9 +81,9 @@ def lines_of(bio: str) -> list[Line]:
         b = _BULLET.match(raw)
         if b is None and joinable and out and out[-1].key == key:
             prev = out[-1]  # a bullet's continuation, or the next line of a paragraph
-            out[-1] = Line((*prev.numbers, n), key, f"{prev.text} {raw.strip()}")
+            out[-1] = PortraitLine((*prev.numbers, n), key, f"{prev.text} {raw.strip()}")
             continue
-        out.append(Line((n,), key, (b.group(1) if b else raw).strip()))
+        out.append(PortraitLine((n,), key, (b.group(1) if b else raw).strip()))
         joinable = True
     return out
 
@@ -159,7 +159,9 @@ def tidy(
         if audience.depth is not None:
             items = items[-audience.depth :] if key == "timeline" else items[: audience.depth]
         if items:
-            parts.append(Part(key, headings[KEYS.index(key)], tuple(items), key == "summary"))
+            parts.append(
+                PortraitPart(key, headings[KEYS.index(key)], tuple(items), key == "summary")
+            )
     return Portrait(audience, title, tuple(parts), language)
 
 

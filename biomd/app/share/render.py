@@ -7,7 +7,7 @@ from __future__ import annotations
 import html
 import re
 
-from biomd.app.share.portrait import LEFT_OUT, Item, Part, Portrait
+from biomd.app.share.portrait import LEFT_OUT, Item, Portrait, PortraitPart
 
 _CSS = """
 :root { color-scheme: light; --ink: #1f2328; --soft: #59636e; --line: #d8dee4;
@@ -67,7 +67,7 @@ people are named only where the owner chose to.</footer>
 """
 
 
-def _part_html(part: Part) -> str:
+def _part_html(part: PortraitPart) -> str:
     e = html.escape
     if part.prose:
         inner = "\n".join(f"<p>{e(i.text)}{_src(i)}</p>" for i in part.items)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from biomd.app.share.people import EMAIL, LINK, Names
-from biomd.app.share.portrait import Part, Portrait
+from biomd.app.share.portrait import Portrait, PortraitPart
 
 _PHONE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().\u00a0/-]{5,}\d(?![\w])")
 _DATEISH = re.compile(
@@ -61,7 +61,7 @@ KINDS = ("name", "e-mail", "link", "phone", "address", "birth date", "source tex
 
 
 @dataclass(frozen=True)
-class Finding:
+class PrivacyFlag:
     kind: str  # one of KINDS
     text: str  # what was found
     part: int  # where: the part's index in the portrait, -1 for the title
@@ -102,27 +102,27 @@ def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
     return any(span[0] < b and a < span[1] for a, b in spans)
 
 
-def scan(portrait: Portrait, names: Names) -> list[Finding]:
+def scan(portrait: Portrait, names: Names) -> list[PrivacyFlag]:
     """Every finding in the portrait's title and items."""
-    out: list[Finding] = []
+    out: list[PrivacyFlag] = []
     for kind, start, end in findings_in(portrait.title, names):
-        out.append(Finding(kind, portrait.title[start:end], -1, 0, start, end))
+        out.append(PrivacyFlag(kind, portrait.title[start:end], -1, 0, start, end))
     for p, part in enumerate(portrait.parts):
         for i, item in enumerate(part.items):
             for kind, start, end in findings_in(item.text, names):
-                out.append(Finding(kind, item.text[start:end], p, i, start, end))
+                out.append(PrivacyFlag(kind, item.text[start:end], p, i, start, end))
     return out
 
 
 REMOVED = "[removed]"
 
 
-def redact(portrait: Portrait, findings: list[Finding]) -> Portrait:
+def redact(portrait: Portrait, findings: list[PrivacyFlag]) -> Portrait:
     """The portrait with these findings' words replaced by REMOVED; an item holding words
     copied from a source is left out whole (its words can't be told apart from the rest)."""
     title = _cut(portrait.title, [f for f in findings if f.part == -1])
     copied = {(f.part, f.item) for f in findings if f.kind == "source text"}
-    parts: list[Part] = []
+    parts: list[PortraitPart] = []
     for p, part in enumerate(portrait.parts):
         items = tuple(
             replace(item, text=_cut(item.text, [f for f in findings if (f.part, f.item) == (p, i)]))
@@ -134,7 +134,7 @@ def redact(portrait: Portrait, findings: list[Finding]) -> Portrait:
     return replace(portrait, title=title, parts=tuple(parts))
 
 
-def _cut(text: str, found: list[Finding]) -> str:
+def _cut(text: str, found: list[PrivacyFlag]) -> str:
     """`text` with each found span (overlapping ones merged) as REMOVED."""
     merged: list[list[int]] = []
     for start, end in sorted((f.start, f.end) for f in found if f.end > f.start):

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from biomd.app.pictures.people import people_of, same_person
 from biomd.app.share import card as share_card
-from biomd.app.share.audiences import PRESETS, Audience, Choice, Format, preset
+from biomd.app.share.audiences import PRESETS, Audience, Format, ShareChoice, preset
 from biomd.app.share.people import Names, Someone, choose
 from biomd.app.share.portrait import Portrait, lines_of, tidy, years_of
 from biomd.app.share.render import to_html, to_markdown, to_text
-from biomd.app.share.scan import Finding, redact, scan, windows
+from biomd.app.share.scan import PrivacyFlag, redact, scan, windows
 from biomd.app.share.writer import write
 from biomd.biographer.backend import Backend
 from biomd.biographer.profile import Profile
@@ -49,7 +49,7 @@ class UnresolvedFindings(BiomdError):
     """The scan found private things the owner has not accepted. `found` says what, and a
     front-end adds how to resolve them there (its own flags, commands or buttons)."""
 
-    def __init__(self, findings: list[Finding]) -> None:
+    def __init__(self, findings: list[PrivacyFlag]) -> None:
         self.findings = findings
         findings = list({f.key: f for f in findings}.values())
         listed = "; ".join(f"{f.kind}: {f.text}" for f in findings[:8])
@@ -75,7 +75,7 @@ class Draft:
     audience: Audience
     portrait: Portrait
     people: list[Someone]
-    findings: list[Finding]
+    findings: list[PrivacyFlag]
     names: Names = field(repr=False)
     support: list[dict[str, object]] = field(default_factory=list)
     writer: str = "rules"
@@ -87,7 +87,7 @@ class Draft:
         return render(self.portrait, self.audience.format, made)
 
     @property
-    def to_resolve(self) -> list[Finding]:
+    def to_resolve(self) -> list[PrivacyFlag]:
         """The findings, each kind and text once (an e-mail in two places is one decision)."""
         return list({f.key: f for f in self.findings}.values())
 
@@ -128,11 +128,11 @@ class Shares:
     # -- drafting ---------------------------------------------------------------------------
 
     async def draft(
-        self, audience_name: str, choice: Choice | None = None, *, model: bool = False
+        self, audience_name: str, choice: ShareChoice | None = None, *, model: bool = False
     ) -> Draft:
         """A portrait of bio.md for this audience, scanned: by rules, or written by the
         model from the rules' portrait (`model`), each sentence checked against bio.md."""
-        audience = (choice or Choice()).apply(preset(audience_name, await self.audiences()))
+        audience = (choice or ShareChoice()).apply(preset(audience_name, await self.audiences()))
         bio = await self.profile.load()
         speakers = await self._speakers()
         owner = self.settings.owner_list or owner_in(bio, speakers)
@@ -199,7 +199,7 @@ class Shares:
             "sections this audience gets. Put more sections in, or choose another audience."
         )
 
-    async def scan(self, portrait: Portrait, names: Names) -> list[Finding]:
+    async def scan(self, portrait: Portrait, names: Names) -> list[PrivacyFlag]:
         """The privacy scan, and runs of words copied from the sources."""
         found = scan(portrait, names)
         for p, part in enumerate(portrait.parts):
@@ -211,7 +211,7 @@ class Shares:
                         continue  # common words only: anyone's phrase, and slow to look up
                     if (await self.store.keywords.match(f'"{run}"', 1, 1, True)).rows:
                         at = item.text.find(run.split()[0])
-                        found.append(Finding("source text", run, p, i, max(at, 0), max(at, 0)))
+                        found.append(PrivacyFlag("source text", run, p, i, max(at, 0), max(at, 0)))
                         break
         return found
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from biomd.app.share.portrait import LEFT_OUT, Item, Part, Portrait
+from biomd.app.share.portrait import LEFT_OUT, Item, Portrait, PortraitPart
 from biomd.app.share.support import refusal
 from biomd.biographer.json_reply import Unreadable, json_values
 from biomd.models.llm import JsonModel
@@ -153,7 +153,7 @@ async def write(model: JsonModel, portrait: Portrait, max_tokens: int = 2000) ->
             sources = tuple(dict.fromkeys(s for c in cited for s in items[c].sources))
             new_items.append(Item(sentence, tuple(rests), sources))
             support.append({"text": sentence, "lines": rests})
-        new_parts.append(Part(part.key, part.heading, tuple(new_items), part.prose))
+        new_parts.append(PortraitPart(part.key, part.heading, tuple(new_items), part.prose))
     done = replace(portrait, parts=tuple(new_parts), refused=tuple(refused))
     return Written(done, support, refused)
 

@@ -65,7 +65,7 @@ _CJK = re.compile("[\u2e80-\u312f\u31a0-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\
 
 
 @dataclass(frozen=True, slots=True)
-class Line:
+class ChatLine:
     """One line of the text: its speaker and body when it is a chat line."""
 
     text: str
@@ -73,16 +73,16 @@ class Line:
     body: str = ""
 
 
-def parse(text: str) -> list[Line]:
+def parse(text: str) -> list[ChatLine]:
     """The text's lines (split at "\\n", so joining them gives it back)."""
     out = []
     for raw in text.split("\n"):
         m = _LINE.fullmatch(raw.rstrip("\r"))
-        out.append(Line(raw, m["who"], m["body"]) if m else Line(raw))
+        out.append(ChatLine(raw, m["who"], m["body"]) if m else ChatLine(raw))
     return out
 
 
-def is_chat(lines: list[Line]) -> bool:
+def is_chat(lines: list[ChatLine]) -> bool:
     """Whether most of the lines with something on them are chat lines."""
     said = [line for line in lines if line.text.strip()]
     return bool(said) and sum(line.speaker is not None for line in said) * 2 > len(said)
@@ -128,7 +128,7 @@ def is_question(body: str) -> bool:
     return any(c in QUESTION for c in body) or (";" in body and bool(_GREEK.search(body)))
 
 
-def kept(lines: list[Line]) -> list[bool]:
+def kept(lines: list[ChatLine]) -> list[bool]:
     """For each line, whether it is sent (the rules in this module's docstring)."""
     keys = [key(line.body) if line.speaker is not None else None for line in lines]
     counts = Counter(k for k in keys if k)
@@ -153,7 +153,7 @@ def kept(lines: list[Line]) -> list[bool]:
     return keep
 
 
-def _answer(lines: list[Line], i: int) -> int | None:
+def _answer(lines: list[ChatLine], i: int) -> int | None:
     """The first chat line after line i by someone else, over the same speaker's lines."""
     for j in range(i + 1, len(lines)):
         who = lines[j].speaker

@@ -32,7 +32,7 @@ REPLY_SLACK_TOKENS = 200  # beside the reply: the chat template's own tokens
 
 
 @dataclass(frozen=True)
-class Choice:
+class ReadingChoice:
     """A source whose reading waits for the owner: what all of it costs, and only theirs."""
 
     reading: Reading
@@ -185,7 +185,7 @@ class ReadingCost:
             return cost.usd > self.settings.read_confirm_usd
         return cost.prompt_tokens + cost.completion_tokens > self.settings.read_confirm_tokens
 
-    async def choices(self, only: set[int] | None = None) -> list[Choice]:
+    async def choices(self, only: set[int] | None = None) -> list[ReadingChoice]:
         """Sources waiting for the owner to choose how much to read (or held: not now),
         each with what reading all of it, only their messages, or since a date costs."""
         out = []
@@ -194,7 +194,7 @@ class ReadingCost:
                 continue
             whole = await self.estimate(r, "all")
             if r.held or await self.needs_choice(r, whole if r.scope == "all" else None):
-                out.append(Choice(r, whole, await self.estimate(r, "mine")))
+                out.append(ReadingChoice(r, whole, await self.estimate(r, "mine")))
         return out
 
     async def choose(self, document_id: int, scope: str) -> None:

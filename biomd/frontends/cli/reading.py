@@ -12,7 +12,7 @@ import typer
 from biomd.app import reading
 from biomd.app.asking import TurnResult
 from biomd.app.engine import Engine
-from biomd.app.reading import Choice, Decide, SetAside
+from biomd.app.reading import Decide, ReadingChoice, SetAside
 from biomd.app.replies import counted
 from biomd.errors import BiomdError, LLMNotConfigured
 from biomd.frontends.cli.common import out, run, show_step, summary
@@ -42,7 +42,7 @@ def decider(scope: str | None, ask_held: bool = True) -> Decide:
     threshold, or they said not now): the options' choice, else a question at the
     terminal, else how to choose."""
 
-    async def decide(c: Choice) -> str | None:
+    async def decide(c: ReadingChoice) -> str | None:
         r = c.reading
         if scope is not None:
             return scope

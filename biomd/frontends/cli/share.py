@@ -12,7 +12,7 @@ import typer
 
 from biomd.app.engine import Engine
 from biomd.app.replies import counted
-from biomd.app.share.choices import FORMATS, Choice, format_of
+from biomd.app.share.choices import FORMATS, ShareChoice, format_of
 from biomd.app.share.service import Draft, UnresolvedFindings, card_path, render
 from biomd.errors import BiomdError
 from biomd.frontends.cli.common import err, out, print_table, run
@@ -143,19 +143,19 @@ def save(
 def _choice(
     show: list[str], hide: list[str], add: list[str], drop: list[str], quote: list[str],
     low: bool, fmt: str | None, limit: int | None,
-) -> Choice:  # fmt: skip
+) -> ShareChoice:  # fmt: skip
     try:
         chosen = format_of(fmt)
     except BiomdError:
         raise typer.BadParameter(f"--format is one of {', '.join(FORMATS)}") from None
-    return Choice(
+    return ShareChoice(
         add=tuple(add), drop=tuple(drop), show=tuple(show), hide=tuple(hide),
         quotes=tuple(quote), limit=limit, format=chosen, low_confidence=low or None,
     )  # fmt: skip
 
 
 async def _draft(
-    engine: Engine, audience: str, choice: Choice, rules: bool, save_as: str | None
+    engine: Engine, audience: str, choice: ShareChoice, rules: bool, save_as: str | None
 ) -> Draft:
     """The draft (written by the model unless `rules`), said on stderr; its audience kept
     under `save_as` if given."""

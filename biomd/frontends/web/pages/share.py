@@ -12,7 +12,7 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from biomd.app.share.choices import FORMATS, Choice, picked, sections
+from biomd.app.share.choices import FORMATS, ShareChoice, picked, sections
 from biomd.app.share.service import Draft, UnresolvedFindings, render
 from biomd.errors import BiomdError
 from biomd.frontends.web.context import Web, message, page, web_of
@@ -25,7 +25,7 @@ async def share_page(request: Request) -> Response:
     """The rules' portrait for an audience (therapist first), ready to change and save."""
     audience = request.query_params.get("for") or "therapist"
     saved = request.query_params.get("saved")
-    return await _drafted(request, audience, Choice(), model=False, saved=saved)
+    return await _drafted(request, audience, ShareChoice(), model=False, saved=saved)
 
 
 async def share_change(request: Request) -> Response:
@@ -44,12 +44,12 @@ async def share_change(request: Request) -> Response:
             await shares.save_audience(keep_as, choice.apply((await shares.audiences())[audience]))
         except BiomdError as exc:
             return await message(request, "Not kept", exc.user_message, 400)
-        audience, choice = keep_as, Choice()
+        audience, choice = keep_as, ShareChoice()
     return await _drafted(request, audience, choice, model=model)
 
 
 async def _drafted(
-    request: Request, audience: str, choice: Choice, *, model: bool, saved: str | None = None
+    request: Request, audience: str, choice: ShareChoice, *, model: bool, saved: str | None = None
 ) -> Response:
     web = web_of(request)
     shares = web.engine.shares
@@ -77,8 +77,8 @@ async def _drafted(
     )
 
 
-async def _choice(web: Web, audience_name: str, form: FormData) -> Choice:
-    """The form's fields as a Choice against the audience's own settings."""
+async def _choice(web: Web, audience_name: str, form: FormData) -> ShareChoice:
+    """The form's fields as a ShareChoice against the audience's own settings."""
     audience = (await web.engine.shares.audiences()).get(audience_name)
     if audience is None:
         raise BiomdError(f"There is no audience '{audience_name}'.")
