@@ -14,8 +14,8 @@ from pathlib import Path
 
 from biomd.app.engine import Engine
 from biomd.settings import Settings
-from tests.fake_llm import fake_llm, tool_reply
-from tests.samples import add_sources
+from tests.support.fake_llm import fake_llm, tool_reply
+from tests.support.samples import add_sources
 
 
 async def run(sources: int, base_url: str, work: Path) -> None:

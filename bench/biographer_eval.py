@@ -29,8 +29,8 @@ from typing import Any
 from biomd import sample
 from biomd.app.engine import Engine
 from biomd.settings import Settings
-from tests.db import one, rows
-from tests.models import MINILM_NAME, minilm_dir, whisper_dir
+from tests.support.db import one, rows
+from tests.support.model_files import MINILM_NAME, minilm_dir, whisper_dir
 
 KEY = Path(__file__).with_name("sample_answer_key.json")
 RESULTS = Path(__file__).with_name("RESULTS.md")

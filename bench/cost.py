@@ -21,8 +21,8 @@ from bench.reading_cost import diligent_biographer, diligent_notes, measure
 from biomd import sample
 from biomd.app.engine import Engine
 from biomd.settings import Settings
-from tests.fake_llm import FakeLLM, fake_llm, tool_reply
-from tests.models import MINILM_NAME, minilm_dir, whisper_dir
+from tests.support.fake_llm import FakeLLM, fake_llm, tool_reply
+from tests.support.model_files import MINILM_NAME, minilm_dir, whisper_dir
 
 # (input, output) USD per million tokens, list prices at the time of writing
 PRICES = {

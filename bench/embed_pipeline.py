@@ -66,7 +66,7 @@ if __name__ == "__main__":
     args = ap.parse_args()
     path = args.model_path
     if path is None:
-        from tests.models import minilm_dir
+        from tests.support.model_files import minilm_dir
 
         path = minilm_dir()
     asyncio.run(main(args.chunks, path))

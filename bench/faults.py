@@ -47,7 +47,7 @@ from biomd.biographer.profile import Profile
 from biomd.retrieval.embedding import FastEmbedder, from_blobs
 from biomd.retrieval.vector_index import VectorIndex
 from biomd.storage.store import Store
-from tests.db import one, rows
+from tests.support.db import one, rows
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 BIOMD = Path(sys.executable).with_name("biomd")
@@ -536,7 +536,7 @@ def main() -> None:
     args = ap.parse_args()
     model_path = args.model_path
     if model_path is None:
-        from tests.models import minilm_dir
+        from tests.support.model_files import minilm_dir
 
         model_path = minilm_dir()
     work = args.work or Path(tempfile.mkdtemp(prefix="biomd-faults-"))

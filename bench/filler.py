@@ -32,8 +32,8 @@ from bench.locomo import session_lines
 from biomd.biographer.reading import filler
 from biomd.ingest.convert.context import ConvertContext
 from biomd.ingest.convert.whatsapp import transcript
-from tests import chat_fixtures
-from tests.whatsapp_locales import LOCALES
+from tests.support import chat_fixtures
+from tests.support.whatsapp_locales import LOCALES
 
 SAMPLE_CHAT = Path(__file__).parent.parent / "biomd" / "sample" / "WhatsApp Chat with Mum.txt"
 MARKER = "…"

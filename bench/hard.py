@@ -29,7 +29,7 @@ import numpy as np
 
 from bench.synth import COMMON, GLUE, chat_text, vocabulary
 from biomd.retrieval.embedding import FastEmbedder
-from tests.models import MINILM_NAME, minilm_dir
+from tests.support.model_files import MINILM_NAME, minilm_dir
 
 VOCAB = 60_000
 REPEATS = 0.25

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench.languages import bare_fts
 from bench.loop_lag import whatsapp_export
-from tests.models import MINILM_NAME, minilm_dir
+from tests.support.model_files import MINILM_NAME, minilm_dir
 
 
 def windows(text: str, size: int = 900, overlap: int = 150) -> list[str]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from biomd.app.engine import Engine
 from biomd.settings import Settings
-from tests.models import MINILM_NAME, minilm_dir
+from tests.support.model_files import MINILM_NAME, minilm_dir
 
 # language -> sources (name -> text); every person and place is invented.
 CORPUS: dict[str, dict[str, str]] = {

@@ -211,7 +211,7 @@ def main() -> None:
 
     model_path = args.model_path
     if model_path is None and args.model == MINILM:
-        from tests.models import minilm_dir
+        from tests.support.model_files import minilm_dir
 
         model_path = minilm_dir()
     samples = json.loads(args.data.read_text())

@@ -145,7 +145,7 @@ def main() -> None:
         help="the notes list's RRF weights to try, comma-separated",
     )
     args = ap.parse_args()
-    from tests.models import minilm_dir
+    from tests.support.model_files import minilm_dir
 
     model_path = minilm_dir() if args.embed_model == MINILM else None
     wanted = {s for s in args.samples.split(",") if s}

@@ -24,7 +24,7 @@ from pathlib import Path
 from mcp import Client, StdioServerParameters
 
 from bench.scale import child, write_corpus
-from tests.models import MINILM_NAME, minilm_dir
+from tests.support.model_files import MINILM_NAME, minilm_dir
 
 
 def rss_mb(pid: int) -> float:

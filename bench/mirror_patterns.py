@@ -62,8 +62,8 @@ async def read(root: Path, args: argparse.Namespace) -> Path:
     data = root / "data"
     files = write_notes_life(root / "life")
     if args.reader == "scripted":
-        from tests.fake_llm import fake_llm
-        from tests.mirror_fakes import diligent_notes
+        from tests.support.fake_llm import fake_llm
+        from tests.support.mirror_fakes import diligent_notes
 
         with fake_llm() as fake:
             fake.notes_for = diligent_notes

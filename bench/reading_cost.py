@@ -36,8 +36,8 @@ from typing import Any
 from bench.synth import chat_text, vocabulary
 from biomd.app.engine import Engine
 from biomd.settings import Settings
-from tests.fake_llm import FakeLLM, fake_llm
-from tests.models import MINILM_NAME, minilm_dir
+from tests.support.fake_llm import FakeLLM, fake_llm
+from tests.support.model_files import MINILM_NAME, minilm_dir
 
 PRICES = {  # (input, output) USD per million tokens, list prices, no caching
     "gpt-4o-mini": (0.15, 0.60),

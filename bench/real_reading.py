@@ -36,7 +36,7 @@ from bench.mirror import write_export
 from biomd.app.engine import Engine
 from biomd.biographer.reading import filler
 from biomd.settings import Settings
-from tests.models import MINILM_NAME, minilm_dir
+from tests.support.model_files import MINILM_NAME, minilm_dir
 
 MODEL = "qwen2.5-coder-1.5b-instruct-q4_k_m"
 HOP = {"connection", "keep-alive", "transfer-encoding", "content-length", "host",

@@ -43,7 +43,7 @@ from bench.synth import COMMON, chat_text, paraphrases, structured_vectors, voca
 from biomd.app.engine import Engine
 from biomd.retrieval.embedding import to_blob
 from biomd.settings import Settings
-from tests.db import rows as db_rows
+from tests.support.db import rows as db_rows
 
 DIM = 384
 CHARS_PER_CHUNK = 680

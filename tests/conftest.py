@@ -12,8 +12,8 @@ import pytest
 from biomd.app.engine import Engine
 from biomd.retrieval.embedding import FastEmbedder
 from biomd.settings import Settings
-from tests.fake_llm import FakeLLM, fake_llm
-from tests.models import MINILM_NAME, minilm_dir
+from tests.support.fake_llm import FakeLLM, fake_llm
+from tests.support.model_files import MINILM_NAME, minilm_dir
 
 
 @pytest.fixture(scope="session", autouse=True)
