@@ -344,20 +344,21 @@ class Assistant:
             png = await asyncio.to_thread(mirror_picture.render_png, view)
             await self._picture(channel, chat, "mirror.png", png, "How you write with each person")
 
-    async def _cmd_read(self, channel: Channel, chat: str, args: str) -> None:
-        """/read: the sources waiting for a choice; /read 12 all|mine|since DATE|later."""
+    async def _cmd_scope(self, channel: Channel, chat: str, args: str) -> None:
+        """/scope: the sources waiting for a choice; /scope 12 all|mine|since DATE|later (the
+        older /read still works)."""
         words = args.split()
         if not words:
             choices = await self.engine.biographer.cost.choices()
             await self._say(channel, chat, replies.reading_choices(choices))
             return
-        doc_id = _id(words[0], "/read 12 mine")
+        doc_id = _id(words[0], "/scope 12 mine")
         try:
             scope = reading.scope(*words[1:3]) if len(words) > 1 else "all"
         except BiomdError:
             raise BiomdError(
-                "Read it how? /read 12 all, /read 12 mine, /read 12 since 2024-01-01, or "
-                "/read 12 later."
+                "Read it how? /scope 12 all, /scope 12 mine, /scope 12 since 2024-01-01, or "
+                "/scope 12 later."
             ) from None
         await reading.decide(self.engine.biographer, doc_id, scope)
         await self._say(channel, chat, replies.reading_chosen(doc_id, scope))
@@ -432,6 +433,12 @@ class Command:
     help: str
     run: Callable[[Assistant, Channel, str, str], Awaitable[None]]
     local: bool = False
+    aliases: tuple[str, ...] = ()
+    """Older names that still work, not offered in menus or /help."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
 
 
 COMMANDS: tuple[Command, ...] = (
@@ -461,9 +468,10 @@ COMMANDS: tuple[Command, ...] = (
         Assistant._cmd_mirror,
     ),
     Command(
-        "read",
-        "Choose how much of a costly source to read: /read 12 mine",
-        Assistant._cmd_read,
+        "scope",
+        "Choose how much of a costly source is read: /scope 12 mine",
+        Assistant._cmd_scope,
+        aliases=("read",),
     ),
     Command(
         "ingest",
@@ -472,7 +480,7 @@ COMMANDS: tuple[Command, ...] = (
         local=True,
     ),
 )
-BY_NAME = {c.name: c for c in COMMANDS}
+BY_NAME = {name: c for c in COMMANDS for name in c.names}
 
 
 def commands(local: bool = False) -> list[Command]:

@@ -1,5 +1,5 @@
 """The owner's say in what is read, and reading what is new. One implementation for every
-front-end: `biomd ingest` and `biomd analyse --pending`, /read in a chat app, and the job
+front-end: `biomd ingest` and `biomd analyse --pending`, /scope in a chat app, and the job
 that reads a file the owner sent."""
 
 from __future__ import annotations

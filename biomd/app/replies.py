@@ -356,8 +356,8 @@ def reading_choices(choices: Sequence[ReadingChoice]) -> str:
         blocks.append(
             f"Reading #{n} {r.name} costs {c.all.describe()}; only your own messages, "
             f"{c.mine.describe()}.{held}\n"
-            f"/read {n} all · /read {n} mine · /read {n} since {_year_before(r.content_end)} · "
-            f"/read {n} later"
+            f"/scope {n} all · /scope {n} mine · /scope {n} since {_year_before(r.content_end)} · "
+            f"/scope {n} later"
         )
     return "\n\n".join(blocks)
 
@@ -370,10 +370,10 @@ def reading_buttons(choices: Sequence[ReadingChoice]) -> list[tuple[str, str]]:
     n = r.document_id
     since = _year_before(r.content_end)
     return [
-        ("Read all", f"/read {n} all"),
-        ("Only mine", f"/read {n} mine"),
-        (f"Since {since}", f"/read {n} since {since}"),
-        ("Not now", f"/read {n} later"),
+        ("Read all", f"/scope {n} all"),
+        ("Only mine", f"/scope {n} mine"),
+        (f"Since {since}", f"/scope {n} since {since}"),
+        ("Not now", f"/scope {n} later"),
     ]
 
 
@@ -385,7 +385,7 @@ def _year_before(end: str | None) -> str:
 
 def reading_chosen(doc_id: int, scope: str) -> str:
     if scope == "later":
-        return f"#{doc_id} waits; /read shows it again."
+        return f"#{doc_id} waits; /scope shows it again."
     what = {"all": "all of it", "mine": "only your own messages"}.get(
         scope, f"what was written since {scope.partition(':')[2]}"
     )

@@ -26,7 +26,7 @@ from biomd.settings import Settings
 log = logging.getLogger(__name__)
 
 _AUDIO = (".ogg", ".oga", ".opus", ".m4a", ".mp3", ".wav", ".webm")
-_COMMANDS = {c.name for c in commands()}
+_COMMANDS = {name for c in commands() for name in c.names}
 READY_WAIT_S = 60
 VIEW_HELD_S = 3600.0  # discord.py forgets a message's buttons after this; they keep working
 CUSTOM_ID_MAX = 100

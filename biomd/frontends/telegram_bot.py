@@ -184,7 +184,7 @@ class TelegramBot:
     def _register(self) -> None:
         app = self.app
         app.add_handler(TypeHandler(Update, self._gatekeeper), group=-1)
-        app.add_handler(CommandHandler([c.name for c in commands()], self._command))
+        app.add_handler(CommandHandler([n for c in commands() for n in c.names], self._command))
         media = (
             filters.Document.ALL
             | filters.PHOTO

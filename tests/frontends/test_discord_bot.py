@@ -209,17 +209,17 @@ async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_ow
                 await dc.wait_for(lambda: dc.buttons())
                 ((choice, keys),) = dc.buttons()
                 assert keys == [
-                    ("Read all", "/read 1 all"),
-                    ("Only mine", "/read 1 mine"),
-                    ("Since 2020-02-14", "/read 1 since 2020-02-14"),
-                    ("Not now", "/read 1 later"),
+                    ("Read all", "/scope 1 all"),
+                    ("Only mine", "/scope 1 mine"),
+                    ("Since 2020-02-14", "/scope 1 since 2020-02-14"),
+                    ("Not now", "/scope 1 later"),
                 ]
                 asked = dc.messages[choice]["content"]
                 assert asked.startswith(f"Reading #1 {name} costs about $0.00 (")
-                await dc.press(STRANGER, "/read 1 all", choice)
+                await dc.press(STRANGER, "/scope 1 all", choice)
                 await dc.press(OWNER, "/nonsense 1", choice)  # no such command: ignored
                 llm.reply_with("Ana asks who is coming on Sunday [#1].")
-                await dc.press(OWNER, "/read 1 mine", choice)
+                await dc.press(OWNER, "/scope 1 mine", choice)
                 await dc.wait_for(lambda: any("finished reading" in t for t in dc.texts()))
             finally:
                 await app.stop()

@@ -458,10 +458,10 @@ async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -
     await site.engine.store.reading.add(doc)
     await site.engine.biographer.cost.hold(doc)
     html = (await site.client.get("/sources")).text
-    assert f'action="/source/{doc}/read?csrf=' in html and "you said not now" in html
+    assert f'action="/source/{doc}/scope?csrf=' in html and "you said not now" in html
     assert "the rest: about $0.00" in html
     site.llm.reply_with("Read the note.")
-    r = await site.client.post(f"/source/{doc}/read", data={"scope": "mine"}, headers=site.csrf)
+    r = await site.client.post(f"/source/{doc}/scope", data={"scope": "mine"}, headers=site.csrf)
     assert r.status_code == 303
 
     async def read() -> bool:

@@ -117,9 +117,9 @@ def _mark(value: str, start: int, end: int) -> tuple[int, int]:
     return (lo - start, hi - start) if hi > lo else (0, 0)
 
 
-async def read_choice(request: Request) -> Response:
+async def scope_choice(request: Request) -> Response:
     """The owner's choice for a source whose reading waits: all, mine, since a date, or
-    later; the reading is queued like the bots' /read."""
+    later; the reading is queued like the bots' /scope."""
     web = web_of(request)
     doc_id = int(request.path_params["doc"])
     form = await request.form()
@@ -127,7 +127,7 @@ async def read_choice(request: Request) -> Response:
     args = f"{doc_id} {how}"
     if how == "since":
         args += f" {form.get('since') or ''}"
-    await web.assistant.on_command(web.channel, CHAT, "read", args)
+    await web.assistant.on_command(web.channel, CHAT, "scope", args)
     return RedirectResponse("/sources", 303)
 
 
