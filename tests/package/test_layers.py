@@ -24,13 +24,15 @@ PACKAGE = ROOT / "biomd"
 
 def layer_of(module: str) -> str:
     """The layer a module belongs to: its package under biomd (the sample life counts as the
-    app's), or the base for the package's own top-level modules."""
+    app's), or the base for the package's own top-level modules and the settings."""
     parts = module.split(".")
     package = ".".join(parts[:2])
     if package == "biomd.__main__":
         return "biomd.frontends"
     if package == "biomd.sample":
         return "biomd.app"
+    if package == "biomd.settings":  # a package of its own, and the base all layers read
+        return "biomd.base"
     if len(parts) >= 2 and (PACKAGE / parts[1]).is_dir():
         return package
     return "biomd.base"
@@ -258,7 +260,7 @@ def test_only_storage_opens_a_database_or_reaches_for_its_connection() -> None:
 
 def test_the_top_of_the_package_holds_only_the_base_and_packages() -> None:
     loose = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__"}
-    assert loose == {"settings", "endpoints", "errors", "redact", "fold", "plural", "plugins"} | {
+    assert loose == {"endpoints", "errors", "redact", "fold", "plural", "plugins"} | {
         "__main__"  # `python -m biomd`, the CLI's (a front-end)
     }
 
