@@ -123,7 +123,7 @@ async def run_sample(
     queries = build_queries([sample], corpus)
     work = args.work / sample["sample_id"]
     owner = sample["conversation"]["speaker_a"]  # the reader notes from someone's side
-    settings = settings_for(args, work, model_path).model_copy(update={"owner_names": owner})
+    settings = settings_for(args, work, model_path).but(**{"owner_names": owner})
     async with await Engine.open(settings) as engine:
         noted = await note_corpus(engine, corpus, work / "sources")
         return noted, await score(engine, corpus, queries, args.weights)

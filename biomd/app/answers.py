@@ -50,7 +50,7 @@ class Answers:
         """The answer as a source of its own, recorded as the question's answer; its id."""
         question = await self.questions.get(question_id)
         now = datetime.now(self.settings.zone)
-        owner = self.settings.owner_list[0] if self.settings.owner_list else "Me"
+        owner = self.settings.owner.names[0] if self.settings.owner.names else "Me"
         body = (
             f"Answer to the biographer's open question [{question.id}]: {question.text}\n\n"
             f"[{now:%Y-%m-%d %H:%M}] {owner} (owner): {' '.join(text.split())}\n"

@@ -1,6 +1,6 @@
 """The config file (`biomd config set|get|unset|list|path`): one setting a line, BIOMD_NAME=value,
-checked before it is written. A key is accepted as BIOMD_OWNER_NAMES, owner_names or
-owner-names; a plugin's settings are BIOMD_<PLUGIN>_<NAME> in the same file."""
+checked before it is written. A key is accepted as BIOMD_LLM_MODEL, llm_model, llm-model or
+llm.model (its group and field); a plugin's settings are BIOMD_<PLUGIN>_<NAME> in the same file."""
 
 from __future__ import annotations
 
@@ -24,10 +24,11 @@ from biomd.errors import ConfigError
 from biomd.settings import (
     CONFIG_DIR_VARIABLE,
     PREFIX,
-    SECRET_FIELDS,
+    SECRETS,
     Settings,
     config_file,
     invalid,
+    names,
 )
 from biomd.settings import environment as settings_environment
 
@@ -76,8 +77,8 @@ def masked(value: str) -> str:
 def known() -> dict[str, Known]:
     """Every setting biomd and its installed plugins have, by name (BIOMD_...)."""
     found = {
-        PREFIX + name.upper(): _known(name, info, name in SECRET_FIELDS)
-        for name, info in Settings.model_fields.items()
+        names.name_of(path): _known(path[-1], info, path in SECRETS, key=names.name_of(path))
+        for path, info in names.paths(Settings)
     }
     for plugin, model in plugins.declared_settings().items():
         for name, info in model.model_fields.items():
@@ -90,6 +91,8 @@ def _known(
     field: str, info: FieldInfo, secret: bool, plugin: str | None = None, key: str = ""
 ) -> Known:
     default = "" if info.default_factory is not None or info.default is None else info.default
+    if isinstance(default, tuple | frozenset):
+        default = ",".join(str(x) for x in default)
     return Known(
         name=key or PREFIX + field.upper(),
         description=info.description or "",
@@ -106,19 +109,16 @@ def secret_names() -> set[str]:
 
 def aliases() -> dict[str, str]:
     """Older names still read, each to the setting it is now (BIOMD_STEPS_INGEST: ...)."""
-    return {
-        alias.upper(): PREFIX + name.upper()
-        for name, info in Settings.model_fields.items()
-        for alias in getattr(info.validation_alias, "choices", [])
-        if isinstance(alias, str)
-        and alias.upper().startswith(PREFIX)
-        and alias.upper() != PREFIX + name.upper()
-    }
+    return {old: names.name_of(path) for old, path in names.OLDER.items()}
 
 
 def name_of(key: str) -> str:
     """The setting a key names (BIOMD_OWNER_NAMES from owner_names, owner-names or itself), or a
     ConfigError saying which names come close."""
+    by_path = dict(names.paths(Settings))
+    path = tuple(key.strip().replace("-", "_").lower().split("."))
+    if len(path) == 2 and path in by_path:
+        return names.name_of(path)  # llm.model, as the settings' groups hold it
     raw = key.strip().replace("-", "_").replace(".", "_").upper()
     if raw == CONFIG_DIR_VARIABLE:
         raise ConfigError(
@@ -206,9 +206,9 @@ def check(values: dict[str, str], file: Path) -> None:
             chosen = _FileOnly(_env_file=candidate)  # type: ignore[call-arg]
         except ValidationError as exc:
             raise ConfigError(invalid(exc, None, from_environment=False, lead=REFUSED)) from None
-    if chosen.llm_backend not in (known_backends := backends()):
+    if chosen.llm.backend not in (known_backends := backends()):
         raise ConfigError(
-            f"{REFUSED}\nBIOMD_LLM_BACKEND: no backend is called {chosen.llm_backend!r}; "
+            f"{REFUSED}\nBIOMD_LLM_BACKEND: no backend is called {chosen.llm.backend!r}; "
             f"there are {', '.join(sorted(known_backends))} (`biomd plugins` lists what "
             "plugins add)."
         )

@@ -70,7 +70,7 @@ class Engine:
         redact.register(settings.secrets())
         self.settings = settings
         self.store = store
-        owners = settings.owner_list
+        owners = settings.owner.names
         self.embeddings = Embeddings(
             settings,
             store,
@@ -83,13 +83,13 @@ class Engine:
             self.embeddings.serving,
             VectorIndex(settings.data_dir / "cache"),
             FusionConfig(),
-            languages=settings.language_list,
+            languages=settings.owner.languages,
             zone=settings.zone,
             timeline=lambda: self.profile.timeline(),
         )
-        self.ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
+        self.ledger = Ledger(store, settings.zone, settings.costs.daily_limit_usd)
         self.backend = choose(settings, self.ledger)
-        self.profile = Profile(store, settings.data_dir / "bio.md", settings.language)
+        self.profile = Profile(store, settings.data_dir / "bio.md", settings.owner.language)
         self.biographer = Biographer(settings, store, self.searcher, self.profile, self.backend)
         self.sources = Sources(
             settings,

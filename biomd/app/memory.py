@@ -77,7 +77,7 @@ class Memory:
     @property
     def read_cap(self) -> int:
         """What one read may return, with room for its heading within an answer's cap."""
-        return min(self.engine.settings.read_max_chars, CAP - 600)
+        return min(self.engine.settings.biographer.read_max_chars, CAP - 600)
 
     @property
     def state(self) -> ToolState:

@@ -79,9 +79,9 @@ async def codex(settings: Settings) -> Codex | None:
 
 def embedding_downloaded(settings: Settings) -> bool:
     """Whether the embedding model has been downloaded (loaded once) into the models dir."""
-    return model_downloaded(settings.embed_model, settings.models_dir)
+    return model_downloaded(settings.embed.model, settings.models_dir)
 
 
 def embedding_size(settings: Settings) -> str:
     """The embedding model's download size, e.g. "130 MB"."""
-    return download_size(settings.embed_model)
+    return download_size(settings.embed.model)

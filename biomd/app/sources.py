@@ -196,14 +196,14 @@ class Sources:
         """What converters need: the owner, the time zone, speech and vision models."""
         s = self.settings
         return ConvertContext(
-            owner_names=s.owner_list,
+            owner_names=s.owner.names,
             timezone=s.zone,
             transcriber=self.transcriber(),
             describer=self.backend.describer(),
             hints=self._hints_from_thread(),
             scratch_dir=self.raw.tmp,
-            zip_limits=s.zip_limits,
-            date_order=s.chat_date_order,
+            zip_limits=s.zip,
+            date_order=s.owner.chat_date_order,
         )
 
     def transcriber(self) -> WhisperTranscriber:
@@ -211,12 +211,12 @@ class Sources:
         if self._transcriber is None:
             s = self.settings
             self._transcriber = WhisperTranscriber(
-                s.whisper_model,
-                device=s.whisper_device,
-                compute_type=s.whisper_compute_type,
+                s.whisper.model,
+                device=s.whisper.device,
+                compute_type=s.whisper.compute_type,
                 cache_dir=s.models_dir / "whisper",
-                language=s.whisper_language,
-                likely=s.language_list,
+                language=s.whisper.language,
+                likely=s.owner.languages,
             )
         return self._transcriber
 
@@ -252,7 +252,7 @@ class Sources:
     async def states(self) -> list[SourceRow]:
         """Every source, newest first, with its vectors, how far the biographer read it,
         and for those waiting what the rest will cost and whether it waits for the owner."""
-        part = self.settings.reading_part_chars
+        part = self.settings.reading.part_chars
         waiting = {r.document_id: r for r in await self.biographer.reading.pending()}
         rows = []
         for s in await self.store.documents.states():
@@ -281,7 +281,7 @@ class Sources:
 
     async def read(self, doc_id: int, offset: int = 0, length: int | None = None) -> Slice:
         """An exact slice of a source's text, at most BIOMD_READ_MAX_CHARS long."""
-        cap = self.settings.read_max_chars
+        cap = self.settings.biographer.read_max_chars
         return await self.searcher.read_source(doc_id, offset, min(length or cap, cap))
 
     async def search(self, query: str, limit: int = 10, mode: Mode = "hybrid") -> list[Hit]:
@@ -305,7 +305,7 @@ class Sources:
         if counts.vectors or not counts.chunks:
             return None
         s = self.settings
-        failed = None if s.embed_model_path else download_failed(s.embed_model, s.models_dir)
+        failed = None if s.embed.model_path else download_failed(s.embed.model, s.models_dir)
         return failed or "No vectors have been made yet; `biomd embed` makes them."
 
     async def notes(self, query: str, limit: int = 10) -> list[Note]:

@@ -119,11 +119,11 @@ class OpenAIBackend:
 
     def runner(self) -> AgentLoop:
         s = self.settings
-        return AgentLoop(self.model(), s.llm_max_tokens, s.turn_timeout)
+        return AgentLoop(self.model(), s.llm.max_tokens, s.turn_timeout)
 
     def reading_runner(self, writer: asyncio.Lock) -> ReadingTurn:
         s = self.settings
-        return ReadingTurn(self.model(), writer, s.llm_max_tokens, s.turn_timeout)
+        return ReadingTurn(self.model(), writer, s.llm.max_tokens, s.turn_timeout)
 
     async def prices(self) -> Prices | None:
         return _known(await prices(self.settings.endpoint()))
@@ -140,13 +140,13 @@ class OpenAIBackend:
     def reader_concurrency(self) -> int:
         s = self.settings
         chosen = "reader_concurrency" in s.model_fields_set  # a server run with --parallel
-        return 1 if s.reader_is_local and not chosen else s.reader_concurrency
+        return 1 if s.reader_is_local and not chosen else s.reader.concurrency
 
     @property
     def turn_concurrency(self) -> int:
         s = self.settings
         chosen = "reader_concurrency" in s.model_fields_set
-        return 1 if s.endpoint().is_local and not chosen else s.reader_concurrency
+        return 1 if s.endpoint().is_local and not chosen else s.reader.concurrency
 
 
 class CodexBackend:
@@ -169,7 +169,7 @@ class CodexBackend:
     @property
     def missing(self) -> str:
         return (
-            f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({self.settings.codex_bin}) was not "
+            f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({self.settings.codex.bin}) was not "
             "found. Install it with `npm i -g @openai/codex`, then sign in with `codex login`; "
             "or set BIOMD_CODEX_BIN to where it is."
         )
@@ -204,14 +204,14 @@ class CodexBackend:
         return FREE
 
     async def reader_prices(self) -> Prices | None:
-        if self.settings.reader_base_url:  # an endpoint of its own, priced as any
+        if self.settings.reader.base_url:  # an endpoint of its own, priced as any
             return _known(await prices(self.settings.reader_endpoint()))
         return FREE
 
     def reader(self) -> JsonModel:
         """An endpoint of its own where BIOMD_READER_BASE_URL names one, else Codex."""
         if self._reader is None:
-            if self.settings.reader_base_url:
+            if self.settings.reader.base_url:
                 self._reader = OpenAIChat(self.settings.reader_endpoint(), self.ledger)
             else:
                 self._reader = self.model()
@@ -219,8 +219,8 @@ class CodexBackend:
 
     @property
     def reader_concurrency(self) -> int:
-        if self.settings.reader_base_url and not self.settings.reader_is_local:
-            return self.settings.reader_concurrency
+        if self.settings.reader.base_url and not self.settings.reader_is_local:
+            return self.settings.reader.concurrency
         return 1
 
     @property
@@ -270,9 +270,9 @@ def backends() -> dict[str, Factory]:
 def choose(settings: Settings, ledger: Ledger) -> Backend:
     """The backend BIOMD_LLM_BACKEND names, or a ConfigError listing those there are."""
     known = backends()
-    if settings.llm_backend not in known:
+    if settings.llm.backend not in known:
         raise ConfigError(
-            f"BIOMD_LLM_BACKEND is {settings.llm_backend!r}, which no backend is called: "
+            f"BIOMD_LLM_BACKEND is {settings.llm.backend!r}, which no backend is called: "
             f"{', '.join(sorted(known))} (`biomd plugins` lists what plugins add)."
         )
-    return known[settings.llm_backend](settings, ledger)
+    return known[settings.llm.backend](settings, ledger)

@@ -51,7 +51,7 @@ class BioBudget:
         """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS (or, in the middle
         of a round of reading, past READING_SLACK times it, within the model's window);
         True if it did."""
-        limit = self.settings.bio_max_chars
+        limit = self.settings.biographer.bio_max_chars
         if reading:
             limit = reading_limit(limit, await self.room())
         if len(await self.profile.load()) <= limit:
@@ -70,7 +70,7 @@ class BioBudget:
         if len(await self.profile.load()) <= room:
             return
         try:
-            await self.consolidate(target=held_to(self.settings.bio_max_chars, room))
+            await self.consolidate(target=held_to(self.settings.biographer.bio_max_chars, room))
         except BiomdError as exc:
             log.warning(
                 "bio.md is too big for the model's context and was not consolidated: %s", exc
@@ -78,7 +78,7 @@ class BioBudget:
 
     async def held_to(self) -> int:
         """The size bio.md is consolidated to, with this model's window."""
-        return held_to(self.settings.bio_max_chars, await self.room())
+        return held_to(self.settings.biographer.bio_max_chars, await self.room())
 
     async def room(self) -> int:
         """Characters bio.md may take in the model's window before a turn."""
@@ -92,8 +92,8 @@ class BioBudget:
         before = await self.profile.load()
         turn_id = await self.store.turns.start("consolidate", "consolidate bio.md")
         try:
-            budget = target or self.settings.bio_max_chars
-            longest = max(self.settings.llm_max_tokens, int(len(before) / 2.5))
+            budget = target or self.settings.biographer.bio_max_chars
+            longest = max(self.settings.llm.max_tokens, int(len(before) / 2.5))
             with in_turn(turn_id):
                 after = await rewrite(model, before, budget, max_tokens=longest)
         except BaseException as exc:

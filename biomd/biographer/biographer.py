@@ -64,7 +64,7 @@ class Biographer:
 
     def toolbox(self, turn: TurnContext) -> Toolbox:
         """The tools of one turn (here, or in the Codex turn's tool server)."""
-        return Toolbox(self.searcher, self.profile, self.settings.read_max_chars, turn)
+        return Toolbox(self.searcher, self.profile, self.settings.biographer.read_max_chars, turn)
 
     def agent(self) -> Agent:
         """Turns on the backend's runner: Codex runs its own tool loop, any other model runs
@@ -76,10 +76,10 @@ class Biographer:
             self.toolbox,
             self.profile.load,
             self.store,
-            bio_budget=s.bio_max_chars,
-            owner_names=s.owner_list,
-            language=s.language,
-            evidence_chars=s.chat_evidence_chars,
+            bio_budget=s.biographer.bio_max_chars,
+            owner_names=s.owner.names,
+            language=s.owner.language,
+            evidence_chars=s.chat.evidence_chars,
             tools_with_evidence=s.chat_tools_with_evidence,
         )
 
@@ -102,7 +102,7 @@ class Biographer:
         result = await self.agent().run(
             "analysis",
             request,
-            steps=self.settings.steps_analysis,
+            steps=self.settings.biographer.analysis_steps,
             document_id=document_id,
             on_step=on_step,
         )

@@ -38,7 +38,7 @@ class Conversation:
 
     async def tail(self) -> list[dict[str, str]]:
         """The last BIOMD_CHAT_TAIL messages, as a turn sees them."""
-        n = self.settings.chat_tail
+        n = self.settings.chat.tail
         if n == 0:
             return []
         return [{"role": m.role, "content": m.content} for m in await self.store.chat.recent(n)]
@@ -65,7 +65,7 @@ class Conversation:
         result = await self.agent().run(
             "chat",
             message,
-            steps=self.settings.steps_chat,
+            steps=self.settings.chat.steps,
             chat_tail=tail,
             chat_dates=dates,
             on_step=on_step,

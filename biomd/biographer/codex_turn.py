@@ -20,7 +20,7 @@ from biomd.errors import LLMError
 from biomd.models.codex import CodexCLI, prompt
 from biomd.models.llm import ToolCall
 from biomd.models.text_calls import visible
-from biomd.settings import SECRET_FIELDS, Settings
+from biomd.settings import Settings
 
 STATE = "state.json"  # the turn's record, as the tool server keeps it
 
@@ -73,7 +73,7 @@ class CodexTurn:
         return Outcome(report, state, f"({run.failure})" if run.failure else "")
 
     def _write_turn(self, folder: Path, turn: Turn) -> None:
-        settings = self.settings.model_dump(mode="json", exclude=set(SECRET_FIELDS))
+        settings = self.settings.without_secrets()
         spec = {"settings": settings, **turn.context.to_json()}
         path = folder / "turn.json"
         path.write_text(json.dumps(spec), encoding="utf-8")

@@ -21,7 +21,7 @@ import discord
 from biomd.app.assistant import Assistant, Incoming, commands
 from biomd.app.channels import DISCORD_LIMIT, Buttons
 from biomd.errors import BiomdError, PlatformUnavailable
-from biomd.settings import Settings
+from biomd.settings import Settings, revealed
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class DiscordBot:
     def __init__(self, settings: Settings, assistant: Assistant) -> None:
         self.settings = settings
         self.assistant = assistant
-        self.allowed = settings.discord_users
+        self.allowed = settings.discord.allowed_users
         intents = discord.Intents.default()
         intents.message_content = True
         intents.dm_messages = True
@@ -221,7 +221,7 @@ class DiscordBot:
         while True:
             try:
                 with reachable():
-                    await self.client.login(self.settings.discord_token or "")
+                    await self.client.login(revealed(self.settings.discord.token) or "")
                 break
             except discord.LoginFailure as exc:
                 raise BiomdError(f"Discord rejected BIOMD_DISCORD_TOKEN: {exc}") from exc

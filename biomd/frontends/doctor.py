@@ -74,39 +74,39 @@ def check_config_file(file: ConfigFile) -> Iterator[Check]:
 
 
 def check_models(s: Settings) -> Iterator[Check]:
-    if s.embed_model_path:
-        there = (s.embed_model_path / "model.onnx").is_file() or any(
-            s.embed_model_path.rglob("*.onnx")
+    if s.embed.model_path:
+        there = (s.embed.model_path / "model.onnx").is_file() or any(
+            s.embed.model_path.rglob("*.onnx")
         )
         if there:
-            mb = size_mb(s.embed_model_path)
+            mb = size_mb(s.embed.model_path)
             yield Check(
                 OK,
                 "models",
-                f"embedding model {s.embed_model} from {s.embed_model_path} ({mb:,.0f} MB)",
+                f"embedding model {s.embed.model} from {s.embed.model_path} ({mb:,.0f} MB)",
             )
         else:
             yield Check(
                 FAIL,
                 "models",
-                f"BIOMD_EMBED_MODEL_PATH={s.embed_model_path} has no .onnx model",
+                f"BIOMD_EMBED_MODEL_PATH={s.embed.model_path} has no .onnx model",
                 "point it at a folder with model.onnx, tokenizer.json and config.json",
             )
     elif model_checks.embedding_downloaded(s):
-        part = s.embed_model.split("/")[-1].lower()
+        part = s.embed.model.split("/")[-1].lower()
         dirs = [p for p in s.models_dir.glob("*") if part in p.name.lower()]
         mb = sum(size_mb(p) for p in dirs)
-        yield Check(OK, "models", f"embedding model {s.embed_model} downloaded ({mb:,.0f} MB)")
+        yield Check(OK, "models", f"embedding model {s.embed.model} downloaded ({mb:,.0f} MB)")
     else:
         yield Check(
             WARN,
             "models",
-            f"embedding model {s.embed_model} not downloaded yet "
+            f"embedding model {s.embed.model} not downloaded yet "
             f"({model_checks.embedding_size(s)}, fetched once on first use)",
             "without network access, put the model files in a folder and set "
             "BIOMD_EMBED_MODEL_PATH",
         )
-    whisper = Path(s.whisper_model).expanduser()
+    whisper = Path(s.whisper.model).expanduser()
     if whisper.is_dir():
         if (whisper / "model.bin").is_file():
             yield Check(OK, "models", f"speech model from {whisper} ({size_mb(whisper):,.0f} MB)")
@@ -119,16 +119,16 @@ def check_models(s: Settings) -> Iterator[Check]:
             )
         return
     cache = s.models_dir / "whisper"
-    found = list(cache.glob(f"models--*faster-whisper-{s.whisper_model}")) if cache.is_dir() else []
+    found = list(cache.glob(f"models--*faster-whisper-{s.whisper.model}")) if cache.is_dir() else []
     if found and any(found[0].rglob("model.bin")):
         yield Check(
-            OK, "models", f"speech model {s.whisper_model} downloaded ({size_mb(found[0]):,.0f} MB)"
+            OK, "models", f"speech model {s.whisper.model} downloaded ({size_mb(found[0]):,.0f} MB)"
         )
     else:
         yield Check(
             WARN,
             "models",
-            f"speech model {s.whisper_model} not downloaded yet "
+            f"speech model {s.whisper.model} not downloaded yet "
             "(fetched once, with the first voice note)",
             "without network access, set BIOMD_WHISPER_MODEL to a local model folder",
         )
@@ -201,11 +201,11 @@ def check_store(s: Settings) -> Iterator[Check]:
         )
     stored_model = health.meta.get("embed_model")
     missing = health.chunks_without_vectors
-    if stored_model and stored_model != s.embed_model:
+    if stored_model and stored_model != s.embed.model:
         yield Check(
             WARN,
             "store",
-            f"vectors were made with {stored_model}, but BIOMD_EMBED_MODEL is {s.embed_model};"
+            f"vectors were made with {stored_model}, but BIOMD_EMBED_MODEL is {s.embed.model};"
             f" search uses {stored_model} until they are re-embedded",
             "`biomd reindex` (search keeps working meanwhile), or the bot does it at start",
         )
@@ -222,7 +222,7 @@ def check_scheduler(s: Settings) -> Iterator[Check]:
 
     try:
         zone = s.zone
-        trigger = CronTrigger.from_crontab(s.questions_cron, timezone=zone)
+        trigger = CronTrigger.from_crontab(s.questions.cron, timezone=zone)
     except Exception as exc:
         yield Check(
             FAIL,
@@ -231,12 +231,12 @@ def check_scheduler(s: Settings) -> Iterator[Check]:
             "BIOMD_QUESTIONS_CRON like '0 19 * * *', BIOMD_TIMEZONE like Europe/Lisbon",
         )
         return
-    if s.questions_per_push == 0:
+    if s.questions.per_push == 0:
         yield Check(OK, "schedule", "questions are never pushed (BIOMD_QUESTIONS_PER_PUSH=0)")
         return
     nxt = trigger.get_next_fire_time(None, datetime.now(zone))
     when = nxt.strftime("%a %d %b %H:%M %Z") if nxt else "never"
-    yield Check(OK, "schedule", f"questions pushed '{s.questions_cron}' ({zone}); next {when}")
+    yield Check(OK, "schedule", f"questions pushed '{s.questions.cron}' ({zone}); next {when}")
 
 
 # -- network ---------------------------------------------------------------------------------------
@@ -250,7 +250,7 @@ async def check_codex(s: Settings) -> list[Check]:
             Check(
                 FAIL,
                 "llm",
-                f"BIOMD_LLM_BACKEND is codex but {s.codex_bin} is not found",
+                f"BIOMD_LLM_BACKEND is codex but {s.codex.bin} is not found",
                 "`npm i -g @openai/codex`, then `codex login`",
             )
         ]
@@ -288,7 +288,7 @@ async def check_codex(s: Settings) -> list[Check]:
 
 
 async def check_llm(s: Settings) -> list[Check]:
-    if s.llm_backend == "codex":
+    if s.llm.backend == "codex":
         return await check_codex(s)
 
     ep = s.endpoint()
@@ -334,7 +334,7 @@ async def check_llm(s: Settings) -> list[Check]:
 
 async def check_reader(s: Settings) -> list[Check]:
     """The reader, where it is a model or an endpoint of its own."""
-    if not (s.reader_model or s.reader_base_url):
+    if not (s.reader.model or s.reader.base_url):
         return []
     r = s.reader_endpoint()
     problem = await model_checks.answers(r.base_url, r.api_key or "", r.model)
@@ -356,17 +356,19 @@ def unreachable(topic: str, exc: PlatformUnavailable) -> Check:
 
 
 async def check_telegram(s: Settings) -> list[Check]:
-    if not s.telegram_token:
+    if not s.telegram.token:
         return [Check(OK, "telegram", "not configured")]
     from telegram import Bot
     from telegram.error import TelegramError
 
     from biomd.frontends.telegram_bot import api_urls, reachable
 
-    base_url, base_file_url = api_urls(s.telegram_api_url)
+    base_url, base_file_url = api_urls(s.telegram.api_url)
     try:
         with reachable():
-            async with Bot(s.telegram_token, base_url=base_url, base_file_url=base_file_url) as bot:
+            async with Bot(
+                s.telegram.token.get_secret_value(), base_url=base_url, base_file_url=base_file_url
+            ) as bot:
                 me = await bot.get_me()
     except PlatformUnavailable as exc:
         return [unreachable("telegram", exc)]
@@ -380,7 +382,7 @@ async def check_telegram(s: Settings) -> list[Check]:
             )
         ]
     out = [Check(OK, "telegram", f"token works: @{me.username}")]
-    if not s.telegram_users:
+    if not s.telegram.allowed_users:
         out.append(
             Check(
                 FAIL,
@@ -393,7 +395,7 @@ async def check_telegram(s: Settings) -> list[Check]:
 
 
 async def check_discord(s: Settings) -> list[Check]:
-    if not s.discord_token:
+    if not s.discord.token:
         return [Check(OK, "discord", "not configured")]
     import discord
 
@@ -402,7 +404,7 @@ async def check_discord(s: Settings) -> list[Check]:
     client = discord.Client(intents=discord.Intents.none())
     try:
         with reachable():
-            await client.login(s.discord_token)
+            await client.login(s.discord.token.get_secret_value())
         name = str(client.user)
     except PlatformUnavailable as exc:
         return [unreachable("discord", exc)]
@@ -418,7 +420,7 @@ async def check_discord(s: Settings) -> list[Check]:
     finally:
         await client.close()
     out = [Check(OK, "discord", f"token works: {name}")]
-    if not s.discord_users:
+    if not s.discord.allowed_users:
         out.append(
             Check(
                 FAIL,

@@ -16,7 +16,7 @@ from biomd.app.channels import Channel
 from biomd.app.engine import Engine
 from biomd.app.jobs import JobQueue
 from biomd.plugins import hookimpl
-from biomd.settings import Settings
+from biomd.settings import Settings, revealed
 
 log = logging.getLogger(__name__)
 
@@ -73,11 +73,15 @@ def _served(platform: str, token: str | None, owners: frozenset[int], greet: str
 
 
 def _telegram_configured(settings: Settings) -> bool:
-    return _served("telegram", settings.telegram_token, settings.telegram_users, "Message")
+    return _served(
+        "telegram", revealed(settings.telegram.token), settings.telegram.allowed_users, "Message"
+    )
 
 
 def _discord_configured(settings: Settings) -> bool:
-    return _served("discord", settings.discord_token, settings.discord_users, "DM")
+    return _served(
+        "discord", revealed(settings.discord.token), settings.discord.allowed_users, "DM"
+    )
 
 
 def _telegram(running: Running) -> Platform:
@@ -112,7 +116,7 @@ def register_frontends(register: Callable[[Frontend], None]) -> None:
     """biomd's own platforms, registered as a default plugin."""
     register(Frontend("telegram", _telegram_configured, _telegram))
     register(Frontend("discord", _discord_configured, _discord))
-    register(Frontend(WEB, lambda s: s.web, _web, chat=False))
+    register(Frontend(WEB, lambda s: s.web.enabled, _web, chat=False))
 
 
 @functools.cache

@@ -46,7 +46,7 @@ class BotApp:
     ) -> None:
         self.settings = settings
         self.names = [] if web_only else configured_chats(settings)
-        if settings.web or web_only:
+        if settings.web.enabled or web_only:
             self.names.append(WEB)
         if not self.names:
             raise ConfigError(NOTHING_CONFIGURED)
@@ -91,13 +91,13 @@ class BotApp:
         from biomd.frontends.scheduler import build_scheduler
 
         self._scheduler = build_scheduler(
-            settings.questions_cron,
+            settings.questions.cron,
             settings.zone,
             self.push_questions,
             self.read_pending,
             self.flush_outbox,
             self.mirror,
-            settings.mirror_cron,
+            settings.mirror.cron,
         )
         self._scheduler.start()
         await self.flush_outbox()  # anything kept from before a restart
@@ -112,7 +112,7 @@ class BotApp:
             except PlatformUnavailable as exc:
                 log.warning("no questions pushed there this time: %s", exc.user_message)
         sent = await self.assistant.push_questions(
-            targets, self.settings.questions_per_push, self.settings.questions_cooldown_days
+            targets, self.settings.questions.per_push, self.settings.questions.cooldown_days
         )
         log.info("pushed %d question(s)", sent)
         return sent
@@ -146,7 +146,7 @@ class BotApp:
     async def _switch_model(self) -> None:
         """Re-embed the corpus with a changed BIOMD_EMBED_MODEL, logging how far it is;
         search keeps the old vectors until it is done, and a stop resumes at the next start."""
-        model = self.settings.embed_model
+        model = self.settings.embed.model
         log.info("re-embedding every chunk with %s; search uses the old vectors until then", model)
         logged = [0]
 

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from biomd.app import model_checks
 from biomd.app.config import ConfigFile
 from biomd.errors import PlatformUnavailable
-from biomd.settings import Settings
+from biomd.settings import Settings, revealed
 
 OPENROUTER = "https://openrouter.ai/api/v1"
 DEFAULT_MODELS = {"openrouter": "openai/gpt-4o-mini"}
@@ -87,7 +87,7 @@ class Wizard:
             return
         if choice not in ("1", "2", "3"):
             return
-        if self.settings.llm_backend == "codex":
+        if self.settings.llm.backend == "codex":
             self.values["BIOMD_LLM_BACKEND"] = "openai"
         key, model = "", ""
         if choice == "1":
@@ -196,7 +196,7 @@ class Wizard:
             "\n2. Telegram. In Telegram, message @BotFather, send /newbot, pick a name, and "
             "copy the token it gives you."
         )
-        token = self._token(self.settings.telegram_token)
+        token = self._token(revealed(self.settings.telegram.token))
         if not token:
             return
         from telegram import Bot
@@ -204,7 +204,7 @@ class Wizard:
 
         from biomd.frontends.telegram_bot import api_urls, reachable
 
-        base_url, base_file_url = api_urls(self.settings.telegram_api_url)
+        base_url, base_file_url = api_urls(self.settings.telegram.api_url)
         bot = Bot(token, base_url=base_url, base_file_url=base_file_url)
         try:
             with reachable():
@@ -262,7 +262,7 @@ class Wizard:
             "\n3. Discord. At https://discord.com/developers/applications: New Application → "
             "Bot → Reset Token, and turn on Message Content Intent on the same page."
         )
-        token = self._token(self.settings.discord_token)
+        token = self._token(revealed(self.settings.discord.token))
         if not token:
             return
         import discord

@@ -38,7 +38,7 @@ from telegram.ext import (
 from biomd.app.assistant import Assistant, Incoming, commands
 from biomd.app.channels import TELEGRAM_LIMIT, Buttons
 from biomd.errors import BiomdError, PlatformUnavailable
-from biomd.settings import Settings
+from biomd.settings import Settings, revealed
 
 log = logging.getLogger(__name__)
 
@@ -165,16 +165,16 @@ class TelegramBot:
     def __init__(self, settings: Settings, assistant: Assistant) -> None:
         self.settings = settings
         self.assistant = assistant
-        self.allowed = settings.telegram_users
-        api = settings.telegram_api_url.rstrip("/")
+        self.allowed = settings.telegram.allowed_users
+        api = settings.telegram.api_url.rstrip("/")
         base_url, base_file_url = api_urls(api)
         builder = (
             Application.builder()
-            .token(settings.telegram_token or "")
+            .token(revealed(settings.telegram.token) or "")
             .base_url(base_url)
             .base_file_url(base_file_url)
         )
-        local = settings.telegram_local_mode
+        local = settings.telegram.local_mode
         if local if local is not None else api != CLOUD_API:
             builder = builder.local_mode(True)
         self.app = builder.build()

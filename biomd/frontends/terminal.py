@@ -222,9 +222,9 @@ def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
 async def web_view(
     settings: Settings, session: TerminalSession, console: Console, open_browser: bool
 ) -> AsyncIterator[None]:
-    """The web view beside the terminal session, when BIOMD_WEB is on; a port that is taken
+    """The web view beside the terminal session, when BIOMD_WEB_ENABLED is on; a port that is taken
     is said, and the session goes on without it."""
-    if not settings.web:
+    if not settings.web.enabled:
         yield
         return
     from biomd.frontends.web.server import WebView

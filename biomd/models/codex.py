@@ -64,8 +64,8 @@ class Run:
 
 def binary(settings: Settings) -> str | None:
     """The codex executable, if it is installed."""
-    found = shutil.which(settings.codex_bin)
-    return found or (settings.codex_bin if Path(settings.codex_bin).is_file() else None)
+    found = shutil.which(settings.codex.bin)
+    return found or (settings.codex.bin if Path(settings.codex.bin).is_file() else None)
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
@@ -83,15 +83,15 @@ class CodexCLI:
         path = binary(settings)
         if path is None:
             raise LLMNotConfigured(
-                f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({settings.codex_bin}) is not "
+                f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({settings.codex.bin}) is not "
                 "installed. Install it with `npm i -g @openai/codex`, then `codex login`."
             )
         self.path = path
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
-        if self.settings.codex_home:
-            env["CODEX_HOME"] = str(self.settings.codex_home)
+        if self.settings.codex.home:
+            env["CODEX_HOME"] = str(self.settings.codex.home)
         return env
 
     async def version(self) -> tuple[int, int, int] | None:
@@ -132,7 +132,7 @@ class CodexCLI:
         if instructions is not None:
             overrides.append(f"model_instructions_file={json.dumps(str(instructions))}")
         overrides.append(f"mcp_servers={_toml_table(mcp or {})}")  # only biomd's, never others
-        overrides += list(self.settings.codex_config)
+        overrides += list(self.settings.codex.config)
         args = [
             self.path,
             "exec",
@@ -147,8 +147,8 @@ class CodexCLI:
             "--color",
             "never",
         ]
-        if self.settings.codex_model:
-            args += ["-m", self.settings.codex_model]
+        if self.settings.codex.model:
+            args += ["-m", self.settings.codex.model]
         for override in overrides:
             args += ["-c", override]
         args += [f"--image={p}" for p in images]
@@ -178,7 +178,7 @@ class CodexCLI:
             args = self.command(prompt, workdir, rules, mcp, images)
             result = await self._run(args, on_event, limit_s or self.settings.turn_timeout)
         await self.ledger.record(
-            self.settings.codex_model or "codex", mode, result.usage, backend="codex"
+            self.settings.codex.model or "codex", mode, result.usage, backend="codex"
         )
         return result
 
@@ -321,7 +321,7 @@ class CodexChat:
             await self.codex.ledger.check_limit()
 
     async def context_tokens(self) -> int:
-        return self.codex.settings.llm_context_tokens or 200_000
+        return self.codex.settings.llm.context_tokens or 200_000
 
     async def count_tokens(self, text: str) -> int | None:
         return None  # the CLI says no count before a call

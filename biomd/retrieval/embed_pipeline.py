@@ -84,7 +84,7 @@ class Embeddings:
 
     def embedder(self) -> Embedder:
         """The configured embedder, built on first use (loading a model is slow)."""
-        return self._model(self.settings.embed_model, self.settings.embed_model_path)
+        return self._model(self.settings.embed.model, self.settings.embed.model_path)
 
     def _model(self, name: str, path: Path | None) -> Embedder:
         with self._lock:
@@ -94,9 +94,9 @@ class Embeddings:
                     name,
                     model_path=path,
                     cache_dir=s.models_dir,
-                    threads=s.embed_threads,
-                    batch_size=s.embed_batch_size,
-                    int8_cache=s.models_dir / "int8" if s.embed_quantise else None,
+                    threads=s.embed.threads,
+                    batch_size=s.embed.batch_size,
+                    int8_cache=s.models_dir / "int8" if s.embed.quantise else None,
                 )
             return self._models[name]
 
@@ -104,7 +104,7 @@ class Embeddings:
         """The model the stored vectors come from, which queries must be embedded with (the
         configured one before there are any)."""
         stored = await self.stored_model()
-        if stored is None or stored == self.settings.embed_model:
+        if stored is None or stored == self.settings.embed.model:
             return await asyncio.to_thread(self.embedder)
         path = await self.store.meta.get("embed_model_path")
         return await asyncio.to_thread(self._model, stored, Path(path) if path else None)
@@ -112,7 +112,7 @@ class Embeddings:
     @property
     def model_name(self) -> str:
         """The embedding model configured now."""
-        return self.settings.embed_model
+        return self.settings.embed.model
 
     async def stored_model(self) -> str | None:
         """The model the stored vectors were made with (None while there are none: a model
@@ -135,12 +135,12 @@ class Embeddings:
         Resumable: it starts wherever vectors stop. `retry`: try a download of the model
         that failed lately now, not after RETRY_DOWNLOAD_AFTER_S."""
         if retry:
-            forget_download_failed(self.settings.embed_model, self.settings.models_dir)
+            forget_download_failed(self.settings.embed.model, self.settings.models_dir)
             if stored := await self.stored_model():
                 forget_download_failed(stored, self.settings.models_dir)
         embedder = await self.serving()  # importing fastembed takes a while
         if await self.stored_model() is None:
-            await self.store.meta.set(model_meta(embedder, self.settings.embed_model_path))
+            await self.store.meta.set(model_meta(embedder, self.settings.embed.model_path))
         return await self._fill(self.store.vectors, embedder, on_progress)
 
     async def reindex(self, on_progress: EmbedProgress | None = None) -> int:
@@ -148,7 +148,7 @@ class Embeddings:
         while search goes on with `vectors`, then swap them in one transaction; how many
         chunks were embedded. Resumable: a stopped run goes on where it stopped."""
         embedder = await asyncio.to_thread(self.embedder)
-        path = self.settings.embed_model_path
+        path = self.settings.embed.model_path
         async with self._switch:  # one switch at a time in this process …
             lock = ProcessLock(self.settings.data_dir / "reindex.lock")
             lock.acquire()  # … and in any (Busy, with a clear message, if another runs one)
@@ -176,7 +176,7 @@ class Embeddings:
         if total == 0:
             return 0
         done = 0
-        batch = self.settings.embed_batch_size
+        batch = self.settings.embed.batch_size
         rounds = pending_rounds(table, batch * ROUND_BATCHES, self.first)
         rows = await anext(rounds, None)
         stop = threading.Event()  # set when this is cancelled: the thread stops between batches

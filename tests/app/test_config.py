@@ -29,10 +29,10 @@ def test_the_config_file_is_in_the_config_folder_and_settings_come_from_it(
     assert config_file() == config_folder / "settings.env"
     ConfigFile().set("owner_names", "Sam Rivera")
     monkeypatch.chdir(tmp_path)
-    assert Settings().owner_list == ("Sam Rivera",)
+    assert Settings().owner.names == ("Sam Rivera",)
     monkeypatch.setenv("BIOMD_OWNER_NAMES", "Sam")
-    assert Settings().owner_list == ("Sam",), "the environment wins over the file"
-    assert Settings(_env_file=None).owner_list == ("Sam",)
+    assert Settings().owner.names == ("Sam",), "the environment wins over the file"
+    assert Settings(_env_file=None).owner.names == ("Sam",)
 
 
 def test_a_dotenv_in_the_working_folder_is_never_read(
@@ -40,7 +40,7 @@ def test_a_dotenv_in_the_working_folder_is_never_read(
 ) -> None:
     (tmp_path / ".env").write_text("BIOMD_OWNER_NAMES=Stray\n")
     monkeypatch.chdir(tmp_path)
-    assert Settings().owner_list == ()
+    assert Settings().owner.names == ()
 
 
 @pytest.mark.parametrize("key", ["BIOMD_OWNER_NAMES", "owner_names", "owner-names", "OWNER_NAMES"])
@@ -79,7 +79,7 @@ def test_set_keeps_the_file_private_and_every_other_line() -> None:
     text = file.path.read_text()
     assert text.startswith("# mine\nBIOMD_LLM_MODEL=a/b\nBIOMD_TELEGRAM_TOKEN=123:SECRET")
     assert stat.S_IMODE(file.path.stat().st_mode) == 0o600
-    assert Settings().owner_list == ('Sam "the" Rivera', "Sam")
+    assert Settings().owner.names == ('Sam "the" Rivera', "Sam")
     assert file.unset("llm_model") == ("BIOMD_LLM_MODEL", True)
     assert file.unset("llm_model") == ("BIOMD_LLM_MODEL", False)
     assert "# mine\n" in file.path.read_text() and "LLM_MODEL=" not in file.path.read_text()
@@ -111,7 +111,7 @@ def test_config_commands_work_when_the_settings_are_broken_and_others_say_why(
     assert "Traceback" not in out
     code, out = cli("config", "set", "web_port", "8766")
     assert code == 0, out
-    assert load().web_port == 8766
+    assert load().web.port == 8766
 
 
 def test_load_says_a_bad_environment_value_is_the_environments(

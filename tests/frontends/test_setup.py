@@ -110,13 +110,13 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_the_config_fil
         assert secret not in said, "secrets are never echoed"
 
     loaded = Settings(_env_file=env)  # type: ignore[call-arg]
-    assert loaded.llm_api_key == "sk-or-secret-123"
-    assert loaded.llm_base_url == llm.base_url
-    assert loaded.telegram_users == {4242} and loaded.discord_users == {777}
-    assert loaded.owner_list == ("Nina Castell", "Nina")
-    assert loaded.language_list == ("de", "es") and loaded.language == "de"
-    assert loaded.embed_model == "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
-    assert loaded.questions_cron == "30 8 * * *"
+    assert loaded.llm.api_key == "sk-or-secret-123"
+    assert loaded.llm.base_url == llm.base_url
+    assert loaded.telegram.allowed_users == {4242} and loaded.discord.allowed_users == {777}
+    assert loaded.owner.names == ("Nina Castell", "Nina")
+    assert loaded.owner.languages == ("de", "es") and loaded.owner.language == "de"
+    assert loaded.embed.model == "sentence-transformers/paraphrase-multilingual-MiniLM-L12-v2"
+    assert loaded.questions.cron == "30 8 * * *"
     assert str(loaded.zone) == "Europe/Lisbon"
 
 

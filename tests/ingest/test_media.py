@@ -148,7 +148,7 @@ async def metered_describer(
     )
     store = await Store.open(settings.db_path)
     try:
-        ledger = Ledger(store, settings.zone, settings.daily_spend_limit_usd)
+        ledger = Ledger(store, settings.zone, settings.costs.daily_limit_usd)
         yield VisionDescriber(replace(settings.endpoint(), model="vision-1"), ledger), ledger
     finally:
         await store.close()

@@ -209,7 +209,7 @@ async def test_a_document_left_pending_by_a_crash_is_completed_on_the_next_run(
         doc = await engine.sources.get(doc_id)
         assert doc.status == "ready" and doc.text_length == len(text)
         whole = await engine.sources.read(doc_id, 0, 10**9)
-        assert whole.text == text[: settings.read_max_chars]
+        assert whole.text == text[: settings.biographer.read_max_chars]
         seqs = [c.seq for c in db.chunks(settings.db_path) if c.document_id == doc_id]
         assert seqs == list(range(doc.n_chunks))
 

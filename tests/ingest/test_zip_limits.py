@@ -7,11 +7,11 @@ from biomd.settings import Settings, ZipLimits
 
 
 def test_the_zip_limits_are_one_group_read_from_the_settings() -> None:
-    assert Settings(_env_file=None).zip_limits == ZipLimits()
+    assert Settings(_env_file=None).zip == ZipLimits()
     s = Settings(
         _env_file=None, zip_max_total_bytes=10, zip_max_entries=5, zip_max_depth=1, zip_max_ratio=9
     )
-    assert s.zip_limits == ZipLimits(total_bytes=10, entries=5, depth=1, ratio=9)
+    assert s.zip == ZipLimits(total_bytes=10, entries=5, depth=1, ratio=9)
 
 
 def test_each_archive_gets_the_whole_budget_afresh() -> None:

@@ -13,7 +13,7 @@ import typer
 from typer.testing import CliRunner
 
 from biomd.frontends.cli import app
-from biomd.settings import Settings
+from biomd.settings import Settings, names
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
@@ -69,7 +69,6 @@ def test_quickstart_is_exactly_make_run_and_make_test() -> None:
 
 def test_every_setting_is_documented_in_readme_and_env_example() -> None:
     example = (ROOT / ".env.example").read_text()
-    for name in Settings.model_fields:
-        key = f"BIOMD_{name.upper()}"
+    for key in (names.name_of(path) for path, _ in names.paths(Settings)):
         assert f"`{key}`" in README, f"{key} missing from README's Configuration"
         assert key in example, f"{key} missing from .env.example"

@@ -134,7 +134,7 @@ async def test_a_changed_model_keeps_search_working_until_the_switch_is_done(
         stats = await engine.sources.stats()
         assert not stats.switching and stats.embed_model == OTHER_NAME
         assert stats.vectors == stats.chunks == 6 and stats.next_vectors == 0
-        assert await engine.store.meta.get("embed_model_path") == str(new.embed_model_path)
+        assert await engine.store.meta.get("embed_model_path") == str(new.embed.model_path)
         assert (await engine.store.vectors.of([1]))[1] != before
         assert await vector_top(engine, "thought about topic 3") == "notes/note003.txt"
         assert await vector_top(engine, "a boat trip to an island") == "more/late.txt"

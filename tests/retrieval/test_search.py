@@ -263,7 +263,7 @@ async def test_read_source_is_capped_and_paginates(
     engine: Engine, long_doc: tuple[int, str]
 ) -> None:
     doc_id, text = long_doc
-    cap = engine.settings.read_max_chars
+    cap = engine.settings.biographer.read_max_chars
     pieces, offset = [], 0
     while offset is not None:
         part = await engine.sources.read(doc_id, offset, 10**9)

@@ -183,7 +183,7 @@ class Judging:
         return JudgingPlan(design, todo, estimate, len(usable), len(view.crisis), calls)
 
     async def _estimate(self, calls: int, chars: int, out_each: int) -> Estimate:
-        system = len(judge.system_prompt(self.settings.owner_list))
+        system = len(judge.system_prompt(self.settings.owner.names))
         prompt = int((chars + calls * system) / CHARS_PER_TOKEN)
         completion = calls * out_each
         reader = self.settings.reader_endpoint()
@@ -209,7 +209,7 @@ class Judging:
             report = JudgingReport(design)
             model = self.backend.reader()
             view = await self.view()
-            system = judge.system_prompt(self.settings.owner_list)
+            system = judge.system_prompt(self.settings.owner.names)
             for i, c in enumerate(plan.todo):
                 if on_progress:
                     await on_progress(i, len(plan.todo))
@@ -272,7 +272,7 @@ class Judging:
         view = await self.view()
         usable = [n for i, n in view.notes.items() if i not in view.crisis]
         model = self.backend.reader()
-        system = judge.system_prompt(self.settings.owner_list)
+        system = judge.system_prompt(self.settings.owner.names)
         groups = _groups(usable, view.where)
         for g, group in enumerate(groups):
             if on_progress:

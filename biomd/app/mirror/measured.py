@@ -49,11 +49,11 @@ class MeasuredSide:
         """The figures and findings now (made again only when the sources changed)."""
         async with self._lock:
             ids = await self.chat_sources()
-            key = (tuple(ids), self.settings.mirror_silence_hours, self.settings.owner_list)
+            key = (tuple(ids), self.settings.mirror.silence_hours, self.settings.owner.names)
             if self._memo is not None and self._memo[0] == key:
                 return self._memo[1]
             parsed = await self._parsed(ids)
-            dynamics = await asyncio.to_thread(measure, parsed, self.settings.mirror_silence_hours)
+            dynamics = await asyncio.to_thread(measure, parsed, self.settings.mirror.silence_hours)
             findings = await asyncio.to_thread(find, dynamics)
             kept, dropped = await self._quoted(findings)
             measured = Measured(dynamics, kept, dropped, dict(parsed))
@@ -65,7 +65,7 @@ class MeasuredSide:
         await self.get()
 
     async def _parsed(self, ids: Sequence[int]) -> list[tuple[int, ParsedChats]]:
-        owners = self.settings.owner_list
+        owners = self.settings.owner.names
         cached = await self.store.mirror.parsed(ids)
         out = []
         for doc_id in ids:

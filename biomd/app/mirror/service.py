@@ -140,7 +140,7 @@ class Mirror:
 
     @property
     def design(self) -> str:
-        return self.settings.mirror_design
+        return self.settings.mirror.design
 
     async def view(
         self, person: str | None = None, since: str | None = None, until: str | None = None
@@ -322,7 +322,7 @@ class Mirror:
             raise BiomdError("Say what there is to it, for example: /mirror answer F1a2b3c4 …")
         item = await self._item(item_id)
         now = datetime.now(self.settings.zone)
-        owner = self.settings.owner_list[0] if self.settings.owner_list else "Me"
+        owner = self.settings.owner.names[0] if self.settings.owner.names else "Me"
         body = (
             f"Answer to the mirror's {item.id}: {item.statement}\n\n"
             f"[{now:%Y-%m-%d %H:%M}] {owner} (owner): {text}\n"

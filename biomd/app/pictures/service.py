@@ -22,7 +22,7 @@ class Pictures:
     async def people(self) -> list[people_picture.Person]:
         """bio.md's people and the corpus's speakers, most present first."""
         bio = await self.profile.load()
-        return await people_picture.gather(self.store, bio, self.settings.owner_list)
+        return await people_picture.gather(self.store, bio, self.settings.owner.names)
 
     async def person(self, name: str) -> people_picture.Person | None:
         """Someone by name: from bio.md's People or the corpus's speakers, else from the

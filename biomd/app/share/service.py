@@ -135,7 +135,7 @@ class Shares:
         audience = (choice or ShareChoice()).apply(preset(audience_name, await self.audiences()))
         bio = await self.profile.load()
         speakers = await self._speakers()
-        owner = self.settings.owner_list or owner_in(bio, speakers)
+        owner = self.settings.owner.names or owner_in(bio, speakers)
         everyone = self._people(bio, speakers, owner)
         people = choose(everyone, audience.people, audience.show, audience.hide)
         names = Names(people, owner, audience.hide)
@@ -152,7 +152,7 @@ class Shares:
             writer = self.settings.reader_endpoint().model
         findings = await self.scan(portrait, names)
         draft = Draft(audience, portrait, people, findings, names, support, writer, owner)
-        draft.owner_note = "" if self.settings.owner_list else _owner_note(owner, people)
+        draft.owner_note = "" if self.settings.owner.names else _owner_note(owner, people)
         draft.nothing = "" if portrait.parts else self._nothing(bio, audience)
         return draft
 

@@ -58,10 +58,10 @@ CACHES = {"openai": Cache(0.5), "anthropic": Cache(0.1, 1.25)}
 
 def cache_of(settings: Settings) -> Cache | None:
     """The prompt cache the preview prices reading with (BIOMD_PROMPT_CACHE and overrides)."""
-    chosen = settings.prompt_cache
+    chosen = settings.costs.prompt_cache
     if chosen == "auto":
-        model = (settings.llm_model or "").lower()
-        if settings.endpoint().is_local or settings.llm_backend == "codex":
+        model = (settings.llm.model or "").lower()
+        if settings.endpoint().is_local or settings.llm.backend == "codex":
             chosen = "none"
         else:
             chosen = "anthropic" if "claude" in model or "anthropic" in model else "openai"
@@ -69,8 +69,8 @@ def cache_of(settings: Settings) -> Cache | None:
         return None
     cache = CACHES[chosen]
     return Cache(
-        _or(settings.cache_read_price_share, cache.read),
-        _or(settings.cache_write_price_share, cache.write),
+        _or(settings.costs.cache_read_price_share, cache.read),
+        _or(settings.costs.cache_write_price_share, cache.write),
     )
 
 
@@ -115,25 +115,27 @@ class ReadingCost:
         s = self.settings
         reader = self.backend.reader()
         plan = ReaderPlan.for_window(
-            await reader.context_tokens(), s.reading_part_chars, s.reader_max_tokens
+            await reader.context_tokens(), s.reading.part_chars, s.reader.max_tokens
         )
         bio = await self.profile.load()
         window = await self.backend.model().context_tokens()
         room = room_for(window)
         return Sizes(
             part_chars=plan.part_chars,
-            reader_fixed_chars=len(reader_prompt(s.owner_list)) + len(json.dumps(SCHEMA)) + 300,
-            notes_chars=s.reading_notes_chars,
-            turn_fixed_chars=reading_fixed_chars("", s.bio_max_chars),
+            reader_fixed_chars=len(reader_prompt(s.owner.names)) + len(json.dumps(SCHEMA)) + 300,
+            notes_chars=s.reading.notes_chars,
+            turn_fixed_chars=reading_fixed_chars("", s.biographer.bio_max_chars),
             concurrency=self.backend.reader_concurrency,
             reader_prices=await self.backend.reader_prices(),
             prices=await self.backend.prices(),
             local=s.reader_is_local,
-            turn_chars=turn_chars(window, s.llm_max_tokens),
+            turn_chars=turn_chars(window, s.llm.max_tokens),
             bio_chars=len(bio),
-            bio_cap=held_to(s.bio_max_chars, room),
-            bio_trigger=min(reading_limit(s.bio_max_chars, room), room),  # make_room's first
-            by_rules=s.reading_placement == "rules",
+            bio_cap=held_to(s.biographer.bio_max_chars, room),
+            bio_trigger=min(
+                reading_limit(s.biographer.bio_max_chars, room), room
+            ),  # make_room's first
+            by_rules=s.reading.placement == "rules",
             turns_at_once=self.backend.turn_concurrency,
             cache=cache_of(s),
         )
@@ -182,8 +184,8 @@ class ReadingCost:
             return False
         cost = cost or await self.estimate(reading)
         if cost.usd:  # a price is known: money decides
-            return cost.usd > self.settings.read_confirm_usd
-        return cost.prompt_tokens + cost.completion_tokens > self.settings.read_confirm_tokens
+            return cost.usd > self.settings.reading.confirm_usd
+        return cost.prompt_tokens + cost.completion_tokens > self.settings.reading.confirm_tokens
 
     async def choices(self, only: set[int] | None = None) -> list[ReadingChoice]:
         """Sources waiting for the owner to choose how much to read (or held: not now),

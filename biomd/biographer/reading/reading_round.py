@@ -71,11 +71,11 @@ class ReadingRounds:
         return NotesPass(
             self.store,
             self.backend.reader(),
-            part_chars=s.reading_part_chars,
-            max_tokens=s.reader_max_tokens,
+            part_chars=s.reading.part_chars,
+            max_tokens=s.reader.max_tokens,
             concurrency=self.backend.reader_concurrency,
-            attempts=s.read_attempts,
-            owner_names=s.owner_list,
+            attempts=s.reading.attempts,
+            owner_names=s.owner.names,
         )
 
     async def read_pending(
@@ -183,7 +183,7 @@ class ReadingRounds:
         bio.md and with one writer (reading_turn.py); bio.md is kept within its budget
         between rounds of turns."""
         by_doc = {r.document_id: r for r in readings}
-        by_rules = self.settings.reading_placement == "rules"
+        by_rules = self.settings.reading.placement == "rules"
         writer = asyncio.Lock()  # bio.md's one writer while turns run side by side
         runner = self.backend.reading_runner(writer)
         results: list[TurnResult] = []  # the reading turns
@@ -255,7 +255,7 @@ class ReadingRounds:
         result = await self.agent().run(
             "reading",
             request,
-            steps=self.settings.steps_reading,
+            steps=self.settings.reading.steps,
             document_id=docs[0] if len(docs) == 1 else None,
             given=frozenset(docs),
             on_step=on_step,
@@ -294,7 +294,7 @@ class ReadingRounds:
         found = leads.leads(
             await self.store.notes.of_ready(),
             bio,
-            self.settings.owner_list,
+            self.settings.owner.names,
             first.content_start if first else None,
             first.id if first else None,
             await self.store.leads.raised(),
@@ -323,7 +323,9 @@ class ReadingRounds:
         s = self.settings
         window = await self.backend.model().context_tokens()
         bio = await self.profile.load()
-        return notes_room(window, s.llm_max_tokens, bio, s.bio_max_chars, s.reading_notes_chars)
+        return notes_room(
+            window, s.llm.max_tokens, bio, s.biographer.bio_max_chars, s.reading.notes_chars
+        )
 
     async def _settle(self, reading: Reading, skipped: Sequence[tuple[int, int]] = ()) -> str:
         """Record how far a source is read (all noted and taken in, from the start, what
@@ -337,7 +339,7 @@ class ReadingRounds:
         if reached >= total:
             await self.store.reading.progress(doc, total, True)
             return f"read {name}"
-        stuck = [p for p in parts if not p.noted and p.attempts >= self.settings.read_attempts]
+        stuck = [p for p in parts if not p.noted and p.attempts >= self.settings.reading.attempts]
         if stuck:
             why = (
                 f"the reader could not take notes of characters {stuck[0].start:,}-"

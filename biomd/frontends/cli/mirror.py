@@ -141,7 +141,7 @@ async def _judging_pass(engine: Engine, design: str | None, yes: bool) -> None:
         f"{counted(plan.notes, 'note')}, {plan.estimate.describe()}.",
         markup=False,
     )
-    costly = (plan.estimate.usd or 0) > engine.settings.read_confirm_usd
+    costly = (plan.estimate.usd or 0) > engine.settings.reading.confirm_usd
     if costly and not yes:
         if not sys.stdin.isatty():
             raise BiomdError(

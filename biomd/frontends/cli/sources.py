@@ -102,7 +102,7 @@ def reindex(ctx: typer.Context) -> None:
     """Re-embed everything with the configured model (after changing BIOMD_EMBED_MODEL);
     search keeps the old vectors until the new ones are all made. Resumable."""
     done = run(ctx, lambda e: _embed_with_progress(e, reindex=True))
-    model = settings_of(ctx).embed_model
+    model = settings_of(ctx).embed.model
     out.print(f"Re-embedded {counted(done, 'chunk')}; search now uses {model}.", markup=False)
 
 

@@ -66,16 +66,16 @@ class WebView:
             self._channel,
             self.keys,
             uploads,
-            settings.web_max_upload_mb * 2**20,
+            settings.web.max_upload_mb * 2**20,
         )
         self.announce = announce
         self.open_browser = open_browser
-        mounted: tuple[Any, Any] = mcp if mcp is not None else http_app(engine, settings.web_host)
+        mounted: tuple[Any, Any] = mcp if mcp is not None else http_app(engine, settings.web.host)
         self._mcp_app, self._mcp = mounted
         self._stack = contextlib.AsyncExitStack()
         self._server: _Server | None = None
         self._task: asyncio.Task[Any] | None = None
-        self.port = settings.web_port
+        self.port = settings.web.port
 
     @property
     def channel(self) -> WebChannel:
@@ -83,14 +83,14 @@ class WebView:
 
     @property
     def link(self) -> str:
-        host = self.settings.web_host
+        host = self.settings.web.host
         shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
         shown = f"[{shown}]" if ":" in shown else shown
         return f"http://{shown}:{self.port}/?token={self.keys.token}"
 
     async def start(self) -> None:
-        host = self.settings.web_host
-        sock = bind(host, self.settings.web_port)
+        host = self.settings.web.host
+        sock = bind(host, self.settings.web.port)
         self.port = sock.getsockname()[1]
         hosts = None if host in ("0.0.0.0", "::") else allowed_hosts(host, self.port)
         app = create_app(self.web, hosts, self._mcp_app)
@@ -139,7 +139,7 @@ def bind(host: str, port: int) -> socket.socket:
         if exc.errno == errno.EADDRINUSE:
             raise ConfigError(
                 f"The web view's port {port} is taken, maybe by another biomd. Stop that, or "
-                f"set BIOMD_WEB_PORT to a free port (or BIOMD_WEB=false to go without it)."
+                f"set BIOMD_WEB_PORT to a free port (or BIOMD_WEB_ENABLED=false to go without it)."
             ) from None
         raise ConfigError(
             f"The web view could not listen on {host}:{port}: {exc.strerror}."

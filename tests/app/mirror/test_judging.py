@@ -138,7 +138,7 @@ async def test_the_pass_stops_at_the_daily_spend_limit(
 ) -> None:
     plan = await read_life.mirror.plan()
     assert plan.calls
-    settings = read_life.settings.model_copy(update={"daily_spend_limit_usd": 0.0})
+    settings = read_life.settings.but(**{"daily_spend_limit_usd": 0.0})
     await read_life.close()
     async with await Engine.open(settings, embedder) as engine:
         report = await engine.mirror.refresh()

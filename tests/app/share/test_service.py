@@ -412,7 +412,7 @@ async def unnamed(tmp_path: Path, minilm_path: Path, embedder: object) -> AsyncI
     chat = tmp_path / "WhatsApp Chat with Sam Ortiz.txt"
     chat.write_text(ALEX_CHAT, encoding="utf-8")
     settings = make_settings(tmp_path / "data", minilm_path, timezone=sample.TIMEZONE)
-    assert settings.owner_list == ()
+    assert settings.owner.names == ()
     async with await Engine.open(settings, embedder) as eng:  # type: ignore[arg-type]
         _ = [r async for r in eng.sources.ingest([chat])]
         yield eng
@@ -484,7 +484,7 @@ async def test_a_setting_names_the_owner_and_bio_md_naming_nobody_leaves_them_to
     assert draft.owner == () and draft.portrait.title == "A portrait"
     assert "Which of these people is you?" in draft.owner_note
     assert "Alex Moreno" in [p.name for p in draft.people], "not known, so hidden: and told"
-    unnamed.settings.owner_names = "Alex"
+    unnamed.settings.owner.names = ("Alex",)
     draft = await unnamed.shares.draft("close")
     assert draft.owner == ("Alex",) and draft.owner_note == ""
 

@@ -669,7 +669,7 @@ async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rul
 
 
 def test_the_default_places_notes_by_rules_first_as_setup_does_for_a_local_server() -> None:
-    assert Settings(_env_file=None).reading_placement == "rules"  # type: ignore[call-arg]
+    assert Settings(_env_file=None).reading.placement == "rules"  # type: ignore[call-arg]
 
 
 @pytest.mark.slow
