@@ -81,6 +81,7 @@ async def test_a_forwarded_export_is_queued_reported_as_it_goes_and_summarised(r
     assert [(d.name, d.kind) for d in await rig.app.engine.sources.all()] == [(name, "whatsapp")]
 
 
+@pytest.mark.speech
 async def test_a_voice_message_is_transcribed_echoed_and_kept_as_a_source(
     rig: Rig, tmp_path: Path
 ) -> None:

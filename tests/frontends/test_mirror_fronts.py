@@ -71,6 +71,7 @@ async def mirrored(
             yield engine, view
 
 
+@pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed; .ci/run installs it")
 async def test_the_mirror_page_reads_on_a_phone_and_a_desk_and_takes_the_owners_word(

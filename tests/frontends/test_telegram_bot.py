@@ -102,6 +102,7 @@ async def test_a_chat_whose_dates_read_either_way_is_reported_with_the_reading(r
     assert "(3/5/21 is 3 May 2021)" in said and "BIOMD_CHAT_DATE_ORDER=mdy" in said
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 async def test_a_voice_note_is_transcribed_echoed_and_kept_as_a_source(
     rig: Rig, tmp_path: Path
@@ -285,6 +286,7 @@ async def test_commands_answer_and_bio_md_arrives_as_a_file(rig: Rig) -> None:
     await asyncio.sleep(0)
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 async def test_a_voice_reply_to_a_question_is_transcribed_and_taken_as_its_answer(
     rig: Rig, tmp_path: Path

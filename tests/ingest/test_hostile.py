@@ -171,6 +171,7 @@ def hostile(tmp: Path) -> dict[str, tuple[bytes, str | None]]:
     }
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 async def test_every_hostile_input_fails_clearly_and_the_batch_goes_on(
     tmp_path: Path, minilm_path: Path, embedder: Any, monkeypatch: pytest.MonkeyPatch

@@ -47,6 +47,7 @@ def convert(path: Path, ctx: ConvertContext, name: str | None = None) -> str:
     return "".join(converter.convert(probe, ctx))
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 def test_a_voice_note_is_transcribed_with_segment_times(
     voice_note: Path, whisper_path: Path
@@ -57,6 +58,7 @@ def test_a_voice_note_is_transcribed_with_segment_times(
     assert "spring" in text
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
     tmp_path: Path, minilm_path: Path, whisper_path: Path, voice_note: Path, embedder: object
@@ -87,6 +89,7 @@ async def test_names_from_bio_md_and_the_corpus_fix_what_whisper_mishears(
     assert "Saoirse" in text and "Reykjavik" in text, text
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 def test_hints_fit_in_whispers_prompt_limit(whisper_path: Path) -> None:
     from biomd.ingest.hints import fit
@@ -98,6 +101,7 @@ def test_hints_fit_in_whispers_prompt_limit(whisper_path: Path) -> None:
     assert prompt.startswith("NameA0, NameB1")
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 def test_the_sound_of_a_video_is_transcribed(tmp_path: Path, whisper_path: Path) -> None:
     wav = speak("We are at the beach with the dog.", tmp_path / "v.wav")
@@ -107,6 +111,7 @@ def test_the_sound_of_a_video_is_transcribed(tmp_path: Path, whisper_path: Path)
     assert "beach" in text
 
 
+@pytest.mark.speech
 def test_long_audio_is_decoded_in_windows(tmp_path: Path) -> None:
     wav = speak("one two three four five six seven eight nine ten", tmp_path / "long.wav")
     windows = list(decode_windows(wav, "long.wav", window_seconds=1))
@@ -115,6 +120,7 @@ def test_long_audio_is_decoded_in_windows(tmp_path: Path) -> None:
     assert all(len(samples) == 16_000 for _, samples in windows[:-1])
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 def test_audio_that_is_not_audio_and_an_empty_recording_are_clear_errors(
     tmp_path: Path, whisper_path: Path
@@ -250,6 +256,7 @@ def test_broken_exif_and_huge_images(tmp_path: Path) -> None:
 # -- a WhatsApp export with media -----------------------------------------------------------
 
 
+@pytest.mark.speech
 @pytest.mark.slow
 async def test_whatsapp_zip_media_are_transcribed_and_described_in_place(
     tmp_path: Path, whisper_path: Path, voice_note: Path

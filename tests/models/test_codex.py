@@ -28,9 +28,12 @@ from tests.support.reading import read_round, unread
 from tests.support.samples import add_sources
 
 CODEX = codex_bin()
-pytestmark = pytest.mark.skipif(
-    CODEX is None, reason="npm is missing, so the Codex CLI can't be installed (.ci/run has it)"
-)
+pytestmark = [
+    pytest.mark.codex,  # the real Codex CLI
+    pytest.mark.skipif(
+        CODEX is None, reason="npm is missing, so the Codex CLI can't be installed (.ci/run has it)"
+    ),
+]
 BIOMD_TOOLS = {"search", "search_notes", "grep", "read_source", "edit_profile"}
 
 

@@ -222,6 +222,7 @@ async def test_shares_are_recorded_listed_reopened_and_deleted(
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+@pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (.ci/run installs it)")
 async def test_the_html_needs_no_network_and_renders_in_chromium(

@@ -34,6 +34,7 @@ FLAGS = [
 
 pytestmark = [
     pytest.mark.slow,  # a real Chromium
+    pytest.mark.browser,
     pytest.mark.skipif(
         CHROMIUM is None,
         reason="Chromium is not installed (apt-get install chromium); .ci/run does",

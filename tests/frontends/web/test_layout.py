@@ -24,6 +24,7 @@ from tests.support import web_view
 
 pytestmark = [
     pytest.mark.slow,  # a real Chromium
+    pytest.mark.browser,
     pytest.mark.skipif(
         CHROMIUM is None,
         reason="Chromium is not installed (apt-get install chromium); .ci/run does",
