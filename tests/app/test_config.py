@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from biomd.app.config import ConfigFile, adopt_dotenv, name_of, value, values
 from biomd.errors import ConfigError
 from biomd.frontends.cli import app
-from biomd.settings import Settings, config_file, load
+from biomd.settings import Settings, config_file, load, names
 
 
 def cli(*args: str) -> tuple[int, str]:
@@ -46,6 +46,64 @@ def test_a_dotenv_in_the_working_folder_is_never_read(
 @pytest.mark.parametrize("key", ["BIOMD_OWNER_NAMES", "owner_names", "owner-names", "OWNER_NAMES"])
 def test_a_key_is_the_setting_by_any_of_its_spellings(key: str) -> None:
     assert name_of(key) == "BIOMD_OWNER_NAMES"
+
+
+@pytest.mark.parametrize(
+    ("key", "name"),
+    [
+        ("BIOMD_LLM_MODEL", "BIOMD_LLM_MODEL"),
+        ("llm_model", "BIOMD_LLM_MODEL"),
+        ("llm.model", "BIOMD_LLM_MODEL"),
+        ("reading.confirm_usd", "BIOMD_READ_CONFIRM_USD"),
+        ("web.enabled", "BIOMD_WEB_ENABLED"),
+        ("BIOMD_WEB", "BIOMD_WEB_ENABLED"),
+    ],
+)
+def test_a_key_is_also_its_group_and_field(key: str, name: str) -> None:
+    assert name_of(key) == name
+
+
+def test_set_by_group_and_field_is_read_back_in_its_group() -> None:
+    code, out = cli("config", "set", "llm.model", "x/y")
+    assert code == 0, out
+    assert ConfigFile().read() == {"BIOMD_LLM_MODEL": "x/y"}
+    assert load().llm.model == "x/y"
+
+
+def test_every_name_reaches_its_group_and_an_older_name_gives_way_to_the_new(
+    config_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (config_folder / "settings.env").write_text(
+        "BIOMD_WEB=false\nBIOMD_STEPS_INGEST=7\nBIOMD_READ_CONFIRM_USD=2.5\n"
+        "BIOMD_TELEGRAM_ALLOWED_USERS=11, 22\nBIOMD_LANGUAGES=DE,es\n"
+    )
+    s = load()
+    assert (s.web.enabled, s.reading.steps, s.reading.confirm_usd) == (False, 7, 2.5)
+    assert s.telegram.allowed_users == {11, 22} and s.owner.languages == ("de", "es")
+    monkeypatch.setenv("BIOMD_WEB_ENABLED", "true")
+    monkeypatch.setenv("BIOMD_STEPS_READING", "9")
+    assert (load().web.enabled, load().reading.steps) == (True, 9)
+    assert load(llm_model="z").llm.model == "z", "a keyword by name, over both"
+
+
+def test_a_wrong_time_zone_or_user_id_is_named_when_the_settings_load(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("BIOMD_TIMEZONE", "Mars/Base")
+    monkeypatch.setenv("BIOMD_DISCORD_ALLOWED_USERS", "12, me")
+    with pytest.raises(ConfigError) as caught:
+        load()
+    said = caught.value.user_message
+    assert "BIOMD_TIMEZONE (in the environment): Value error, not a time zone name" in said
+    assert "BIOMD_DISCORD_ALLOWED_USERS (in the environment)" in said and "user ids" in said
+
+
+def test_every_setting_is_described_and_has_one_name() -> None:
+    written = [names.name_of(path) for path, _ in names.paths(Settings)]
+    assert len(written) == len(set(written)) >= 79
+    undescribed = [names.name_of(p) for p, info in names.paths(Settings) if not info.description]
+    assert undescribed == []
+    assert len(Settings.model_fields) <= 20, "the top level holds the groups, not the fields"
 
 
 def test_an_unknown_key_is_refused_with_the_names_that_come_close() -> None:

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from biomd.biographer.codex_turn import CodexTurn
 from biomd.biographer.turn import Turn
 from biomd.biographer.turn_context import TurnContext
-from pydantic import SecretStr
-
 from biomd.settings import SECRETS, Settings, names
 
 KEYS = {
@@ -25,7 +25,9 @@ KEYS = {
 def test_the_secrets_are_every_key_and_token() -> None:
     s = Settings(_env_file=None, **KEYS)  # type: ignore[arg-type]
     assert {names.name_of(path) for path in SECRETS} == {f"BIOMD_{k.upper()}" for k in KEYS}
-    held_as_secrets = {p for p, info in names.paths(Settings) if info.annotation == SecretStr | None}
+    held_as_secrets = {
+        p for p, info in names.paths(Settings) if info.annotation == SecretStr | None
+    }
     assert held_as_secrets == set(SECRETS), "every key or token is a SecretStr, and named here"
     assert "sk-biographer-1" not in repr(s) and "sk-reader-2" not in str(s.reader)
     assert sorted(x for x in s.secrets() if x) == sorted(KEYS.values())
