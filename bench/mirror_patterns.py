@@ -90,9 +90,7 @@ def _holds_planted(pattern: dict[str, Any]) -> bool:
 
 
 async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, Any]:
-    settings = settings_for(data, args.base_url, args.model, None).model_copy(
-        update={"mirror_design": design}
-    )
+    settings = settings_for(data, args.base_url, args.model, None).but(**{"mirror_design": design})
     async with await Engine.open(settings) as engine:
         await engine.store.mirror.forget_judged(design)  # every run judges the whole pass
         await engine.store.meta.set({SEEN: "0"})

@@ -23,8 +23,8 @@ def settings_for(settings: Settings) -> Settings:
     if settings.models_dir.is_relative_to(own):
         ensure_private_dir(own)  # created private before the models folder inside it
     ensure_private_dir(settings.models_dir)
-    return settings.model_copy(
-        update={
+    return settings.but(
+        **{
             "data_dir": sample.data_dir(own),
             "embed_cache_dir": settings.models_dir,
             "owner_names": sample.OWNER_NAMES,

@@ -139,13 +139,13 @@ class OpenAIBackend:
     @property
     def reader_concurrency(self) -> int:
         s = self.settings
-        chosen = "reader_concurrency" in s.model_fields_set  # a server run with --parallel
+        chosen = "concurrency" in s.reader.model_fields_set  # a server run with --parallel
         return 1 if s.reader_is_local and not chosen else s.reader.concurrency
 
     @property
     def turn_concurrency(self) -> int:
         s = self.settings
-        chosen = "reader_concurrency" in s.model_fields_set
+        chosen = "concurrency" in s.reader.model_fields_set
         return 1 if s.endpoint().is_local and not chosen else s.reader.concurrency
 
 

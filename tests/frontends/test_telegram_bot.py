@@ -413,8 +413,8 @@ async def test_a_costly_export_waits_for_a_choice_and_a_button_reads_only_the_ow
 ) -> None:
     with fake_llm() as llm:
         async with fake_telegram() as tg:
-            settings = settings_for(tmp_path, minilm_path, tg, llm).model_copy(
-                update={"read_confirm_tokens": 50, "owner_names": "Ana Silva"}
+            settings = settings_for(tmp_path, minilm_path, tg, llm).but(
+                **{"read_confirm_tokens": 50, "owner_names": "Ana Silva"}
             )
             app = BotApp(settings, embedder)
             await app.start()

@@ -91,8 +91,8 @@ async def embedded_then_switched(
     """`notes` notes ingested and embedded with MiniLM; the settings that then name the other
     model, and chunk 1's MiniLM vector."""
     old = make_settings(tmp_path / "data", minilm_path)
-    new = old.model_copy(
-        update={
+    new = old.but(
+        **{
             "embed_model": OTHER_NAME,
             "embed_model_path": other_model(minilm_path, tmp_path / "xs"),
         }
@@ -165,8 +165,8 @@ async def test_the_bot_finishes_a_switch_of_model_in_the_background(
 
     switching, _ = await embedded_then_switched(tmp_path, minilm_path, embedder, 3)
     async with fake_telegram() as tg:
-        new = switching.model_copy(
-            update={
+        new = switching.but(
+            **{
                 "telegram_token": "123456:TEST",
                 "telegram_allowed_users": "111",
                 "telegram_api_url": tg.base,
