@@ -110,7 +110,8 @@ async def test_setup_tests_the_key_finds_the_owner_ids_and_writes_the_config_fil
         assert secret not in said, "secrets are never echoed"
 
     loaded = Settings(_env_file=env)  # type: ignore[call-arg]
-    assert loaded.llm.api_key == "sk-or-secret-123"
+    assert loaded.llm.api_key is not None
+    assert loaded.llm.api_key.get_secret_value() == "sk-or-secret-123"
     assert loaded.llm.base_url == llm.base_url
     assert loaded.telegram.allowed_users == {4242} and loaded.discord.allowed_users == {777}
     assert loaded.owner.names == ("Nina Castell", "Nina")
