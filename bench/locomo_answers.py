@@ -2,7 +2,7 @@
 
 Each conversation is ingested as its own corpus (one chat transcript a session, as
 bench/locomo.py does), then questions are asked through the same path as `biomd ask`
-(`Biography.ask`: the evidence-first chat turn, the model, the citation check), each on its
+(`Biographer.ask`: the evidence-first chat turn, the model, the citation check), each on its
 own (no chat tail). Scored by rules:
 
 - categories 1-4: right when every content word of the gold answer is in the answer (by its

@@ -1,4 +1,4 @@
-"""The mirror's notes pass with a real model, on the planted life of bench/mirror_notes_life.py
+"""The mirror's judging pass with a real model, on the planted life of bench/mirror_notes_life.py
 (five patterns, an intention with nothing after it, a sign of crisis): how many planted
 patterns each design finds, how many it invents, and what it costs against the reading.
 

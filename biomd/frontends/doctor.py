@@ -316,7 +316,7 @@ async def check_llm(s: Settings) -> list[Check]:
     found += await check_reader(s)
     tools = await model_checks.tool_calls(ep.base_url, ep.api_key or "", ep.model)
     status = {"native": OK, "text": WARN}.get(tools.how, FAIL)
-    fix = "" if status == OK else "a model trained for tool use (README: Local and private)"
+    fix = "" if status == OK else "a model trained for tool use (docs/models-and-costs.md)"
     found.append(Check(status, "llm", f"tool-call round trip: {tools.advice}", fix))
     context = await model_checks.short_context(ep.base_url, ep.model)
     if context is not None and not ep.context_tokens:

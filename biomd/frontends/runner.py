@@ -29,7 +29,7 @@ NOTHING_CONFIGURED = (
     "and/or\n"
     "  biomd config set BIOMD_DISCORD_TOKEN <bot token from the Discord developer portal>\n"
     "  biomd config set BIOMD_DISCORD_ALLOWED_USERS <your Discord user id>\n"
-    "README has the step-by-step setup."
+    "docs/bots.md has the step-by-step setup."
 )
 
 

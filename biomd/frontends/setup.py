@@ -299,7 +299,7 @@ class Wizard:
                 ready.cancel()
                 self.io.say(
                     "   Could not connect to Discord's gateway just now. The token is kept; set "
-                    "BIOMD_DISCORD_ALLOWED_USERS by hand (see README)."
+                    "BIOMD_DISCORD_ALLOWED_USERS by hand (see docs/bots.md)."
                 )
                 return
             bot_id = client.user.id if client.user else 0

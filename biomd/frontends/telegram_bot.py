@@ -123,8 +123,8 @@ class TelegramChannel:
             if "too big" in str(exc).lower():
                 raise BiomdError(
                     "Telegram's cloud API lets bots download files up to 20 MB only. Run a local "
-                    "Bot API server (see README, BIOMD_TELEGRAM_API_URL), or copy the file to "
-                    "this computer and run `biomd ingest`."
+                    "Bot API server (see docs/bots.md, BIOMD_TELEGRAM_API_URL), or copy the file "
+                    "to this computer and run `biomd ingest`."
                 ) from exc
             raise
         with reachable():

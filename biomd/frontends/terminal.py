@@ -303,7 +303,7 @@ READING = (
     "The biographer is reading the sample now, which takes a few minutes and a few cents of "
     "LLM use. Ask away meanwhile; /status shows how far it is, /bio what it has written."
 )
-SET_UP_OWN = "`biomd setup` sets up your own private bot; README has the steps."
+SET_UP_OWN = "`biomd setup` sets up your own private bot; docs/bots.md has the steps."
 NO_LLM = (
     "No language model is configured, so questions are answered with cited search results "
     "instead of the biographer's own words, and bio.md fills in once one is. "
