@@ -25,6 +25,7 @@ from biomd.settings import (
     CONFIG_DIR_VARIABLE,
     PREFIX,
     SECRETS,
+    ByName,
     Settings,
     config_file,
     invalid,
@@ -221,7 +222,8 @@ def check(values: dict[str, str], file: Path) -> None:
 
 
 class _FileOnly(Settings):
-    """Settings read from a file alone, to check it."""
+    """Settings read from a file alone, to check it: by the settings' names, as Settings reads
+    the file (older names included), without the environment."""
 
     @classmethod
     def settings_customise_sources(
@@ -232,7 +234,7 @@ class _FileOnly(Settings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, dotenv_settings)
+        return (init_settings, ByName(settings_cls, dotenv_settings))
 
 
 def values(settings_file: ConfigFile | None = None, everything: bool = False) -> Iterator[Value]:

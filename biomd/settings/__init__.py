@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULT_EMBED_MODEL",
     "PREFIX",
     "SECRETS",
+    "ByName",
     "Settings",
     "ZipLimits",
     "config_dir",

@@ -70,6 +70,16 @@ def test_set_by_group_and_field_is_read_back_in_its_group() -> None:
     assert load().llm.model == "x/y"
 
 
+def test_a_file_that_uses_older_names_can_still_be_set(config_folder: Path) -> None:
+    (config_folder / "settings.env").write_text("BIOMD_WEB=false\nBIOMD_STEPS_INGEST=7\n")
+    code, out = cli("config", "set", "owner_names", "Sam")
+    assert code == 0, out
+    s = load()
+    assert (s.web.enabled, s.reading.steps, s.owner.names) == (False, 7, ("Sam",))
+    code, out = cli("config", "set", "BIOMD_STEPS_INGEST", "x")
+    assert code == 1 and "BIOMD_STEPS_READING" in out and "'x'" in out
+
+
 def test_every_name_reaches_its_group_and_an_older_name_gives_way_to_the_new(
     config_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
