@@ -149,7 +149,7 @@ class Settings(BaseSettings):
         for key, value in names.nest(
             cls, {k: v for k, v in data.items() if k not in fields}
         ).items():
-            if isinstance(value, dict) and key != "data_dir":
+            if isinstance(value, dict):
                 group = grouped.get(key)
                 if isinstance(group, BaseModel):
                     group = group.model_dump(exclude_unset=True)

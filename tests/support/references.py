@@ -12,6 +12,7 @@ from typing import Any
 import typer
 from pydantic import BaseModel
 
+from biomd.app.config import known
 from biomd.frontends.cli import app
 from biomd.settings import Settings, names
 
@@ -25,19 +26,9 @@ def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def _default(info: Any) -> str:
-    if info.default_factory is not None:
-        return ""
-    value = info.default
-    if value is None or value in ((), frozenset(), ""):
-        return ""
-    if isinstance(value, tuple | frozenset | list):
-        value = ",".join(str(x) for x in value)
-    return f"`{value}`"
-
-
 def settings_reference() -> str:
     """Every setting, group by group: its name, default, what it does, older names."""
+    own = known()  # each setting's default as `biomd config list --all` shows it
     older: dict[names.Path_, list[str]] = {}
     for old, path in names.OLDER.items():
         older.setdefault(path, []).append(old)
@@ -63,7 +54,9 @@ def settings_reference() -> str:
             said = _cell(field.description or "")
             if path in older:
                 said += " (Also read as " + ", ".join(f"`{o}`" for o in older[path]) + ".)"
-            out.append(f"| `{names.name_of(path)}` | {_default(field)} | {said} |\n")
+            default = own[names.name_of(path)].default
+            shown = f"`{default}`" if default else ""
+            out.append(f"| `{names.name_of(path)}` | {shown} | {said} |\n")
     return "".join(out)
 
 
