@@ -240,8 +240,8 @@ class _FileOnly(Settings):
 def values(settings_file: ConfigFile | None = None, everything: bool = False) -> Iterator[Value]:
     """Each setting biomd runs with, from the environment or the config file (and, with
     `everything`, those at their default), sorted by name."""
-    file = (settings_file or ConfigFile()).read()
-    environment = settings_environment()
+    file = _by_current_name((settings_file or ConfigFile()).read())
+    environment = _by_current_name(settings_environment())
     for name, setting in sorted(known().items()):
         if name in environment:
             yield Value(setting, environment[name], "environment")
@@ -249,6 +249,14 @@ def values(settings_file: ConfigFile | None = None, everything: bool = False) ->
             yield Value(setting, file[name], "config file")
         elif everything:
             yield Value(setting, setting.default, "default")
+
+
+def _by_current_name(found: dict[str, str]) -> dict[str, str]:
+    """Values by their settings' current names: an older name's (BIOMD_WEB) is its
+    setting's (BIOMD_WEB_ENABLED) unless the current name is set too, as the settings read it."""
+    old = aliases()
+    renamed = {old[k]: v for k, v in found.items() if k in old}
+    return {**renamed, **{k: v for k, v in found.items() if k not in old}}
 
 
 def value(key: str, settings_file: ConfigFile | None = None) -> Value:

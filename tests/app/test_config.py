@@ -76,6 +76,7 @@ def test_a_file_that_uses_older_names_can_still_be_set(config_folder: Path) -> N
     assert code == 0, out
     s = load()
     assert (s.web.enabled, s.reading.steps, s.owner.names) == (False, 7, ("Sam",))
+    assert value("web.enabled").value == "false" and value("web_enabled").origin == "config file"
     code, out = cli("config", "set", "BIOMD_STEPS_INGEST", "x")
     assert code == 1 and "BIOMD_STEPS_READING" in out and "'x'" in out
 
