@@ -122,3 +122,33 @@ class Endpoint:
             prompt_tokens * self.price_prompt_per_mtok
             + completion_tokens * self.price_completion_per_mtok
         ) / 1e6
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoints:
+    """What a backend is given (Settings.endpoints()): the biographer's endpoint, the
+    reader's, the one for photos, and how many reader calls may run at once."""
+
+    biographer: Endpoint
+    reader: Endpoint
+    vision: Endpoint | None
+    reader_apart: bool  # the reader has an address of its own (BIOMD_READER_BASE_URL)
+    concurrency: int  # BIOMD_READER_CONCURRENCY
+    concurrency_chosen: bool  # set by the owner (a local server started with --parallel)
+    max_tokens: int  # the biographer's longest reply
+
+    @property
+    def turn_timeout(self) -> float:
+        return self.biographer.turn_timeout
+
+    @property
+    def reader_concurrency(self) -> int:
+        """Reader calls at once: one on a local server unless the owner chose more."""
+        local = self.reader.is_local
+        return 1 if local and not self.concurrency_chosen else self.concurrency
+
+    @property
+    def turn_concurrency(self) -> int:
+        """Biographer turns at once, by the same rule."""
+        local = self.biographer.is_local
+        return 1 if local and not self.concurrency_chosen else self.concurrency

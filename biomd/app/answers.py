@@ -11,7 +11,7 @@ from biomd.app.sources import Sources
 from biomd.biographer.biographer import Biographer
 from biomd.biographer.questions import Questions
 from biomd.biographer.turn import StepFn, TurnResult
-from biomd.settings import Settings
+from biomd.settings.groups import OwnerSettings
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,9 +24,13 @@ class Answered:
 
 class Answers:
     def __init__(
-        self, settings: Settings, sources: Sources, biographer: Biographer, questions: Questions
+        self,
+        owner: OwnerSettings,
+        sources: Sources,
+        biographer: Biographer,
+        questions: Questions,
     ) -> None:
-        self.settings = settings
+        self.owner = owner
         self.sources = sources
         self.biographer = biographer
         self.questions = questions
@@ -49,8 +53,8 @@ class Answers:
     async def keep_answer(self, question_id: str, text: str) -> int:
         """The answer as a source of its own, recorded as the question's answer; its id."""
         question = await self.questions.get(question_id)
-        now = datetime.now(self.settings.zone)
-        owner = self.settings.owner.names[0] if self.settings.owner.names else "Me"
+        now = datetime.now(self.owner.zone)
+        owner = self.owner.names[0] if self.owner.names else "Me"
         body = (
             f"Answer to the biographer's open question [{question.id}]: {question.text}\n\n"
             f"[{now:%Y-%m-%d %H:%M}] {owner} (owner): {' '.join(text.split())}\n"
@@ -62,6 +66,6 @@ class Answers:
 
     async def note(self, text: str, client: str, at: str) -> int:
         """A note another assistant asked biomd to remember, as a source; its id."""
-        when = datetime.fromisoformat(at).astimezone(self.settings.zone)
+        when = datetime.fromisoformat(at).astimezone(self.owner.zone)
         body = f"Note from {client}\n\n[{when:%Y-%m-%d %H:%M}] {client}: {' '.join(text.split())}\n"
         return await self.sources.keep_text(body, f"note from {client} ({when:%Y-%m-%d %H:%M}).txt")

@@ -72,7 +72,8 @@ class Engine:
         self.store = store
         owners = settings.owner.names
         self.embeddings = Embeddings(
-            settings,
+            settings.embed,
+            settings.models_dir,
             store,
             embedder,
             input_of=embed_input,
@@ -101,14 +102,28 @@ class Engine:
             self.biographer,
         )
         self.questions = Questions(store, self.profile)
-        self.answers = Answers(settings, self.sources, self.biographer, self.questions)
+        self.answers = Answers(settings.owner, self.sources, self.biographer, self.questions)
         self.usage = Spending(store, self.ledger)
-        self.pictures = Pictures(settings, store, self.profile)
+        self.pictures = Pictures(settings.owner.names, store, self.profile)
         self.outbox = Outbox(store)
         self.told = Told(self.biographer)
-        self.shares = Shares(settings, store, self.profile, self.backend)
+        self.shares = Shares(
+            settings.owner,
+            settings.reader_endpoint(),
+            settings.data_dir / "shares",
+            store,
+            self.profile,
+            self.backend,
+        )
         self.mirror = Mirror(
-            settings, store, self.profile, self.sources, self.backend, self.searcher.notes
+            settings.mirror,
+            settings.owner,
+            settings.reader_endpoint(),
+            store,
+            self.profile,
+            self.sources,
+            self.backend,
+            self.searcher.notes,
         )
 
     def job_queue(self, channels: dict[str, Channel]) -> JobQueue:

@@ -69,9 +69,9 @@ class Codex:
 
 async def codex(settings: Settings) -> Codex | None:
     """The Codex CLI: where it is, its version and its login; None if it is not installed."""
-    if binary(settings) is None:
+    if binary(settings.codex) is None:
         return None
-    cli = CodexCLI(settings)
+    cli = CodexCLI(settings.codex, settings.turn_timeout)
     version = await cli.version()
     logged, said = await cli.logged_in()
     return Codex(cli.path, version, logged, said)

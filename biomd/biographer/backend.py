@@ -9,7 +9,7 @@ import asyncio
 import functools
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from biomd import plugins
 from biomd.biographer.codex_turn import CodexTurn
@@ -17,6 +17,7 @@ from biomd.biographer.loop import AgentLoop
 from biomd.biographer.reading.estimate import Prices
 from biomd.biographer.reading.reading_turn import ReadingTurn
 from biomd.biographer.turn import Runner
+from biomd.endpoints import Endpoints
 from biomd.errors import ConfigError, LLMNotConfigured
 from biomd.models.codex import CodexChat, CodexCLI, binary
 from biomd.models.endpoint import NO_MODEL
@@ -26,6 +27,7 @@ from biomd.models.pricing import prices
 from biomd.models.vision import CodexDescriber, Describer, VisionDescriber
 from biomd.plugins import hookimpl
 from biomd.settings import Settings
+from biomd.settings.groups import CodexSettings
 
 log = logging.getLogger(__name__)
 
@@ -91,16 +93,20 @@ class OpenAIBackend:
 
     name = "openai"
 
-    def __init__(self, settings: Settings, ledger: Ledger) -> None:
-        self.settings = settings
+    def __init__(self, endpoints: Endpoints, ledger: Ledger) -> None:
+        self.endpoints = endpoints
         self.ledger = ledger
         self._model: OpenAIChat | None = None
         self._describer: VisionDescriber | None = None
         self._reader: OpenAIChat | None = None
 
+    @classmethod
+    def of(cls, settings: Settings, ledger: Ledger) -> OpenAIBackend:
+        return cls(settings.endpoints(), ledger)
+
     @property
     def configured(self) -> bool:
-        return self.settings.endpoint().configured
+        return self.endpoints.biographer.configured
 
     @property
     def missing(self) -> str:
@@ -108,45 +114,41 @@ class OpenAIBackend:
 
     def model(self) -> OpenAIChat:
         if self._model is None:
-            self._model = OpenAIChat(self.settings.endpoint(), self.ledger)
+            self._model = OpenAIChat(self.endpoints.biographer, self.ledger)
         return self._model
 
     def describer(self) -> Describer | None:
-        vision = self.settings.vision_endpoint()
+        vision = self.endpoints.vision
         if self._describer is None and vision:
             self._describer = VisionDescriber(vision, self.ledger)
         return self._describer
 
     def runner(self) -> AgentLoop:
-        s = self.settings
-        return AgentLoop(self.model(), s.llm.max_tokens, s.turn_timeout)
+        e = self.endpoints
+        return AgentLoop(self.model(), e.max_tokens, e.turn_timeout)
 
     def reading_runner(self, writer: asyncio.Lock) -> ReadingTurn:
-        s = self.settings
-        return ReadingTurn(self.model(), writer, s.llm.max_tokens, s.turn_timeout)
+        e = self.endpoints
+        return ReadingTurn(self.model(), writer, e.max_tokens, e.turn_timeout)
 
     async def prices(self) -> Prices | None:
-        return _known(await prices(self.settings.endpoint()))
+        return _known(await prices(self.endpoints.biographer))
 
     async def reader_prices(self) -> Prices | None:
-        return _known(await prices(self.settings.reader_endpoint()))
+        return _known(await prices(self.endpoints.reader))
 
     def reader(self) -> OpenAIChat:
         if self._reader is None:
-            self._reader = OpenAIChat(self.settings.reader_endpoint(), self.ledger)
+            self._reader = OpenAIChat(self.endpoints.reader, self.ledger)
         return self._reader
 
     @property
     def reader_concurrency(self) -> int:
-        s = self.settings
-        chosen = "concurrency" in s.reader.model_fields_set  # a server run with --parallel
-        return 1 if s.reader_is_local and not chosen else s.reader.concurrency
+        return self.endpoints.reader_concurrency
 
     @property
     def turn_concurrency(self) -> int:
-        s = self.settings
-        chosen = "concurrency" in s.reader.model_fields_set
-        return 1 if s.endpoint().is_local and not chosen else s.reader.concurrency
+        return self.endpoints.turn_concurrency
 
 
 class CodexBackend:
@@ -154,22 +156,31 @@ class CodexBackend:
 
     name = "codex"
 
-    def __init__(self, settings: Settings, ledger: Ledger) -> None:
-        self.settings = settings
+    def __init__(
+        self, codex: CodexSettings, endpoints: Endpoints, ledger: Ledger, spec: dict[str, Any]
+    ) -> None:
+        """`spec` is the settings without their secrets, for the Codex turn's tool server."""
+        self.codex = codex
+        self.endpoints = endpoints
         self.ledger = ledger
+        self.spec = spec
         self._cli: CodexCLI | None = None
         self._model: CodexChat | None = None
         self._describer: Describer | None = None
         self._reader: JsonModel | None = None
 
+    @classmethod
+    def of(cls, settings: Settings, ledger: Ledger) -> CodexBackend:
+        return cls(settings.codex, settings.endpoints(), ledger, settings.without_secrets())
+
     @property
     def configured(self) -> bool:
-        return binary(self.settings) is not None
+        return binary(self.codex) is not None
 
     @property
     def missing(self) -> str:
         return (
-            f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({self.settings.codex.bin}) was not "
+            f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({self.codex.bin}) was not "
             "found. Install it with `npm i -g @openai/codex`, then sign in with `codex login`; "
             "or set BIOMD_CODEX_BIN to where it is."
         )
@@ -178,7 +189,10 @@ class CodexBackend:
         if self._cli is None:
             if not self.configured:
                 raise LLMNotConfigured(self.missing)
-            self._cli = CodexCLI(self.settings, self.ledger)
+            e = self.endpoints
+            self._cli = CodexCLI(
+                self.codex, e.turn_timeout, e.biographer.context_tokens, self.ledger
+            )
         return self._cli
 
     def model(self) -> CodexChat:
@@ -188,14 +202,14 @@ class CodexBackend:
 
     def describer(self) -> Describer | None:
         if self._describer is None:
-            if vision := self.settings.vision_endpoint():
+            if vision := self.endpoints.vision:
                 self._describer = VisionDescriber(vision, self.ledger)
             elif self.configured:
                 self._describer = CodexDescriber(self.cli())
         return self._describer
 
     def runner(self) -> CodexTurn:
-        return CodexTurn(self.cli(), self.settings)
+        return CodexTurn(self.cli(), self.spec)
 
     def reading_runner(self, writer: asyncio.Lock) -> CodexTurn:
         return self.runner()  # Codex edits through its tool server; one turn at a time
@@ -204,24 +218,23 @@ class CodexBackend:
         return FREE
 
     async def reader_prices(self) -> Prices | None:
-        if self.settings.reader.base_url:  # an endpoint of its own, priced as any
-            return _known(await prices(self.settings.reader_endpoint()))
+        if self.endpoints.reader_apart:  # an endpoint of its own, priced as any
+            return _known(await prices(self.endpoints.reader))
         return FREE
 
     def reader(self) -> JsonModel:
         """An endpoint of its own where BIOMD_READER_BASE_URL names one, else Codex."""
         if self._reader is None:
-            if self.settings.reader.base_url:
-                self._reader = OpenAIChat(self.settings.reader_endpoint(), self.ledger)
+            if self.endpoints.reader_apart:
+                self._reader = OpenAIChat(self.endpoints.reader, self.ledger)
             else:
                 self._reader = self.model()
         return self._reader
 
     @property
     def reader_concurrency(self) -> int:
-        if self.settings.reader.base_url and not self.settings.reader_is_local:
-            return self.settings.reader.concurrency
-        return 1
+        e = self.endpoints
+        return e.concurrency if e.reader_apart and not e.reader.is_local else 1
 
     @property
     def turn_concurrency(self) -> int:
@@ -243,8 +256,8 @@ Factory = Callable[[Settings, Ledger], Backend]
 @hookimpl(tryfirst=True)
 def register_backends(register: Callable[[str, Factory], None]) -> None:
     """biomd's own backends, registered as a default plugin."""
-    register("openai", OpenAIBackend)
-    register("codex", CodexBackend)
+    register("openai", OpenAIBackend.of)
+    register("codex", CodexBackend.of)
 
 
 @functools.cache

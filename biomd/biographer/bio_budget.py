@@ -13,7 +13,6 @@ from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import changed_sections
 from biomd.errors import BiomdError
 from biomd.models.turn_meter import in_turn
-from biomd.settings import Settings
 from biomd.storage.store import Store
 
 log = logging.getLogger(__name__)
@@ -41,8 +40,13 @@ def reading_limit(budget: int, room: int) -> int:
 
 
 class BioBudget:
-    def __init__(self, settings: Settings, store: Store, profile: Profile, backend: Backend):
-        self.settings = settings
+    def __init__(
+        self, limit: int, reply_tokens: int, store: Store, profile: Profile, backend: Backend
+    ):
+        """bio.md is kept within `limit` characters (BIOMD_BIO_MAX_CHARS); the biographer's
+        replies are at most `reply_tokens` long (BIOMD_LLM_MAX_TOKENS)."""
+        self.limit = limit
+        self.reply_tokens = reply_tokens
         self.store = store
         self.profile = profile
         self.backend = backend
@@ -51,7 +55,7 @@ class BioBudget:
         """Consolidate bio.md when it has grown past BIOMD_BIO_MAX_CHARS (or, in the middle
         of a round of reading, past READING_SLACK times it, within the model's window);
         True if it did."""
-        limit = self.settings.biographer.bio_max_chars
+        limit = self.limit
         if reading:
             limit = reading_limit(limit, await self.room())
         if len(await self.profile.load()) <= limit:
@@ -70,7 +74,7 @@ class BioBudget:
         if len(await self.profile.load()) <= room:
             return
         try:
-            await self.consolidate(target=held_to(self.settings.biographer.bio_max_chars, room))
+            await self.consolidate(target=held_to(self.limit, room))
         except BiomdError as exc:
             log.warning(
                 "bio.md is too big for the model's context and was not consolidated: %s", exc
@@ -78,7 +82,7 @@ class BioBudget:
 
     async def held_to(self) -> int:
         """The size bio.md is consolidated to, with this model's window."""
-        return held_to(self.settings.biographer.bio_max_chars, await self.room())
+        return held_to(self.limit, await self.room())
 
     async def room(self) -> int:
         """Characters bio.md may take in the model's window before a turn."""
@@ -92,8 +96,8 @@ class BioBudget:
         before = await self.profile.load()
         turn_id = await self.store.turns.start("consolidate", "consolidate bio.md")
         try:
-            budget = target or self.settings.biographer.bio_max_chars
-            longest = max(self.settings.llm.max_tokens, int(len(before) / 2.5))
+            budget = target or self.limit
+            longest = max(self.reply_tokens, int(len(before) / 2.5))
             with in_turn(turn_id):
                 after = await rewrite(model, before, budget, max_tokens=longest)
         except BaseException as exc:

@@ -8,7 +8,7 @@ from biomd.biographer.backend import Backend
 from biomd.biographer.bio_budget import BioBudget
 from biomd.biographer.chat import Conversation
 from biomd.biographer.profile import Profile
-from biomd.biographer.reading.reading_cost import ReadingCost
+from biomd.biographer.reading.reading_cost import ReadingCost, cache_of
 from biomd.biographer.reading.reading_round import ReadingRounds
 from biomd.biographer.tools import Toolbox
 from biomd.biographer.turn import Agent, StepFn, TurnResult
@@ -21,6 +21,9 @@ from biomd.storage.store import Store
 
 
 class Biographer:
+    """The biographer's parts, wired here from the settings: each part is given its own
+    group (and the few values of others it needs), not the whole settings."""
+
     def __init__(
         self,
         settings: Settings,
@@ -34,11 +37,24 @@ class Biographer:
         self.searcher = searcher
         self.profile = profile
         self.backend = backend
-        self.budget = BioBudget(settings, store, profile, backend)
-        self.cost = ReadingCost(settings, store, profile, backend)
-        self.chat = Conversation(settings, store, profile, self.agent, self.budget)
+        s = settings
+        self.budget = BioBudget(
+            s.biographer.bio_max_chars, s.llm.max_tokens, store, profile, backend
+        )
+        self.cost = ReadingCost(
+            s.reading,
+            s.owner.names,
+            s.reader_endpoint(),
+            cache_of(s),
+            store,
+            profile,
+            backend,
+            self.budget,
+        )
+        self.chat = Conversation(s.chat, s.zone, store, profile, self.agent, self.budget)
         self.reading = ReadingRounds(
-            settings,
+            s.reading,
+            s.owner.names,
             store,
             searcher,
             profile,

@@ -5,14 +5,14 @@ the exchange joins the chat."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from biomd.biographer.bio_budget import BioBudget
 from biomd.biographer.citations import flag_invented, source_ids
 from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import citations
 from biomd.biographer.turn import Agent, StepFn, TurnResult
-from biomd.settings import Settings
+from biomd.settings.groups import ChatSettings
 from biomd.storage.chat import ChatMessage
 from biomd.storage.store import Store
 
@@ -20,13 +20,15 @@ from biomd.storage.store import Store
 class Conversation:
     def __init__(
         self,
-        settings: Settings,
+        chat: ChatSettings,
+        zone: tzinfo,
         store: Store,
         profile: Profile,
         agent: Callable[[], Agent],
         budget: BioBudget,
     ) -> None:
-        self.settings = settings
+        self.settings = chat
+        self.zone = zone
         self.store = store
         self.profile = profile
         self.agent = agent
@@ -38,7 +40,7 @@ class Conversation:
 
     async def tail(self) -> list[dict[str, str]]:
         """The last BIOMD_CHAT_TAIL messages, as a turn sees them."""
-        n = self.settings.chat.tail
+        n = self.settings.tail
         if n == 0:
             return []
         return [{"role": m.role, "content": m.content} for m in await self.store.chat.recent(n)]
@@ -46,7 +48,7 @@ class Conversation:
     async def dates(self, today: bool = False) -> frozenset[str]:
         """The days the owner wrote in the chat, in their time zone (what [chat YYYY-MM-DD]
         may cite); with `today`, today too (the message being answered)."""
-        zone = self.settings.zone
+        zone = self.zone
         days = {
             datetime.fromisoformat(at).astimezone(zone).date().isoformat()
             for at in await self.store.chat.owner_times()
@@ -65,7 +67,7 @@ class Conversation:
         result = await self.agent().run(
             "chat",
             message,
-            steps=self.settings.chat.steps,
+            steps=self.settings.steps,
             chat_tail=tail,
             chat_dates=dates,
             on_step=on_step,

@@ -20,7 +20,6 @@ from biomd.errors import LLMError
 from biomd.models.codex import CodexCLI, prompt
 from biomd.models.llm import ToolCall
 from biomd.models.text_calls import visible
-from biomd.settings import Settings
 
 STATE = "state.json"  # the turn's record, as the tool server keeps it
 
@@ -28,7 +27,9 @@ STATE = "state.json"  # the turn's record, as the tool server keeps it
 class CodexTurn:
     """The runner of a turn on Codex: one `codex exec` run with biomd's tool server."""
 
-    def __init__(self, codex: CodexCLI, settings: Settings) -> None:
+    def __init__(self, codex: CodexCLI, settings: dict[str, Any]) -> None:
+        """`settings` are the owner's without their secrets (Settings.without_secrets()): the
+        tool server opens the same data folder with them."""
         self.codex = codex
         self.settings = settings
 
@@ -73,8 +74,7 @@ class CodexTurn:
         return Outcome(report, state, f"({run.failure})" if run.failure else "")
 
     def _write_turn(self, folder: Path, turn: Turn) -> None:
-        settings = self.settings.without_secrets()
-        spec = {"settings": settings, **turn.context.to_json()}
+        spec = {"settings": self.settings, **turn.context.to_json()}
         path = folder / "turn.json"
         path.write_text(json.dumps(spec), encoding="utf-8")
         path.chmod(0o600)

@@ -23,7 +23,7 @@ from biomd.errors import LLMError, LLMNotConfigured
 from biomd.models.ledger import Ledger, Usage
 from biomd.models.llm import Reply
 from biomd.models.processes import kill_group, own_group
-from biomd.settings import Settings
+from biomd.settings.groups import CodexSettings
 
 TESTED = (0, 171, 0)
 CONTAINED = (
@@ -62,10 +62,10 @@ class Run:
         return self.messages[-1] if self.messages else ""
 
 
-def binary(settings: Settings) -> str | None:
+def binary(codex: CodexSettings) -> str | None:
     """The codex executable, if it is installed."""
-    found = shutil.which(settings.codex.bin)
-    return found or (settings.codex.bin if Path(settings.codex.bin).is_file() else None)
+    found = shutil.which(codex.bin)
+    return found or (codex.bin if Path(codex.bin).is_file() else None)
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
@@ -76,22 +76,32 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
 class CodexCLI:
     """Runs `codex exec` and reads its events."""
 
-    def __init__(self, settings: Settings, ledger: Ledger | None = None) -> None:
-        """`ledger` meters runs; checks of the version and login (doctor, setup) need none."""
-        self.settings = settings
+    def __init__(
+        self,
+        codex: CodexSettings,
+        turn_timeout: float,
+        context_tokens: int | None = None,
+        ledger: Ledger | None = None,
+    ) -> None:
+        """A run may take `turn_timeout` seconds; `context_tokens` is the model's window where
+        the owner set it (BIOMD_LLM_CONTEXT_TOKENS); `ledger` meters runs, and checks of the
+        version and login (doctor, setup) need none."""
+        self.settings = codex
+        self.turn_timeout = turn_timeout
+        self.context_tokens = context_tokens
         self.ledger = ledger
-        path = binary(settings)
+        path = binary(codex)
         if path is None:
             raise LLMNotConfigured(
-                f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({settings.codex.bin}) is not "
+                f"BIOMD_LLM_BACKEND is codex, but the Codex CLI ({codex.bin}) is not "
                 "installed. Install it with `npm i -g @openai/codex`, then `codex login`."
             )
         self.path = path
 
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
-        if self.settings.codex.home:
-            env["CODEX_HOME"] = str(self.settings.codex.home)
+        if self.settings.home:
+            env["CODEX_HOME"] = str(self.settings.home)
         return env
 
     async def version(self) -> tuple[int, int, int] | None:
@@ -132,7 +142,7 @@ class CodexCLI:
         if instructions is not None:
             overrides.append(f"model_instructions_file={json.dumps(str(instructions))}")
         overrides.append(f"mcp_servers={_toml_table(mcp or {})}")  # only biomd's, never others
-        overrides += list(self.settings.codex.config)
+        overrides += list(self.settings.config)
         args = [
             self.path,
             "exec",
@@ -147,8 +157,8 @@ class CodexCLI:
             "--color",
             "never",
         ]
-        if self.settings.codex.model:
-            args += ["-m", self.settings.codex.model]
+        if self.settings.model:
+            args += ["-m", self.settings.model]
         for override in overrides:
             args += ["-c", override]
         args += [f"--image={p}" for p in images]
@@ -176,9 +186,9 @@ class CodexCLI:
                 rules = Path(tmp) / "instructions.md"
                 rules.write_text(instructions, encoding="utf-8")
             args = self.command(prompt, workdir, rules, mcp, images)
-            result = await self._run(args, on_event, limit_s or self.settings.turn_timeout)
+            result = await self._run(args, on_event, limit_s or self.turn_timeout)
         await self.ledger.record(
-            self.settings.codex.model or "codex", mode, result.usage, backend="codex"
+            self.settings.model or "codex", mode, result.usage, backend="codex"
         )
         return result
 
@@ -321,7 +331,7 @@ class CodexChat:
             await self.codex.ledger.check_limit()
 
     async def context_tokens(self) -> int:
-        return self.codex.settings.llm.context_tokens or 200_000
+        return self.codex.context_tokens or 200_000
 
     async def count_tokens(self, text: str) -> int | None:
         return None  # the CLI says no count before a call

@@ -23,7 +23,7 @@ from biomd.retrieval.embedding import (
     forget_download_failed,
     to_blob,
 )
-from biomd.settings import Settings
+from biomd.settings.groups import EmbedSettings
 from biomd.storage.lock import ProcessLock
 from biomd.storage.store import Store
 from biomd.storage.vectors import Vectors
@@ -67,14 +67,18 @@ class Embeddings:
 
     def __init__(
         self,
-        settings: Settings,
+        embed: EmbedSettings,
+        models_dir: Path,
         store: Store,
         embedder: Embedder | None = None,
         *,
         input_of: Callable[[str], str] = lambda text: text,
         first: Callable[[str], bool] | None = None,
     ) -> None:
-        self.settings = settings
+        """Models are kept in `models_dir`; a switch of model takes reindex.lock beside the
+        store's database."""
+        self.embed = embed
+        self.models_dir = models_dir
         self.store = store
         self._models: dict[str, Embedder] = {embedder.name: embedder} if embedder else {}
         self._lock = threading.Lock()
@@ -84,19 +88,19 @@ class Embeddings:
 
     def embedder(self) -> Embedder:
         """The configured embedder, built on first use (loading a model is slow)."""
-        return self._model(self.settings.embed.model, self.settings.embed.model_path)
+        return self._model(self.embed.model, self.embed.model_path)
 
     def _model(self, name: str, path: Path | None) -> Embedder:
         with self._lock:
             if name not in self._models:
-                s = self.settings
+                e = self.embed
                 self._models[name] = FastEmbedder(
                     name,
                     model_path=path,
-                    cache_dir=s.models_dir,
-                    threads=s.embed.threads,
-                    batch_size=s.embed.batch_size,
-                    int8_cache=s.models_dir / "int8" if s.embed.quantise else None,
+                    cache_dir=self.models_dir,
+                    threads=e.threads,
+                    batch_size=e.batch_size,
+                    int8_cache=self.models_dir / "int8" if e.quantise else None,
                 )
             return self._models[name]
 
@@ -104,7 +108,7 @@ class Embeddings:
         """The model the stored vectors come from, which queries must be embedded with (the
         configured one before there are any)."""
         stored = await self.stored_model()
-        if stored is None or stored == self.settings.embed.model:
+        if stored is None or stored == self.embed.model:
             return await asyncio.to_thread(self.embedder)
         path = await self.store.meta.get("embed_model_path")
         return await asyncio.to_thread(self._model, stored, Path(path) if path else None)
@@ -112,7 +116,7 @@ class Embeddings:
     @property
     def model_name(self) -> str:
         """The embedding model configured now."""
-        return self.settings.embed.model
+        return self.embed.model
 
     async def stored_model(self) -> str | None:
         """The model the stored vectors were made with (None while there are none: a model
@@ -135,12 +139,12 @@ class Embeddings:
         Resumable: it starts wherever vectors stop. `retry`: try a download of the model
         that failed lately now, not after RETRY_DOWNLOAD_AFTER_S."""
         if retry:
-            forget_download_failed(self.settings.embed.model, self.settings.models_dir)
+            forget_download_failed(self.embed.model, self.models_dir)
             if stored := await self.stored_model():
-                forget_download_failed(stored, self.settings.models_dir)
+                forget_download_failed(stored, self.models_dir)
         embedder = await self.serving()  # importing fastembed takes a while
         if await self.stored_model() is None:
-            await self.store.meta.set(model_meta(embedder, self.settings.embed.model_path))
+            await self.store.meta.set(model_meta(embedder, self.embed.model_path))
         return await self._fill(self.store.vectors, embedder, on_progress)
 
     async def reindex(self, on_progress: EmbedProgress | None = None) -> int:
@@ -148,9 +152,9 @@ class Embeddings:
         while search goes on with `vectors`, then swap them in one transaction; how many
         chunks were embedded. Resumable: a stopped run goes on where it stopped."""
         embedder = await asyncio.to_thread(self.embedder)
-        path = self.settings.embed.model_path
+        path = self.embed.model_path
         async with self._switch:  # one switch at a time in this process …
-            lock = ProcessLock(self.settings.data_dir / "reindex.lock")
+            lock = ProcessLock(self.store.path.parent / "reindex.lock")
             lock.acquire()  # … and in any (Busy, with a clear message, if another runs one)
             try:
                 if await self.store.meta.get(NEXT_KEYS[0]) != embedder.name:
@@ -176,7 +180,7 @@ class Embeddings:
         if total == 0:
             return 0
         done = 0
-        batch = self.settings.embed.batch_size
+        batch = self.embed.batch_size
         rounds = pending_rounds(table, batch * ROUND_BATCHES, self.first)
         rows = await anext(rounds, None)
         stop = threading.Event()  # set when this is cancelled: the thread stops between batches

@@ -6,17 +6,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from datetime import UTC, tzinfo
+from datetime import tzinfo
 from pathlib import Path
 from typing import Any, TypedDict
-from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.sources import DotEnvSettingsSource, EnvSettingsSource
 
-from biomd.endpoints import Endpoint, is_local_url
+from biomd.endpoints import Endpoint, Endpoints, is_local_url
 from biomd.errors import ConfigError
 from biomd.settings import names
 from biomd.settings.groups import (
@@ -193,16 +192,8 @@ class Settings(BaseSettings):
 
     @property
     def zone(self) -> tzinfo:
-        """The time zone epoch timestamps are shown in (BIOMD_TIMEZONE, checked when the
-        settings load), else the system's."""
-        if self.owner.timezone:
-            return ZoneInfo(self.owner.timezone)
-        from tzlocal import get_localzone
-
-        try:
-            return get_localzone()
-        except Exception:  # no zone configured on this machine at all
-            return UTC
+        """The owner's time zone (`OwnerSettings.zone`)."""
+        return self.owner.zone
 
     @property
     def chat_tools_with_evidence(self) -> bool:
@@ -270,6 +261,18 @@ class Settings(BaseSettings):
         if not self.vision.model:
             return None
         return replace(self.endpoint(), model=self.vision.model)
+
+    def endpoints(self) -> Endpoints:
+        """Every endpoint a backend calls, with the reader's concurrency."""
+        return Endpoints(
+            biographer=self.endpoint(),
+            reader=self.reader_endpoint(),
+            vision=self.vision_endpoint(),
+            reader_apart=bool(self.reader.base_url),
+            concurrency=self.reader.concurrency,
+            concurrency_chosen="concurrency" in self.reader.model_fields_set,
+            max_tokens=self.llm.max_tokens,
+        )
 
     def _call_limits(self) -> _CallLimits:
         """BIOMD_LLM_TIMEOUT, _TURN_TIMEOUT, _MAX_RETRIES and _STREAM as set (None: by where

@@ -1,11 +1,13 @@
 """The settings in groups, one model each: who the owner is, the models (llm, reader, vision,
 embed, whisper, codex), reading, chat, the biographer, costs, the web view, the bots, the
-questions, the mirror and the zip limits. A service is given its own group. Every field is
-described; each is set as BIOMD_<GROUP>_<FIELD> unless `names.NAMES` says otherwise."""
+questions, the mirror and the zip limits. A service is given its own group (docs/
+architecture.md, "How the settings reach a service"). Every field is described; each is set
+as BIOMD_<GROUP>_<FIELD> unless `names.NAMES` says otherwise."""
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, tzinfo
 from pathlib import Path
 from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -80,6 +82,19 @@ class OwnerSettings(Group):
             except (ZoneInfoNotFoundError, ValueError):
                 raise ValueError("not a time zone name such as Europe/Dublin") from None
         return value or None
+
+    @property
+    def zone(self) -> tzinfo:
+        """The time zone epoch timestamps are shown in (BIOMD_TIMEZONE, checked when the
+        settings load), else the system's."""
+        if self.timezone:
+            return ZoneInfo(self.timezone)
+        from tzlocal import get_localzone
+
+        try:
+            return get_localzone()
+        except Exception:  # no zone configured on this machine at all
+            return UTC
 
 
 class LlmSettings(Group):

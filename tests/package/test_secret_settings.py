@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
+from biomd.biographer.backend import CodexBackend
 from biomd.biographer.codex_turn import CodexTurn
 from biomd.biographer.turn import Turn
 from biomd.biographer.turn_context import TurnContext
@@ -37,7 +38,8 @@ def test_a_codex_turn_writes_no_key_or_token_for_its_tool_server(tmp_path: Path)
     s = Settings(_env_file=None, data_dir=tmp_path / "data", **KEYS)  # type: ignore[arg-type]
     codex: Any = None  # writing the turn's file needs no CLI
     turn = Turn(TurnContext(1, "chat", 5), "hello", "the rules")
-    CodexTurn(codex, s)._write_turn(tmp_path, turn)
+    backend = CodexBackend.of(s, ledger=codex)  # what the Codex backend hands each turn
+    CodexTurn(codex, backend.spec)._write_turn(tmp_path, turn)
     written = (tmp_path / "turn.json").read_text(encoding="utf-8")
     assert not [v for v in KEYS.values() if v in written]
     assert json.loads(written)["settings"]["data_dir"] == str(tmp_path / "data")

@@ -22,13 +22,13 @@ from biomd.app.mirror.measured import MeasuredSide
 from biomd.app.mirror.patterns import Pattern, assemble, confidence
 from biomd.biographer.backend import Backend
 from biomd.biographer.reading.estimate import Estimate, Prices
+from biomd.endpoints import Endpoint
 from biomd.errors import LLMError, SpendLimitReached
 from biomd.ingest.convert import chat_kinds
 from biomd.models.ledger import Usage
 from biomd.models.llm import JsonModel
 from biomd.models.pricing import prices
 from biomd.retrieval.notes import NoteSearch
-from biomd.settings import Settings
 from biomd.storage.mirror import Judged
 from biomd.storage.store import Store
 
@@ -82,13 +82,16 @@ class NotesView:
 class Judging:
     def __init__(
         self,
-        settings: Settings,
+        owner_names: tuple[str, ...],
+        reader: Endpoint,
         store: Store,
         backend: Backend,
         notes: NoteSearch,
         measured: MeasuredSide,
     ) -> None:
-        self.settings = settings
+        """The judge is the reader (`reader`: what its calls cost, where it runs)."""
+        self.owner_names = owner_names
+        self.reader = reader
         self.store = store
         self.backend = backend
         self.note_search = notes
@@ -183,10 +186,10 @@ class Judging:
         return JudgingPlan(design, todo, estimate, len(usable), len(view.crisis), calls)
 
     async def _estimate(self, calls: int, chars: int, out_each: int) -> Estimate:
-        system = len(judge.system_prompt(self.settings.owner.names))
+        system = len(judge.system_prompt(self.owner_names))
         prompt = int((chars + calls * system) / CHARS_PER_TOKEN)
         completion = calls * out_each
-        reader = self.settings.reader_endpoint()
+        reader = self.reader
         price = await prices(reader)
         usd = Prices(*price).usd(prompt, completion) if price is not None else None
         local = reader.is_local
@@ -209,7 +212,7 @@ class Judging:
             report = JudgingReport(design)
             model = self.backend.reader()
             view = await self.view()
-            system = judge.system_prompt(self.settings.owner.names)
+            system = judge.system_prompt(self.owner_names)
             for i, c in enumerate(plan.todo):
                 if on_progress:
                     await on_progress(i, len(plan.todo))
@@ -272,7 +275,7 @@ class Judging:
         view = await self.view()
         usable = [n for i, n in view.notes.items() if i not in view.crisis]
         model = self.backend.reader()
-        system = judge.system_prompt(self.settings.owner.names)
+        system = judge.system_prompt(self.owner_names)
         groups = _groups(usable, view.where)
         for g, group in enumerate(groups):
             if on_progress:

@@ -15,7 +15,6 @@ from biomd.app.mirror.dynamics import Dynamics, measure
 from biomd.app.mirror.findings import PER_SIDE, Finding, Quote, cut, find
 from biomd.app.mirror.messages import VERSION, ParsedChats, Parser
 from biomd.ingest.convert import chat_kinds
-from biomd.settings import Settings
 from biomd.storage.mirror import ParsedChat
 from biomd.storage.store import Store
 
@@ -35,8 +34,10 @@ class Measured:
 
 
 class MeasuredSide:
-    def __init__(self, settings: Settings, store: Store) -> None:
-        self.settings = settings
+    def __init__(self, silence_hours: float, owner_names: tuple[str, ...], store: Store) -> None:
+        """A silence is `silence_hours` long at least (BIOMD_MIRROR_SILENCE_HOURS)."""
+        self.silence_hours = silence_hours
+        self.owner_names = owner_names
         self.store = store
         self._memo: tuple[object, Measured] | None = None
         self._lock = asyncio.Lock()
@@ -49,11 +50,11 @@ class MeasuredSide:
         """The figures and findings now (made again only when the sources changed)."""
         async with self._lock:
             ids = await self.chat_sources()
-            key = (tuple(ids), self.settings.mirror.silence_hours, self.settings.owner.names)
+            key = (tuple(ids), self.silence_hours, self.owner_names)
             if self._memo is not None and self._memo[0] == key:
                 return self._memo[1]
             parsed = await self._parsed(ids)
-            dynamics = await asyncio.to_thread(measure, parsed, self.settings.mirror.silence_hours)
+            dynamics = await asyncio.to_thread(measure, parsed, self.silence_hours)
             findings = await asyncio.to_thread(find, dynamics)
             kept, dropped = await self._quoted(findings)
             measured = Measured(dynamics, kept, dropped, dict(parsed))
@@ -65,7 +66,7 @@ class MeasuredSide:
         await self.get()
 
     async def _parsed(self, ids: Sequence[int]) -> list[tuple[int, ParsedChats]]:
-        owners = self.settings.owner.names
+        owners = self.owner_names
         cached = await self.store.mirror.parsed(ids)
         out = []
         for doc_id in ids:

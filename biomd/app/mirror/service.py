@@ -23,9 +23,10 @@ from biomd.app.sources import Sources
 from biomd.biographer.backend import Backend
 from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import MIRROR_MARK
+from biomd.endpoints import Endpoint
 from biomd.errors import BiomdError, NotFound
 from biomd.retrieval.notes import NoteSearch
-from biomd.settings import Settings
+from biomd.settings.groups import MirrorSettings, OwnerSettings
 from biomd.storage.mirror import Verdict
 from biomd.storage.store import Store
 
@@ -123,24 +124,28 @@ class MirrorView:
 class Mirror:
     def __init__(
         self,
-        settings: Settings,
+        mirror: MirrorSettings,
+        owner: OwnerSettings,
+        reader: Endpoint,
         store: Store,
         profile: Profile,
         sources: Sources,
         backend: Backend,
         notes: NoteSearch,
     ) -> None:
-        self.settings = settings
+        """The judging pass runs on the reader (`reader`)."""
+        self.settings = mirror
+        self.owner = owner
         self.store = store
         self.profile = profile
         self.sources = sources
         self.backend = backend
-        self.measured = MeasuredSide(settings, store)
-        self.found = Judging(settings, store, backend, notes, self.measured)
+        self.measured = MeasuredSide(mirror.silence_hours, owner.names, store)
+        self.found = Judging(owner.names, reader, store, backend, notes, self.measured)
 
     @property
     def design(self) -> str:
-        return self.settings.mirror.design
+        return self.settings.design
 
     async def view(
         self, person: str | None = None, since: str | None = None, until: str | None = None
@@ -321,8 +326,8 @@ class Mirror:
         if not text:
             raise BiomdError("Say what there is to it, for example: /mirror answer F1a2b3c4 …")
         item = await self._item(item_id)
-        now = datetime.now(self.settings.zone)
-        owner = self.settings.owner.names[0] if self.settings.owner.names else "Me"
+        now = datetime.now(self.owner.zone)
+        owner = self.owner.names[0] if self.owner.names else "Me"
         body = (
             f"Answer to the mirror's {item.id}: {item.statement}\n\n"
             f"[{now:%Y-%m-%d %H:%M}] {owner} (owner): {text}\n"

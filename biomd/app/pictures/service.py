@@ -5,13 +5,12 @@ from __future__ import annotations
 from biomd.app.pictures import people as people_picture
 from biomd.app.pictures import timeline as timeline_picture
 from biomd.biographer.profile import Profile
-from biomd.settings import Settings
 from biomd.storage.store import Store
 
 
 class Pictures:
-    def __init__(self, settings: Settings, store: Store, profile: Profile) -> None:
-        self.settings = settings
+    def __init__(self, owner_names: tuple[str, ...], store: Store, profile: Profile) -> None:
+        self.owner_names = owner_names
         self.store = store
         self.profile = profile
 
@@ -22,7 +21,7 @@ class Pictures:
     async def people(self) -> list[people_picture.Person]:
         """bio.md's people and the corpus's speakers, most present first."""
         bio = await self.profile.load()
-        return await people_picture.gather(self.store, bio, self.settings.owner.names)
+        return await people_picture.gather(self.store, bio, self.owner_names)
 
     async def person(self, name: str) -> people_picture.Person | None:
         """Someone by name: from bio.md's People or the corpus's speakers, else from the

@@ -23,11 +23,12 @@ from biomd.app.share.writer import write
 from biomd.biographer.backend import Backend
 from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import owner_in
+from biomd.endpoints import Endpoint
 from biomd.errors import BiomdError, NotFound
 from biomd.fold import fold
 from biomd.plural import counted
 from biomd.retrieval.language import STOPWORDS, content_words
-from biomd.settings import Settings
+from biomd.settings.groups import OwnerSettings
 from biomd.storage.database import ensure_private_dir
 from biomd.storage.shares import NewShare, ShareRecord
 from biomd.storage.store import Store
@@ -102,9 +103,18 @@ def render(portrait: Portrait, fmt: Format, made: str) -> str:
 
 class Shares:
     def __init__(
-        self, settings: Settings, store: Store, profile: Profile, backend: Backend
+        self,
+        owner: OwnerSettings,
+        reader: Endpoint,
+        folder: Path,
+        store: Store,
+        profile: Profile,
+        backend: Backend,
     ) -> None:
-        self.settings = settings
+        """The model writes portraits as the reader (`reader`); saved shares go in `folder`."""
+        self.owner = owner
+        self.reader = reader
+        self.folder = folder
         self.store = store
         self.profile = profile
         self.backend = backend
@@ -135,7 +145,7 @@ class Shares:
         audience = (choice or ShareChoice()).apply(preset(audience_name, await self.audiences()))
         bio = await self.profile.load()
         speakers = await self._speakers()
-        owner = self.settings.owner.names or owner_in(bio, speakers)
+        owner = self.owner.names or owner_in(bio, speakers)
         everyone = self._people(bio, speakers, owner)
         people = choose(everyone, audience.people, audience.show, audience.hide)
         names = Names(people, owner, audience.hide)
@@ -149,10 +159,10 @@ class Shares:
         if model and portrait.parts:
             written = await write(self.backend.reader(), portrait)
             portrait, support = written.portrait, written.support
-            writer = self.settings.reader_endpoint().model
+            writer = self.reader.model
         findings = await self.scan(portrait, names)
         draft = Draft(audience, portrait, people, findings, names, support, writer, owner)
-        draft.owner_note = "" if self.settings.owner.names else _owner_note(owner, people)
+        draft.owner_note = "" if self.owner.names else _owner_note(owner, people)
         draft.nothing = "" if portrait.parts else self._nothing(bio, audience)
         return draft
 
@@ -276,13 +286,13 @@ class Shares:
 
     def today(self) -> str:
         """The day a share is written, as its file says it."""
-        return datetime.now(self.settings.zone).strftime("%Y-%m-%d")
+        return datetime.now(self.owner.zone).strftime("%Y-%m-%d")
 
     def default_path(self, audience: Audience) -> Path:
         """A new file under the data dir's shares/: the day and the audience, numbered when
         that name is taken (a second share the same day keeps the first)."""
-        day = datetime.now(self.settings.zone).strftime("%Y-%m-%d")
-        folder = self.settings.data_dir / "shares"
+        day = datetime.now(self.owner.zone).strftime("%Y-%m-%d")
+        folder = self.folder
         label = re.sub(r"[^a-z0-9-]", "-", audience.name.lower())[:30] or "share"
         ext = EXTENSIONS[audience.format]
         path, n = folder / f"{day}-{label}.{ext}", 2

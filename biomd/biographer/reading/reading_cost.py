@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from biomd.biographer.backend import Backend
-from biomd.biographer.bio_budget import held_to, reading_limit, room_for
+from biomd.biographer.bio_budget import BioBudget, held_to, reading_limit, room_for
 from biomd.biographer.context import CHARS_PER_TOKEN
 from biomd.biographer.profile import Profile
 from biomd.biographer.prompts import system_prompt
@@ -23,8 +23,10 @@ from biomd.biographer.reading.placement import Room, months_spanned
 from biomd.biographer.reading.reader import SCHEMA
 from biomd.biographer.reading.reader import system_prompt as reader_prompt
 from biomd.biographer.reading.reading_turn import SCHEMA as READING_TURN_SCHEMA
+from biomd.endpoints import Endpoint
 from biomd.errors import NotFound
 from biomd.settings import Settings
+from biomd.settings.groups import ReadingSettings
 from biomd.storage.reading import Reading
 from biomd.storage.store import Store
 
@@ -104,40 +106,54 @@ def spread(ranges: Sequence[tuple[int, int]], size: int, n: int) -> list[tuple[i
 
 
 class ReadingCost:
-    def __init__(self, settings: Settings, store: Store, profile: Profile, backend: Backend):
-        self.settings = settings
+    def __init__(
+        self,
+        reading: ReadingSettings,
+        owner_names: tuple[str, ...],
+        reader: Endpoint,
+        cache: Cache | None,
+        store: Store,
+        profile: Profile,
+        backend: Backend,
+        budget: BioBudget,
+    ):
+        """`reader` is the reader's endpoint (its longest reply, where it runs); `cache` the
+        prompt cache reading is priced with (`cache_of`)."""
+        self.settings = reading
+        self.owner_names = owner_names
+        self.reader = reader
+        self.cache = cache
+        self.budget = budget
         self.store = store
         self.profile = profile
         self.backend = backend
 
     async def sizes(self) -> Sizes:
         """The sizes reading works in now, with the models' prices where known."""
-        s = self.settings
+        s, b = self.settings, self.budget
         reader = self.backend.reader()
         plan = ReaderPlan.for_window(
-            await reader.context_tokens(), s.reading.part_chars, s.reader.max_tokens
+            await reader.context_tokens(), s.part_chars, self.reader.max_tokens
         )
         bio = await self.profile.load()
         window = await self.backend.model().context_tokens()
         room = room_for(window)
         return Sizes(
             part_chars=plan.part_chars,
-            reader_fixed_chars=len(reader_prompt(s.owner.names)) + len(json.dumps(SCHEMA)) + 300,
-            notes_chars=s.reading.notes_chars,
-            turn_fixed_chars=reading_fixed_chars("", s.biographer.bio_max_chars),
+            reader_fixed_chars=len(reader_prompt(self.owner_names)) + len(json.dumps(SCHEMA)) + 300,
+            notes_chars=s.notes_chars,
+            turn_fixed_chars=reading_fixed_chars("", b.limit),
             concurrency=self.backend.reader_concurrency,
             reader_prices=await self.backend.reader_prices(),
             prices=await self.backend.prices(),
-            local=s.reader_is_local,
-            turn_chars=turn_chars(window, s.llm.max_tokens),
+            local=self.reader.is_local,
+            turn_chars=turn_chars(window, b.reply_tokens),
             bio_chars=len(bio),
-            bio_cap=held_to(s.biographer.bio_max_chars, room),
-            bio_trigger=min(
-                reading_limit(s.biographer.bio_max_chars, room), room
-            ),  # make_room's first
-            by_rules=s.reading.placement == "rules",
+            bio_cap=held_to(b.limit, room),
+            bio_trigger=min(reading_limit(b.limit, room), room),  # make_room's first
+            by_rules=s.placement == "rules",
             turns_at_once=self.backend.turn_concurrency,
-            cache=cache_of(s),
+            cache=self.cache,
         )
 
     async def estimate(self, reading: Reading, scope: str | None = None) -> Estimate:
@@ -184,8 +200,8 @@ class ReadingCost:
             return False
         cost = cost or await self.estimate(reading)
         if cost.usd:  # a price is known: money decides
-            return cost.usd > self.settings.reading.confirm_usd
-        return cost.prompt_tokens + cost.completion_tokens > self.settings.reading.confirm_tokens
+            return cost.usd > self.settings.confirm_usd
+        return cost.prompt_tokens + cost.completion_tokens > self.settings.confirm_tokens
 
     async def choices(self, only: set[int] | None = None) -> list[ReadingChoice]:
         """Sources waiting for the owner to choose how much to read (or held: not now),

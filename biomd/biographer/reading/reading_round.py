@@ -26,7 +26,7 @@ from biomd.biographer.turn import Agent, Runner, StepFn, TurnResult
 from biomd.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
 from biomd.plural import counted
 from biomd.retrieval.search import Searcher
-from biomd.settings import Settings
+from biomd.settings.groups import ReadingSettings
 from biomd.storage.notes import Note
 from biomd.storage.reading import Reading, SetAside
 from biomd.storage.store import Store
@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 class ReadingRounds:
     def __init__(
         self,
-        settings: Settings,
+        reading: ReadingSettings,
+        owner_names: tuple[str, ...],
         store: Store,
         searcher: Searcher,
         profile: Profile,
@@ -46,7 +47,8 @@ class ReadingRounds:
         cost: ReadingCost,
         budget: BioBudget,
     ) -> None:
-        self.settings = settings
+        self.settings = reading
+        self.owner_names = owner_names
         self.store = store
         self.searcher = searcher
         self.profile = profile
@@ -67,15 +69,14 @@ class ReadingRounds:
         await self.store.reading.progress(document_id, 0, True)
 
     def notes_pass(self) -> NotesPass:
-        s = self.settings
         return NotesPass(
             self.store,
             self.backend.reader(),
-            part_chars=s.reading.part_chars,
-            max_tokens=s.reader.max_tokens,
+            part_chars=self.settings.part_chars,
+            max_tokens=self.cost.reader.max_tokens,
             concurrency=self.backend.reader_concurrency,
-            attempts=s.reading.attempts,
-            owner_names=s.owner.names,
+            attempts=self.settings.attempts,
+            owner_names=self.owner_names,
         )
 
     async def read_pending(
@@ -183,7 +184,7 @@ class ReadingRounds:
         bio.md and with one writer (reading_turn.py); bio.md is kept within its budget
         between rounds of turns."""
         by_doc = {r.document_id: r for r in readings}
-        by_rules = self.settings.reading.placement == "rules"
+        by_rules = self.settings.placement == "rules"
         writer = asyncio.Lock()  # bio.md's one writer while turns run side by side
         runner = self.backend.reading_runner(writer)
         results: list[TurnResult] = []  # the reading turns
@@ -255,7 +256,7 @@ class ReadingRounds:
         result = await self.agent().run(
             "reading",
             request,
-            steps=self.settings.reading.steps,
+            steps=self.settings.steps,
             document_id=docs[0] if len(docs) == 1 else None,
             given=frozenset(docs),
             on_step=on_step,
@@ -294,7 +295,7 @@ class ReadingRounds:
         found = leads.leads(
             await self.store.notes.of_ready(),
             bio,
-            self.settings.owner.names,
+            self.owner_names,
             first.content_start if first else None,
             first.id if first else None,
             await self.store.leads.raised(),
@@ -320,12 +321,10 @@ class ReadingRounds:
 
     async def _notes_room(self) -> int:
         """Characters of notes a reading turn can take now (reading_cost.notes_room)."""
-        s = self.settings
         window = await self.backend.model().context_tokens()
         bio = await self.profile.load()
-        return notes_room(
-            window, s.llm.max_tokens, bio, s.biographer.bio_max_chars, s.reading.notes_chars
-        )
+        b = self.budget
+        return notes_room(window, b.reply_tokens, bio, b.limit, self.settings.notes_chars)
 
     async def _settle(self, reading: Reading, skipped: Sequence[tuple[int, int]] = ()) -> str:
         """Record how far a source is read (all noted and taken in, from the start, what
@@ -339,7 +338,7 @@ class ReadingRounds:
         if reached >= total:
             await self.store.reading.progress(doc, total, True)
             return f"read {name}"
-        stuck = [p for p in parts if not p.noted and p.attempts >= self.settings.reading.attempts]
+        stuck = [p for p in parts if not p.noted and p.attempts >= self.settings.attempts]
         if stuck:
             why = (
                 f"the reader could not take notes of characters {stuck[0].start:,}-"
