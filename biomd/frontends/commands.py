@@ -18,6 +18,7 @@ def routes() -> dict[str, list[Route]]:
     """Every command under its heading in `biomd --help`: a function (named as the command) or
     a name with a function or a group of subcommands."""
     from biomd.frontends.cli import (
+        assistants,
         bio,
         configuration,
         mirror,
@@ -39,7 +40,7 @@ def routes() -> dict[str, list[Route]]:
             bio.consolidate, bio.history, bio.undo, bio.cost,
         ],
         "Sharing and the mirror": [("share", share.app), ("mirror", mirror.app)],
-        "Running": [("run", serve.run_bot), serve.chat, serve.web, serve.mcp],
+        "Running": [("run", serve.run_bot), serve.chat, serve.web, ("mcp", assistants.mcp_app)],
         "Setup and backups": [
             upkeep.setup, ("config", configuration.app), upkeep.doctor, configuration.plugins,
             ("export", upkeep.export_backup), ("import", upkeep.import_backup),

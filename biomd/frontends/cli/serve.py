@@ -1,5 +1,5 @@
 """biomd as a running thing: `biomd run` (the bots and the web view, or the sample session),
-`web` alone, `mcp` for other assistants, and `chat` in this terminal."""
+`web` alone, and `chat` in this terminal (`mcp`, for other assistants, is in assistants.py)."""
 
 from __future__ import annotations
 
@@ -47,22 +47,6 @@ def web(
 
     logs.running()
     run(settings_of(ctx), web_only=True, open_browser=open_browser)
-
-
-def mcp(
-    ctx: typer.Context,
-    allow_notes: Annotated[
-        bool,
-        typer.Option(
-            "--allow-notes", help="Add the remember(note) tool, which keeps a note as a source."
-        ),
-    ] = False,
-) -> None:
-    """Serve your memory to other assistants (Claude, Codex, Cursor…) over MCP on stdio.
-    Read-only unless --allow-notes."""
-    from biomd.frontends.mcp_server import run_stdio
-
-    run_stdio(settings_of(ctx), allow_notes)
 
 
 def chat(
