@@ -23,7 +23,7 @@ SOCIAL = frozenset(
     k cool great nice bye goodbye see later ciao hola gracias adios buenas hallo danke tschüss
     moin salut merci bonjour bonsoir olá ola obrigado obrigada tchau grazie buongiorno привет
     спасибо пока lol ha haha hah hehe yes no yeah nope sure perfect awesome wow much very so
-    a the you""".split()
+    a the you there all everyone""".split()
 )
 """Words of a message that is only social: greetings, thanks, assent (a few languages)."""
 
@@ -77,16 +77,16 @@ class ShownPassage:
 
 
 def render(
-    passages: Sequence[ShownPassage], notes: Sequence[Note], budget: int
+    passages: Sequence[ShownPassage], notes: Sequence[Note], budget: int, head: str = HEAD
 ) -> tuple[str, set[int]]:
-    """The evidence block, best first, within `budget` characters (NOTHING if there is
-    none), and the sources it shows."""
+    """The evidence block under `head`, best first, within `budget` characters (NOTHING if
+    there is none), and the sources it shows."""
     if not passages and not notes:
         return NOTHING, set()
     shown: set[int] = set()
     blocks: list[str] = []
     lines_shown: set[tuple[int, str]] = set()
-    used = len(HEAD) + 64
+    used = len(head) + 64
     for p in passages:
         text = _new_lines(p, lines_shown)
         if not text:
@@ -112,7 +112,7 @@ def render(
     if lines:
         blocks.append("Notes the reader took:\n" + "\n".join(lines))
     body = "\n\n".join(blocks)
-    return f"{HEAD}\n{data.wrap(body)}", shown
+    return f"{head}\n{data.wrap(body)}", shown
 
 
 def _new_lines(p: ShownPassage, shown: set[tuple[int, str]]) -> str:

@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from biomd.biographer import evidence
+from biomd.biographer import evidence, evidence_search
 from biomd.biographer.citations import bracket_bare, chat_days, source_ids
 from biomd.biographer.edits import removed_share
 from biomd.biographer.profile import Profile
@@ -41,12 +41,9 @@ from biomd.models.tools import (
     tool,
 )
 from biomd.retrieval.search import Searcher
-from biomd.retrieval.when import day_of
 
 log = logging.getLogger(__name__)
 
-EVIDENCE_PASSAGES = 8  # passages a chat turn starts from (its budget may show fewer)
-EVIDENCE_NOTES = 6
 _WRAPPERS = re.compile(r"[ \t]*</?(?:source_data|tool_result|bio_md)\b[^>]*>")  # echoed back
 LONGEST_LINE = 600  # characters: a longer "line" is a paragraph pasted from a source
 SMALL_REMOVAL = 400  # characters an edit may always remove, however small bio.md is
@@ -76,21 +73,11 @@ class Toolbox:
         sources. What it shows counts as seen."""
         if not evidence.wants_sources(message):
             return ""
-        wanted = evidence.query(message, before)
         try:
-            hits = await self.searcher.search(wanted, EVIDENCE_PASSAGES)
-            notes = await self.searcher.notes.search(wanted, EVIDENCE_NOTES)
+            passages, notes = await evidence_search.gather(self.searcher, message, before)
         except BiomdError as exc:  # the turn goes on; the model can still search
             log.warning("no evidence for the chat turn: %s", exc.user_message)
             return ""
-        passages = []
-        for h in hits:
-            doc = await self.searcher.source(h.document_id)
-            first = (doc.content_start or "")[:10] if doc else ""
-            last = ((doc.content_end or doc.content_start) or "")[:10] if doc else ""
-            dates = first if first == last else f"{first} to {last}"
-            day = day_of(first) if first and first == last else None
-            passages.append(evidence.ShownPassage(h.document_id, h.document, dates, day, h.passage))
         text, shown = evidence.render(passages, notes, budget)
         self.state.seen.update(shown)
         return text

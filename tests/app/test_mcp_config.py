@@ -4,6 +4,7 @@ where biomd always looks)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shlex
@@ -86,11 +87,14 @@ async def test_every_snippet_starts_a_working_server_from_the_assistants_own_fol
     env = _home(tmp_path, minilm_path)
     note = tmp_path / "2019-04-07.md"
     note.write_text("Ran the Bath half marathon today. Still living in London.", "utf-8")
-    subprocess.run([BIOMD, "ingest", str(note)], env=env, check=True, capture_output=True)
+    await asyncio.to_thread(
+        subprocess.run, [BIOMD, "ingest", str(note)], env=env, check=True, capture_output=True
+    )
     elsewhere = tmp_path / "assistant's folder"
     elsewhere.mkdir()
     for name in mcp_config.ASSISTANTS:
-        made = subprocess.run(
+        made = await asyncio.to_thread(
+            subprocess.run,
             [BIOMD, "mcp", "config", "--for", name],
             env=env,
             cwd=elsewhere,
