@@ -10,15 +10,17 @@ the next offset given. Read-only, but for `remember`, which hands a note to the 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
+from biomd.app.assistants import keeping, sessions
 from biomd.app.assistants import recall as assistants_recall
 from biomd.app.engine import Engine
-from biomd.app.jobs.payloads import NoteJob, decode, encode, lane
+from biomd.app.jobs.payloads import NoteJob, SessionJob, decode, encode, lane
 from biomd.biographer import data, evidence_search, profile_text
 from biomd.biographer.period import Day, overlaps, phrase, within
 from biomd.biographer.source_tools import Desk, Passages, grep, read_source, search
@@ -333,6 +335,29 @@ async def remember(
     return f"Noted as source #{doc}, 'note from {client}'; the biographer will read it."
 
 
+class Turn(BaseModel):
+    """One turn of an assistant's session with the owner."""
+
+    at: str = Field(default="", max_length=40, description="When, ISO 8601.")
+    user: str = Field(default="", max_length=200_000, description="What the owner wrote.")
+    assistant: str = Field(default="", max_length=200_000, description="What it replied.")
+
+
+@tool(read_only=False, destructive=False)
+async def keep_session(
+    memory: Memory,
+    session: Annotated[str, Field(max_length=200, description="The session's id.")],
+    turns: Annotated[list[Turn], Field(max_length=2000, description="Its turns, in order.")],
+    client: Annotated[str, Field(max_length=60, description="The assistant.")] = "hermes",
+) -> str:
+    """Keep your session with the owner as a source biomd's biographer reads: only the turns
+    biomd doesn't have yet (a session sent again is continued, never duplicated)."""
+    try:
+        return await hand_session(memory.engine, session, client, [t.model_dump() for t in turns])
+    except BiomdError as exc:
+        raise BadArguments(exc.user_message) from None
+
+
 TOOLS: tuple[Tool[Memory], ...] = (
     *(_for_assistants(t) for t in (search, grep, read_source)),
     profile,
@@ -348,11 +373,17 @@ TOOLS: tuple[Tool[Memory], ...] = (
 REMEMBER: Tool[Memory] = remember
 """Offered only when the owner allows notes."""
 
+SESSIONS: Tool[Memory] = keep_session
+"""Offered only to biomd's own memory provider for Hermes Agent, which learns from sessions
+unless the owner turned that off (`biomd mcp serve --allow-sessions`)."""
 
-def offered(memory: Memory, allow_notes: bool = False) -> list[MCPTool]:
+
+def offered(
+    memory: Memory, allow_notes: bool = False, allow_sessions: bool = False
+) -> list[MCPTool]:
     """The registry's tools, for an MCP server; what a tool can't serve is said to the calling
     assistant as a tool error."""
-    tools = (*TOOLS, REMEMBER) if allow_notes else TOOLS
+    tools = (*TOOLS, *([REMEMBER] if allow_notes else []), *([SESSIONS] if allow_sessions else []))
     return mcp_tools(tools, lambda t, args: t(memory, args))
 
 
@@ -360,6 +391,22 @@ async def queue_note(engine: Engine, note: str, client: str) -> int:
     """Hand a note to the job queue, encoded as every job's payload is; the job's id."""
     job = NoteJob(text=note, client=client, at=utc_now())
     return await engine.store.jobs.add(job.kind, encode(job), lane(job))
+
+
+async def hand_session(engine: Engine, session: str, client: str, turns: Sequence[Any]) -> str:
+    """Keep the session's new turns here, or hand them to the running biomd (which holds the
+    ingest lock); what was done."""
+    checked = sessions.checked(session, client, turns)
+    try:
+        engine.sources.take_ingest_lock()
+    except Busy:
+        job = SessionJob(session=session, client=client, turns=checked)
+        job_id = await engine.store.jobs.add(job.kind, encode(job), lane(job))
+        return f"Handed to the running biomd (job {job_id}); it keeps the session's new turns."
+    doc, count = await keeping.store_session(engine.sources, session, client, checked)
+    if doc is None:
+        return "Nothing new: biomd has every turn of this session already."
+    return f"Kept {count} turn(s) of the session as source #{doc}; the biographer will read it."
 
 
 async def take_note(engine: Engine, job_id: int) -> int | None:

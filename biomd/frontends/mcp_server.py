@@ -22,13 +22,14 @@ INSTRUCTIONS = (
 )
 
 
-def build(memory: Memory, allow_notes: bool = False) -> MCPServer:
-    """The server, with the notes tool only when the owner allowed it."""
+def build(memory: Memory, allow_notes: bool = False, allow_sessions: bool = False) -> MCPServer:
+    """The server, with the notes tool only when the owner allowed it, and keep_session only
+    for biomd's memory provider (`--allow-sessions`)."""
     server = MCPServer(
         name="biomd",
         instructions=INSTRUCTIONS,
         log_level="WARNING",
-        tools=offered(memory, allow_notes),
+        tools=offered(memory, allow_notes, allow_sessions),
     )
 
     @server.resource(
@@ -48,19 +49,19 @@ def build(memory: Memory, allow_notes: bool = False) -> MCPServer:
     return server
 
 
-async def serve_stdio(settings: Settings, allow_notes: bool) -> None:
+async def serve_stdio(settings: Settings, allow_notes: bool, allow_sessions: bool = False) -> None:
     """`biomd mcp`: one host's server on stdin/stdout, over the owner's data dir. Reads go
     straight to SQLite beside a running biomd; notes go through its job queue."""
     engine = await Engine.open(settings)
     try:
-        server = build(Memory(engine), allow_notes)
+        server = build(Memory(engine), allow_notes, allow_sessions)
         await server.run_stdio_async()
     finally:
         await engine.close()
 
 
-def run_stdio(settings: Settings, allow_notes: bool) -> None:
-    asyncio.run(serve_stdio(settings, allow_notes))
+def run_stdio(settings: Settings, allow_notes: bool, allow_sessions: bool = False) -> None:
+    asyncio.run(serve_stdio(settings, allow_notes, allow_sessions))
 
 
 def http_app(engine: Engine, host: str) -> tuple[Any, MCPServer]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shlex
 import subprocess
 import sys
@@ -17,10 +16,9 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from biomd import sample
 from biomd.app.assistants import mcp_config
 from biomd.errors import BiomdError
-from tests.support.model_files import MINILM_NAME
+from tests.support.assistant_home import user_env
 
 BIOMD = str(Path(sys.executable).with_name("biomd"))
 
@@ -64,27 +62,11 @@ def test_an_unknown_assistant_is_told_which_there_are() -> None:
         mcp_config.snippet("clippy", mcp_config.launch(environ={}))
 
 
-def _home(tmp_path: Path, minilm_path: Path) -> dict[str, str]:
-    """A user's environment: their own config folder holds biomd's settings, and nothing
-    BIOMD_ is set."""
-    home = tmp_path / "home"
-    config = home / ".config" / "biomd"
-    config.mkdir(parents=True)
-    data = home / "biomd data"
-    (config / "settings.env").write_text(
-        f"BIOMD_DATA_DIR={data}\nBIOMD_EMBED_MODEL={MINILM_NAME}\n"
-        f"BIOMD_EMBED_MODEL_PATH={minilm_path}\nBIOMD_OWNER_NAMES={sample.OWNER_NAMES}\n",
-        encoding="utf-8",
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("BIOMD_", "XDG_"))}
-    return {**env, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
-
-
 @pytest.mark.slow  # biomd processes, one server per assistant
 async def test_every_snippet_starts_a_working_server_from_the_assistants_own_folder(
     tmp_path: Path, minilm_path: Path
 ) -> None:
-    env = _home(tmp_path, minilm_path)
+    env = user_env(tmp_path, minilm_path)
     note = tmp_path / "2019-04-07.md"
     note.write_text("Ran the Bath half marathon today. Still living in London.", "utf-8")
     await asyncio.to_thread(

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # Top to bottom. Layers on one line are peers and may not import each other.
 LAYERS: list[tuple[str, ...]] = [
-    ("biomd.frontends",),
+    ("biomd.frontends", "biomd.integrations"),  # integrations import nothing of biomd at all
     ("biomd.app",),
     ("biomd.biographer",),
     ("biomd.retrieval", "biomd.ingest", "biomd.models"),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from biomd.app import reading, replies
+from biomd.app.assistants import keeping
 from biomd.app.channels import Channel, StatusMessage, Throttled
 from biomd.app.jobs.payloads import (
     AnswerJob,
@@ -23,6 +24,7 @@ from biomd.app.jobs.payloads import (
     NoteJob,
     Payload,
     ReadJob,
+    SessionJob,
     SourceJob,
     lane,
 )
@@ -63,6 +65,8 @@ class Handlers:
                 await self.answer(p)
             case NoteJob() as p:
                 await self.note(p)
+            case SessionJob() as p:
+                await self.session(p)
             case ConsolidateJob() as p:
                 await self.consolidate(p)
             case ReadJob() as p:
@@ -216,6 +220,14 @@ class Handlers:
         doc = await self.app.answers.note(p.text, p.client, p.at)
         with contextlib.suppress(LLMError):  # read later, as after any outage
             await reading.read_new(self.app.biographer, only={doc})
+
+    async def session(self, p: SessionJob) -> None:
+        """An assistant's session (Hermes Agent's): its new turns kept as a source, then
+        read like any."""
+        doc, _ = await keeping.store_session(self.app.sources, p.session, p.client, p.turns)
+        if doc is not None:
+            with contextlib.suppress(LLMError):  # read later, as after any outage
+                await reading.read_new(self.app.biographer, only={doc})
 
     async def consolidate(self, p: ConsolidateJob) -> None:
         channel, chat = self.queue.target(p)

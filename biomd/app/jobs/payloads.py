@@ -66,6 +66,17 @@ class NoteJob:
 
 
 @dataclass(kw_only=True)
+class SessionJob:
+    """An assistant's session with the owner (Hermes Agent's), handed over by its memory
+    provider: the turns to keep as a source."""
+
+    kind: ClassVar[str] = "session"
+    session: str
+    client: str
+    turns: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(kw_only=True)
 class ConsolidateJob(ReplyTo):
     kind: ClassVar[str] = "consolidate"
 
@@ -85,11 +96,15 @@ class MirrorJob(ReplyTo):
     kind: ClassVar[str] = "mirror"
 
 
-Payload = SourceJob | LearnJob | AnswerJob | NoteJob | ConsolidateJob | ReadJob | MirrorJob
+Payload = (
+    SourceJob | LearnJob | AnswerJob | NoteJob | SessionJob | ConsolidateJob | ReadJob | MirrorJob
+)
 KINDS: dict[str, type[Payload]] = {
     cls.kind: cls
-    for cls in (SourceJob, LearnJob, AnswerJob, NoteJob, ConsolidateJob, ReadJob, MirrorJob)
-}
+    for cls in (
+        SourceJob, LearnJob, AnswerJob, NoteJob, SessionJob, ConsolidateJob, ReadJob, MirrorJob
+    )
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

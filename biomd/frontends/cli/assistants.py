@@ -1,15 +1,25 @@
-"""biomd as the memory of other assistants: `biomd mcp` (the server, the default) and
-`biomd mcp config --for NAME` (the snippet that connects an assistant to it)."""
+"""biomd as the memory of other assistants: `biomd mcp` (the server, the default), `biomd mcp
+config --for NAME` (the snippet that connects an assistant to it), and `biomd hermes install`
+and `uninstall` (Hermes Agent's memory provider)."""
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from biomd.frontends.cli.common import err, out, settings_of
 from biomd.frontends.cli.groups import Group
+
+
+def chosen_data_dir(ctx: typer.Context) -> Path | None:
+    """The data folder chosen on the command line or in the environment, which an assistant
+    starting biomd would not know; None where it is the config file's (or the default)."""
+    chosen = ctx.find_root().params.get("data_dir") or os.environ.get("BIOMD_DATA_DIR")
+    return settings_of(ctx).data_dir if chosen else None
 
 
 class McpGroup(Group):
@@ -32,12 +42,19 @@ def serve(
             "--allow-notes", help="Add the remember(note) tool, which keeps a note as a source."
         ),
     ] = False,
+    allow_sessions: Annotated[
+        bool,
+        typer.Option(
+            "--allow-sessions",
+            help="Add keep_session, with which biomd's Hermes Agent provider keeps sessions.",
+        ),
+    ] = False,
 ) -> None:
     """Serve your memory over MCP on stdio (an assistant starts it). Read-only unless
     --allow-notes."""
     from biomd.frontends.mcp_server import run_stdio
 
-    run_stdio(settings_of(ctx), allow_notes)
+    run_stdio(settings_of(ctx), allow_notes, allow_sessions)
 
 
 @mcp_app.command()
@@ -53,8 +70,87 @@ def config(
     """Print the exact snippet that connects an assistant to biomd, and where it goes."""
     from biomd.app.assistants import mcp_config
 
-    chosen = ctx.find_root().params.get("data_dir") or os.environ.get("BIOMD_DATA_DIR")
-    data_dir = settings_of(ctx).data_dir if chosen else None  # else the config file's
-    made = mcp_config.snippet(name, mcp_config.launch(data_dir))
+    made = mcp_config.snippet(name, mcp_config.launch(chosen_data_dir(ctx)))
     err.print(made.lead, markup=False)
     out.print(made.text, markup=False, soft_wrap=True)
+
+
+hermes_app = typer.Typer(
+    cls=Group,
+    help="biomd as Hermes Agent's memory: its provider, installed into Hermes's plugins.",
+)
+HermesHome = Annotated[
+    Path | None,
+    typer.Option("--hermes-home", help="Hermes's home (default: HERMES_HOME, else ~/.hermes)."),
+]
+
+
+@hermes_app.command("install")
+def hermes_install(
+    ctx: typer.Context,
+    hermes_home: HermesHome = None,
+    learn: Annotated[
+        bool,
+        typer.Option(
+            "--learn/--no-learn", help="Keep each Hermes session as a source (default: yes)."
+        ),
+    ] = True,
+    allow_notes: Annotated[
+        bool, typer.Option("--allow-notes", help="Give Hermes the biomd_remember tool.")
+    ] = False,
+    recall_chars: Annotated[
+        int,
+        typer.Option("--recall-chars", help="What Hermes is shown before each reply, at most."),
+    ] = 4000,
+    select: Annotated[
+        bool | None,
+        typer.Option(
+            "--select/--no-select",
+            help="Make biomd Hermes's memory provider now (default: ask).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Install biomd as a Hermes Agent memory provider: who you are, cited, in its system
+    prompt, and what bears on each message before it replies."""
+    from biomd.app.assistants import hermes, mcp_config
+
+    home = hermes.hermes_home(hermes_home)
+    launch = mcp_config.launch(chosen_data_dir(ctx))
+    done = hermes.install(home, launch, learn=learn, notes=allow_notes, recall_chars=recall_chars)
+    out.print(f"Installed biomd's memory provider in {done.folder}.", markup=False)
+    if not learn:
+        out.print("Hermes sessions are not kept (--no-learn).", markup=False)
+    if hermes.selected(home):
+        out.print("Hermes already uses biomd as its memory. Start a new session.", markup=False)
+        return
+    if select is None and sys.stdin.isatty():
+        select = typer.confirm("Make biomd Hermes's memory provider now?", default=True)
+    why = hermes.select(home) if select else "not asked to"
+    if why is None:
+        out.print("Hermes now uses biomd as its memory. Start a new session.", markup=False)
+        return
+    out.print(
+        f"One step is left ({why}): run `{hermes.SELECT}`, or put this in "
+        f"{home / 'config.yaml'}:\n{hermes.SELECTED_BY_HAND}",
+        markup=False,
+    )
+
+
+@hermes_app.command("uninstall")
+def hermes_uninstall(hermes_home: HermesHome = None) -> None:
+    """Remove biomd's memory provider from Hermes Agent."""
+    from biomd.app.assistants import hermes
+
+    home = hermes.hermes_home(hermes_home)
+    removed = hermes.uninstall(home)
+    if removed is None:
+        out.print(f"biomd's provider is not installed in {home}.", markup=False)
+    else:
+        out.print(f"Removed {removed}.", markup=False)
+    if hermes.selected(home):
+        out.print(
+            "Hermes's config.yaml still names biomd as its memory provider: run "
+            "`hermes config set memory.provider ''` (or `hermes memory setup`) to choose another.",
+            markup=False,
+        )

@@ -1,10 +1,12 @@
-"""Conversations with AI assistants: the ChatGPT and Claude data exports (conversations.json).
+"""Conversations with AI assistants: the ChatGPT and Claude data exports (conversations.json),
+and the Hermes Agent sessions biomd's memory provider hands over (one session's new turns).
 
 ChatGPT stores each conversation as a tree of messages (every edit or regeneration is a
 branch); the text that was actually kept is the path from `current_node` up to the root."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -109,6 +111,29 @@ def claude_lines(conversation: dict[str, Any], ctx: ConvertContext) -> Iterator[
     yield "\n"
 
 
+_RECALLED = re.compile(r"<\s*memory-context\s*>[\s\S]*?<\s*/\s*memory-context\s*>", re.I)
+
+
+def without_recall(text: str) -> str:
+    """A message without the <memory-context> blocks the assistant was shown: biomd never
+    learns from its own output."""
+    return _RECALLED.sub("", text).strip()
+
+
+def hermes_lines(session: dict[str, Any], ctx: ConvertContext) -> Iterator[str]:
+    turns = [t for t in session.get("turns") or [] if isinstance(t, dict)]
+    first = _iso(turns[0].get("at")) if turns else None
+    when = f" ({first.astimezone(ctx.timezone):%Y-%m-%d})" if first else ""
+    yield header("Hermes Agent session", f"{session.get('hermes_session', '?')}{when}")
+    for turn in turns:
+        at = _iso(turn.get("at")) or first
+        if user := without_recall(str(turn.get("user") or "")):
+            yield format_line(Message(at, ctx.owner_label, user, from_owner=True), ctx)
+        if reply := without_recall(str(turn.get("assistant") or "")):
+            yield format_line(Message(at, "Hermes", reply, from_owner=False), ctx)
+    yield "\n"
+
+
 @dataclass(frozen=True)
 class AiExportJson:
     """A `conversations.json`: a top-level list of conversations, streamed one at a time."""
@@ -137,3 +162,4 @@ CHATGPT = AiExportJson(
     "chatgpt", "ChatGPT", (r'"mapping":\s*\{', r'"current_node"|"parent"'), chatgpt_lines
 )
 CLAUDE = AiExportJson("claude", "Claude", (r'"chat_messages":\s*\[',), claude_lines)
+HERMES = AiExportJson("hermes", "Hermes Agent", (r'"hermes_session":',), hermes_lines)

@@ -11,7 +11,7 @@ from biomd.plugins import hookimpl
 
 @hookimpl(tryfirst=True)
 def register_converters(register: Callable[..., None]) -> None:
-    from biomd.ingest.convert.ai_chats import CHATGPT, CLAUDE
+    from biomd.ingest.convert.ai_chats import CHATGPT, CLAUDE, HERMES
     from biomd.ingest.convert.archive import ZipReader
     from biomd.ingest.convert.audio import AudioConverter
     from biomd.ingest.convert.discord import DiscordJson
@@ -39,6 +39,7 @@ def register_converters(register: Callable[..., None]) -> None:
         MessengerJson(),
         CHATGPT,
         CLAUDE,
+        HERMES,
         MboxConverter(),
         EmlConverter(),
         WhatsAppText(),
