@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from biomd.app.assistants import keeping, sessions
+from biomd.app.assistants import keeping, privacy, sessions
 from biomd.app.assistants import recall as assistants_recall
 from biomd.app.engine import Engine
 from biomd.app.jobs.payloads import NoteJob, SessionJob, decode, encode, lane
@@ -88,8 +88,16 @@ class Memory:
     def state(self) -> ToolState:
         return ToolState()
 
+    async def hidden(self) -> frozenset[int]:
+        """The sources the owner keeps from other assistants."""
+        return await self.engine.store.documents.private_ids()
+
+    async def bio(self) -> str:
+        """bio.md as other assistants may see it (privacy.for_assistants)."""
+        return privacy.for_assistants(await self.engine.profile.load(), await self.hidden())
+
     async def about_me(self) -> str:
-        bio = await self.engine.profile.load()
+        bio = await self.bio()
         summary, identity = (profile_text.section(bio, t) for t in ("Summary", "Identity"))
         return (
             "What follows is the Summary and Identity of the person you are working for, from "
@@ -123,7 +131,8 @@ async def _shaped(memory: Memory, answer: str | Done) -> str:
 
 async def _passages(memory: Memory, found: Passages) -> str:
     """What search found, each passage headed by its source, date and speakers."""
-    docs = {d.id: d for d in await memory.engine.sources.all()}
+    hidden = await memory.hidden()
+    docs = {d.id: d for d in await memory.engine.sources.all() if d.id not in hidden}
     window = phrase(found.since, found.until)
     notes = await _notes(memory, found, docs)
     if not found.found and not notes:
@@ -144,7 +153,7 @@ async def _passages(memory: Memory, found: Passages) -> str:
 async def _notes(memory: Memory, found: Passages, docs: dict[int, Source]) -> str:
     """The reader's notes on search's query, after its passages: each with its source, the
     span of its verbatim quote (read_source opens it), its date and people."""
-    notes = await memory.engine.sources.notes(found.query, NOTES_SHOWN * 3)
+    notes = await memory.engine.sources.notes(found.query, NOTES_SHOWN * 3)  # docs: shared
     lines = []
     for x in notes:
         if not within(x.date, found.since, found.until) or x.document_id not in docs:
@@ -177,7 +186,7 @@ async def profile(
 ) -> str:
     """The owner's profile, bio.md, whole or one section (Summary, Identity, Timeline, People &
     relationships, Patterns, Hypotheses, Inferences, Open questions)."""
-    bio = await memory.engine.profile.load()
+    bio = await memory.bio()
     text = bio
     if section:
         title = _section_title(bio, section)
@@ -206,9 +215,18 @@ def _section_title(bio: str, asked: str) -> str:
 @tool
 async def timeline(memory: Memory, since: Day = "", until: Day = "") -> str:
     """The owner's life events (from bio.md) and the sources covering a period."""
-    tl = await memory.engine.pictures.timeline()
-    events = [e for e in tl.events if within(e.when.isoformat(), since, until)]
-    spans = [s for s in tl.spans if overlaps(s.start.isoformat(), s.end.isoformat(), since, until)]
+    tl, hidden = await memory.engine.pictures.timeline(), await memory.hidden()
+    events = [
+        replace(e, cites=tuple(i for i in e.cites if i not in hidden))
+        for e in tl.events
+        if within(e.when.isoformat(), since, until) and not (e.cites and set(e.cites) <= hidden)
+    ]
+    spans = [
+        s
+        for s in tl.spans
+        if overlaps(s.start.isoformat(), s.end.isoformat(), since, until)
+        and s.document_id not in hidden
+    ]
     lines = [f"Timeline{phrase(since, until)}: {counted(len(events), 'event')} in bio.md."]
     for e in events:
         cites = ", ".join(f"#{i}" for i in e.cites)
@@ -233,7 +251,8 @@ async def person(
     found = await memory.engine.pictures.person(name)
     if found is None:
         return f"{name!r} is not in bio.md's People section and no source names them."
-    lines = [f"{found.name}: " + (found.about or "not in bio.md's People section.")]
+    about = privacy.for_assistants(found.about, await memory.hidden()).strip()
+    lines = [f"{found.name}: " + (about or "not in bio.md's People section.")]
     if found.by_year:
         per = ", ".join(f"{y}: {n}" for y, n in sorted(found.by_year.items()))
         kind = (
@@ -247,7 +266,10 @@ async def person(
 @tool
 async def open_questions(memory: Memory) -> str:
     """What the owner's biographer does not know yet."""
-    qs = await memory.engine.questions.ordered()
+    hidden = await memory.hidden()
+    qs = [
+        q for q in await memory.engine.questions.ordered() if not privacy.withheld(q.text, hidden)
+    ]
     if not qs:
         return "The biographer has no open questions right now."
     lines = [f"- [{q.id}] {q.text}" for q in qs]
@@ -261,8 +283,10 @@ async def patterns(memory: Memory) -> str:
     with people, what they say and do), each with dated quotes from their sources. Only what
     the owner confirmed; never a diagnosis."""
     view = await memory.engine.mirror.view()
+    hidden = await memory.hidden()
     items = [p for p in view.patterns if p.status == "confirmed"]
     items += [f for f in view.findings if f.status == "confirmed"]  # type: ignore[misc]
+    items = [x for x in items if not {e.source_id for e in x.evidence} & hidden]
     if not items:
         return (
             "No confirmed patterns. The owner's mirror shows patterns to the owner first; "
@@ -293,8 +317,8 @@ async def recall(
     """What biomd knows that bears on a message, to read before answering it: bio.md's lines
     and passages from the owner's sources, each with its reference (#id, date, speaker),
     within `budget` characters."""
-    bio = await memory.engine.profile.load()
-    passages, notes = await evidence_search.gather(memory.searcher, message)
+    bio, hidden = await memory.bio(), await memory.hidden()
+    passages, notes = await evidence_search.gather(memory.searcher, message, hidden=hidden)
     found = assistants_recall.recall(bio, message, passages, notes, budget)
     return found or NOTHING_RECALLED
 
@@ -303,7 +327,7 @@ async def recall(
 async def portrait(memory: Memory) -> str:
     """A short portrait of the owner (at most 1,500 characters) for a system prompt: bio.md's
     Summary and Identity, and the behaviour patterns the owner confirmed."""
-    found = assistants_recall.portrait(await memory.engine.profile.load())
+    found = assistants_recall.portrait(await memory.bio())
     return found or NO_PORTRAIT
 
 

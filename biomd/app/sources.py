@@ -275,6 +275,13 @@ class Sources:
             raise NotFound(f"There is no source #{doc_id}.")
         return doc
 
+    async def set_private(self, doc_id: int, private: bool = True) -> Source:
+        """Keep a source from other assistants (MCP, Hermes, OpenClaw), or share it again;
+        it stays the owner's to search and read. NotFound if there is none."""
+        if not await self.store.documents.set_private(doc_id, private):
+            raise NotFound(f"There is no source #{doc_id}.")
+        return await self.get(doc_id)
+
     async def ready_ids(self) -> set[int]:
         """The ids a citation may point at."""
         return await self.store.documents.ready_ids()

@@ -14,16 +14,20 @@ NOTES = 6
 
 
 async def gather(
-    searcher: Searcher, message: str, before: str = "", passages: int = PASSAGES
+    searcher: Searcher,
+    message: str,
+    before: str = "",
+    passages: int = PASSAGES,
+    hidden: frozenset[int] = frozenset(),
 ) -> tuple[list[evidence.ShownPassage], list[Note]]:
     """The passages and notes for `message` (with `before`, the owner's message before it,
     where it is a short follow-up); none for a message that needs no sources. A search that
-    fails raises its BiomdError."""
+    fails raises its BiomdError. Nothing comes from the sources in `hidden`."""
     if not evidence.wants_sources(message):
         return [], []
     wanted = evidence.query(message, before)
-    hits = await searcher.search(wanted, passages)
-    notes = await searcher.notes.search(wanted, NOTES)
+    hits = await searcher.search(wanted, passages, hidden=hidden)
+    notes = await searcher.notes.search(wanted, NOTES, hidden)
     shown = []
     for h in hits:
         doc = await searcher.source(h.document_id)

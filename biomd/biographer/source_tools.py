@@ -16,6 +16,7 @@ from biomd.biographer import data
 from biomd.biographer.period import Day, within
 from biomd.biographer.reading import briefing
 from biomd.biographer.tool_state import ToolState
+from biomd.errors import NotFound
 from biomd.models.tools import BadArguments, Done, aliased, tool
 from biomd.plural import counted
 from biomd.retrieval.search import Hit, Searcher
@@ -42,6 +43,10 @@ class Desk(Protocol):
     @property
     def state(self) -> ToolState:
         """The record the tool writes what it showed and read into."""
+
+    async def hidden(self) -> frozenset[int]:
+        """The sources this desk may not show (another assistant's: the owner's private
+        ones; the biographer's: none)."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,9 @@ async def search(
     until). Returns passages marked with their source id and character span."""
     query = _words(query, "Give something to search for.")
     everywhere = not since and not until
-    hits = await desk.searcher.search(query, limit if everywhere else limit * PERIOD_POOL)
+    hidden = await desk.hidden()
+    depth = limit if everywhere else limit * PERIOD_POOL
+    hits = await desk.searcher.search(query, depth, hidden=hidden)
     docs: dict[int, Source | None] = {}
     found: list[Found] = []
     for h in hits:
@@ -118,7 +125,7 @@ async def search_notes(
     """Search the reader's notes on every source read so far (facts, events, people,
     feelings, habits, with a verbatim quote each): a quick way to find what is known about a
     person or a topic across sources."""
-    notes = await desk.searcher.notes.search(about, limit)
+    notes = await desk.searcher.notes.search(about, limit, await desk.hidden())
     if not notes:
         return "No notes found."
     desk.state.seen.update(n.document_id for n in notes)
@@ -139,7 +146,7 @@ async def grep(
     """Every mention of a word or phrase across all sources, with source id, position and the
     line around it, a page at a time, with the total count."""
     _words(pattern, "Give a word or phrase to look for.")
-    page = await desk.searcher.grep(pattern, offset, limit, exact)
+    page = await desk.searcher.grep(pattern, offset, limit, exact, await desk.hidden())
     if page.total == 0:
         return f"No mentions of {pattern!r}."
     desk.state.seen.update(m.document_id for m in page.mentions)
@@ -166,6 +173,8 @@ async def read_source(
 ) -> str:
     """Read an exact slice of one source's text by id; long reads are capped, and the result
     says where to continue."""
+    if document_id in await desk.hidden():
+        raise NotFound(f"There is no source #{document_id}.")  # as for one that never was
     doc = await desk.searcher.source(document_id)
     part = await desk.searcher.read_source(document_id, offset, min(length, desk.read_cap))
     desk.state.seen.add(part.document_id)

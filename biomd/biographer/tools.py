@@ -67,6 +67,9 @@ class Toolbox:
     def __post_init__(self) -> None:
         self.state.seen.update(self.turn.given)  # the notes showed them
 
+    async def hidden(self) -> frozenset[int]:
+        return frozenset()  # the biographer reads every source, private ones too
+
     async def evidence(self, message: str, budget: int, before: str = "") -> str:
         """What biomd finds for a chat message before the model's first call (evidence.py),
         `before` being the owner's message before it: '' for a message that needs no

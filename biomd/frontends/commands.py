@@ -32,7 +32,7 @@ def routes() -> dict[str, list[Route]]:
 
     return {
         "Sources": [
-            sources.ingest, sources.sources, search.search, search.grep, search.read,
+            sources.ingest, ("sources", sources.app), search.search, search.grep, search.read,
             sources.forget, sources.stats, sources.embed, sources.reindex,
         ],
         "The biographer and bio.md": [

@@ -39,7 +39,7 @@ def build(memory: Memory, allow_notes: bool = False, allow_sessions: bool = Fals
         mime_type="text/markdown",
     )
     async def profile_resource() -> str:
-        return await memory.engine.profile.load()
+        return await memory.bio()
 
     @server.prompt(name="about_me")
     async def about_me() -> str:

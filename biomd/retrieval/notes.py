@@ -38,15 +38,21 @@ class NoteSearch:
             made += len(batch)
         return made
 
-    async def search(self, query: str, limit: int = 10) -> list[Note]:
-        """The notes that best match `query`, best first."""
+    async def search(
+        self, query: str, limit: int = 10, hidden: frozenset[int] = frozenset()
+    ) -> list[Note]:
+        """The notes that best match `query`, best first; none from the sources in
+        `hidden`."""
         expression = keyword_query(query)
         by_keyword = (
             [i for i, _ in await self.store.notes.match(expression, 50)] if (expression) else []
         )
         by_meaning = await self._nearest(query, 50)
-        fused = [i for i, _ in rrf([by_keyword, by_meaning])][:limit]
-        return await self.store.notes.get(fused)
+        fused = [i for i, _ in rrf([by_keyword, by_meaning])]
+        if not hidden:
+            return await self.store.notes.get(fused[:limit])
+        notes = await self.store.notes.get(fused)
+        return [n for n in notes if n.document_id not in hidden][:limit]
 
     async def _nearest(self, query: str, k: int) -> list[int]:
         stored = await self.store.notes.vectors()

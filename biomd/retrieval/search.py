@@ -106,6 +106,7 @@ class Slice:
 _LINE_CONTEXT = 160
 EXACT_POOL = 30  # int8-ranked candidates scored exactly in float32 (30 lose none of 60's, at 1M)
 TIME_DEPTH = 30  # candidates looked through for those dated in the period a question names
+HIDDEN_DEPTH = 4  # with sources hidden from an assistant, this many times the hits are ranked
 
 
 class Searcher:
@@ -151,11 +152,20 @@ class Searcher:
     # -- ranked search ------------------------------------------------------------------
 
     async def search(
-        self, query: str, limit: int = 10, mode: Mode = "hybrid", vector: Matrix | None = None
+        self,
+        query: str,
+        limit: int = 10,
+        mode: Mode = "hybrid",
+        vector: Matrix | None = None,
+        hidden: frozenset[int] = frozenset(),
     ) -> list[Hit]:
-        """Ranked hits, a chat's with their neighbouring messages. `vector` is the query's
-        embedding when the caller already has it."""
-        found, seqs = await self._loaded(await self.ranked_ids(query, limit, mode, vector))
+        """Ranked hits, a chat's with their neighbouring messages, none from the sources in
+        `hidden` (what another assistant may not see: a deeper list is ranked, then they are
+        left out). `vector` is the query's embedding when the caller already has it."""
+        depth = limit * HIDDEN_DEPTH + 20 if hidden else limit
+        found, seqs = await self._loaded(await self.ranked_ids(query, depth, mode, vector))
+        if hidden:
+            found = [h for h in found if h.document_id not in hidden][:limit]
         if self.reranker is not None:
             found = await self.reranker(query, found)
         return await self.with_neighbours(found, seqs)
@@ -368,10 +378,16 @@ class Searcher:
     # -- grep ---------------------------------------------------------------------------
 
     async def grep(
-        self, pattern: str, offset: int = 0, limit: int = 50, exact: bool = False
+        self,
+        pattern: str,
+        offset: int = 0,
+        limit: int = 50,
+        exact: bool = False,
+        hidden: frozenset[int] = frozenset(),
     ) -> GrepPage:
         """Every mention of `pattern`, by document and position: ignoring case and accents
-        ("Sofia" finds "Sofía"), or as written when `exact`."""
+        ("Sofia" finds "Sofía"), or as written when `exact`; none in the sources in
+        `hidden`."""
         if not pattern.strip():
             return GrepPage(pattern, 0, offset, [])
         spellings = [pattern] if exact else _spellings(pattern)
@@ -388,6 +404,8 @@ class Searcher:
         mentions: list[Mention] = []
         for found in candidates:
             doc_id, name, start, text = found.document_id, found.name, found.start, found.text
+            if doc_id in hidden:
+                continue
             for lo, hi in _spans(text, pattern, exact):
                 key = (int(doc_id), int(start) + lo)
                 if key not in seen:

@@ -35,6 +35,10 @@ class Source:
     status: str
     error: str | None
     languages: str = ""  # ISO 639-1 codes of the languages its text is in, most first
+    private: bool = False  # kept from other assistants (the owner's to search and read)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "private", bool(self.private))  # SQLite's 0 or 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +168,19 @@ class Documents:
             await db.execute(
                 "UPDATE documents SET languages = ? WHERE id = ?", (",".join(codes), doc_id)
             )
+
+    async def set_private(self, doc_id: int, private: bool) -> bool:
+        """Keep a source from other assistants, or share it again; False if there is none."""
+        async with self._db.transaction() as db:
+            done = await db.execute(
+                "UPDATE documents SET private = ? WHERE id = ?", (int(private), doc_id)
+            )
+            return bool(done.rowcount)
+
+    async def private_ids(self) -> frozenset[int]:
+        """The sources kept from other assistants."""
+        rows = await self._db.fetchall("SELECT id FROM documents WHERE private = 1")
+        return frozenset(int(r[0]) for r in rows)
 
     async def fail(self, doc_id: int, error: str) -> None:
         """Mark a source failed and drop any text it had, so nothing half-indexed remains."""

@@ -131,6 +131,19 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     assert reading == {"state": "waiting", "parts_done": 0, "parts": 1, "why": None}
     code, output = run("sources")
     assert code == 0 and "waiting" in output
+    assert docs["corpus/grandmother.txt"]["private"] is False
+    code, output = run("sources", "private", str(doc_id))
+    assert code == 0 and "is private: your assistants don't see it" in output
+    code, output = run("sources", "--json")
+    assert {d["id"]: d["private"] for d in json.loads(output)}[doc_id] is True
+    code, output = run("sources")
+    assert "ready, private" in " ".join(output.split())
+    code, output = run("read", str(doc_id), "--length", "6")
+    assert code == 0 and output.strip(), "still the owner's to read"
+    code, output = run("sources", "private", str(doc_id), "--off")
+    assert code == 0 and "shared with your assistants again" in output
+    code, output = run("sources", "private", "999")
+    assert code == 1 and "There is no source #999" in output
     broken = docs["corpus/broken.pdf"]["id"]
     code, output = run("read", str(broken))
     said = " ".join(output.split())

@@ -16,6 +16,7 @@ from biomd.app.replies import counted, covers
 from biomd.app.sources import IngestResult, SourceRow
 from biomd.errors import EmbeddingError
 from biomd.frontends.cli.common import err, mb, out, print_table, progress, run, settings_of
+from biomd.frontends.cli.groups import Group
 from biomd.frontends.cli.reading import Mine, Since, Yes, read_new_sources, scope_of
 
 
@@ -106,6 +107,17 @@ def reindex(ctx: typer.Context) -> None:
     out.print(f"Re-embedded {counted(done, 'chunk')}; search now uses {model}.", markup=False)
 
 
+class SourcesGroup(Group):
+    default = "list"  # `biomd sources` and `biomd sources --json` list them, as always
+
+
+app = typer.Typer(
+    cls=SourcesGroup,
+    help="Your sources: list them (the default), or keep one from your other assistants.",
+)
+
+
+@app.command("list")
 def sources(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
     """List every source."""
     rows = run(ctx, lambda e: e.sources.states())
@@ -123,12 +135,29 @@ def sources(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")]
 def _source_row(r: SourceRow) -> tuple[str, ...]:
     d = r.source
     status = d.status if d.status != "failed" else f"failed: {_reason(d.error, d.name)}"
+    status += ", private" if d.private else ""
     reading = r.reading.describe() if r.reading else ""
     span = covers(d.content_start, d.content_end) or "-"
     return (
         f"#{d.id}", d.name, d.kind, d.languages, str(d.n_chunks), span, d.added_at[:10],
         status, reading,
     )  # fmt: skip
+
+
+@app.command()
+def private(
+    ctx: typer.Context,
+    doc_id: Annotated[int, typer.Argument(help="Source id, as in `biomd sources`.")],
+    off: Annotated[bool, typer.Option("--off", help="Share it with them again.")] = False,
+) -> None:
+    """Keep a source from your other assistants (MCP, Hermes, OpenClaw): no tool, recall or
+    portrait shows it, a note or a quote from it, or a bio.md line resting only on it. It
+    stays yours to search and read."""
+    doc = run(ctx, lambda e: e.sources.set_private(doc_id, not off))
+    if doc.private:
+        out.print(f"#{doc.id} {doc.name} is private: your assistants don't see it.", markup=False)
+    else:
+        out.print(f"#{doc.id} {doc.name} is shared with your assistants again.", markup=False)
 
 
 def _reason(error: str | None, name: str) -> str:

@@ -57,6 +57,7 @@ ROUTES = [
     Route("/source/{doc:int}/forget", sources.forget_page),
     Route("/source/{doc:int}/forget", sources.forget, methods=["POST"]),
     Route("/source/{doc:int}/scope", sources.scope_choice, methods=["POST"]),
+    Route("/source/{doc:int}/private", sources.private_choice, methods=["POST"]),
     Route("/mirror", mirror.mirror_page),
     Route("/mirror/refresh", mirror.refresh, methods=["POST"]),
     Route("/mirror/{item:str}/confirm", mirror.confirm, methods=["POST"]),

@@ -314,4 +314,13 @@ LATER: tuple[Migration, ...] = (
         END;
         """,
     ),
+    Migration(
+        "private_sources",
+        """
+        -- A source the owner keeps from other assistants (MCP, Hermes, OpenClaw): still
+        -- theirs to search and read.
+        ALTER TABLE documents ADD COLUMN private INTEGER NOT NULL DEFAULT 0
+            CHECK (private IN (0, 1));
+        """,
+    ),
 )

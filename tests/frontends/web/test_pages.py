@@ -267,3 +267,21 @@ async def site(
 ) -> AsyncIterator[Site]:
     async with serving(tmp_path, minilm_path, llm, embedder, live=False) as s:
         yield s
+
+
+async def test_a_source_is_kept_from_assistants_and_shared_again_from_its_row(
+    newcomer: Site,
+) -> None:
+    site = newcomer
+    doc = await _ingest(site, "diary.md", "# 1 May 2022\n\nA secret I keep from every assistant.\n")
+    page = (await site.client.get("/sources")).text
+    assert f'action="/source/{doc}/private' in page and "Keep from assistants" in page
+    r = await site.client.post(f"/source/{doc}/private", data={"private": "1"}, headers=site.csrf)
+    assert r.status_code == 303
+    assert (await site.engine.sources.get(doc)).private
+    page = (await site.client.get("/sources")).text
+    assert "Let assistants see it" in page
+    await site.client.post(f"/source/{doc}/private", data={"private": "0"}, headers=site.csrf)
+    assert not (await site.engine.sources.get(doc)).private
+    refused = await site.client.post(f"/source/{doc}/private", data={"private": "1"})
+    assert refused.status_code == 403 and not (await site.engine.sources.get(doc)).private

@@ -131,6 +131,19 @@ async def scope_choice(request: Request) -> Response:
     return RedirectResponse("/sources", 303)
 
 
+async def private_choice(request: Request) -> Response:
+    """Keep a source from the owner's other assistants, or let them see it again."""
+    web = web_of(request)
+    form = await request.form()
+    try:
+        await web.engine.sources.set_private(
+            int(request.path_params["doc"]), form.get("private") == "1"
+        )
+    except NotFound as exc:
+        return await message(request, "No such source", exc.user_message)
+    return RedirectResponse(f"/sources#source-{request.path_params['doc']}", 303)
+
+
 async def forget_page(request: Request) -> Response:
     try:
         doc = await web_of(request).engine.sources.get(int(request.path_params["doc"]))
