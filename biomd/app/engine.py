@@ -14,6 +14,7 @@ The app's API, what the front-ends call, is these services:
     engine.shares      portraits for an audience: drafted, scanned, saved, listed, deleted
     engine.mirror      the mirror: figures per person, findings and patterns, the owner's word
     engine.told        what each chat has heard this session (why there is no model, once)
+    engine.assistants  what the owner's other assistants keep of them (OpenClaw's USER.md)
     engine.settings
     engine.job_queue(channels)  the queue of long work, reporting on those channels
 
@@ -26,6 +27,7 @@ from types import TracebackType
 
 from biomd import redact
 from biomd.app.answers import Answers
+from biomd.app.assistants.service import Assistants
 from biomd.app.channels import Channel
 from biomd.app.jobs.deps import JobDeps
 from biomd.app.jobs.queue import JobQueue
@@ -125,6 +127,9 @@ class Engine:
             self.backend,
             self.searcher.notes,
         )
+
+        self.assistants = Assistants(settings.data_dir, store, self.profile)
+        self.sources.on_private.append(self.assistants.changed)
 
     def job_queue(self, channels: dict[str, Channel]) -> JobQueue:
         """The queue of long work, reporting on these channels (by platform)."""

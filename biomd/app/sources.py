@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -126,6 +126,7 @@ class Sources:
         self.backend = backend
         self.biographer = biographer
         self._lock = ingest_lock(settings)
+        self.on_private: list[Callable[[], Awaitable[None]]] = []  # told when one changes
         self._transcriber: WhisperTranscriber | None = None
 
     def release(self) -> None:
@@ -280,6 +281,8 @@ class Sources:
         it stays the owner's to search and read. NotFound if there is none."""
         if not await self.store.documents.set_private(doc_id, private):
             raise NotFound(f"There is no source #{doc_id}.")
+        for told in self.on_private:
+            await told()
         return await self.get(doc_id)
 
     async def ready_ids(self) -> set[int]:

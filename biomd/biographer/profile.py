@@ -11,8 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import difflib
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -30,6 +31,8 @@ from biomd.errors import NotFound
 from biomd.storage.atomic import write_atomically
 from biomd.storage.revisions import Revision
 from biomd.storage.store import Store
+
+log = logging.getLogger(__name__)
 
 STALE_TEMP_S = 60.0  # a write takes milliseconds; a temp file this old is a crash's leftover
 NEXT_QUESTION = "next_question_id"  # meta: the number the next new open question gets
@@ -68,6 +71,9 @@ class Profile:
         self.path = path
         self.language = language or "en"  # the headings of a new bio.md
         self._lock = asyncio.Lock()
+        self.on_change: list[Callable[[str], Awaitable[None]]] = []
+        """Told each new bio.md, once it is kept (under the profile's lock: they must not
+        load it). One that fails is logged; bio.md is kept all the same."""
 
     async def load(self) -> str:
         """The current bio.md, reconciled with the revision log (see the module docstring)."""
@@ -223,3 +229,8 @@ class Profile:
         )
         if write:
             await asyncio.to_thread(write_atomically, self.path, content)
+        for told in self.on_change:
+            try:
+                await told(content)
+            except Exception:  # an assistant's copy failing never loses an edit
+                log.exception("after a change to bio.md")

@@ -279,6 +279,7 @@ ENGINE_API = {
     "outbox",
     "shares",
     "mirror",
+    "assistants",
     "job_queue",
     "open",
     "close",

@@ -1,6 +1,6 @@
 """biomd as the memory of other assistants: `biomd mcp` (the server, the default), `biomd mcp
 config --for NAME` (the snippet that connects an assistant to it), and `biomd hermes install`
-and `uninstall` (Hermes Agent's memory provider)."""
+and `uninstall` (Hermes Agent's memory provider), `biomd openclaw install` and `uninstall`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Annotated
 
 import typer
 
-from biomd.frontends.cli.common import err, out, settings_of
+from biomd.app.engine import Engine
+from biomd.frontends.cli.common import err, out, run, settings_of
 from biomd.frontends.cli.groups import Group
 
 
@@ -154,3 +155,62 @@ def hermes_uninstall(hermes_home: HermesHome = None) -> None:
             "`hermes config set memory.provider ''` (or `hermes memory setup`) to choose another.",
             markup=False,
         )
+
+
+openclaw_app = typer.Typer(
+    cls=Group,
+    help="biomd for OpenClaw: its MCP server, and your portrait in the workspace's USER.md.",
+)
+Workspace = Annotated[
+    Path | None,
+    typer.Option(
+        "--workspace", help="OpenClaw's agent workspace (default: the one OpenClaw uses)."
+    ),
+]
+
+
+@openclaw_app.command("install")
+def openclaw_install(ctx: typer.Context, workspace: Workspace = None) -> None:
+    """Register biomd's MCP server with OpenClaw and put your portrait in USER.md (between
+    markers; the rest of the file is yours), kept up to date as bio.md changes."""
+    from biomd.app.assistants import mcp_config, openclaw
+
+    registered = openclaw.register(mcp_config.launch(chosen_data_dir(ctx)))
+    if registered.tools:
+        out.print(
+            f"OpenClaw has biomd's MCP server: {len(registered.tools)} tools "
+            f"({', '.join(registered.tools[:4])}…).",
+            markup=False,
+        )
+    else:
+        err.print(
+            f"OpenClaw saved biomd's MCP server but could not start it: {registered.said}",
+            markup=False,
+        )
+    folder = workspace or openclaw.configured_workspace() or openclaw.workspace()
+    user_md = folder.expanduser().absolute() / "USER.md"
+
+    run(ctx, lambda engine: engine.assistants.keep_openclaw_portrait(user_md))
+    out.print(f"Your portrait is in {user_md}, between biomd's markers.", markup=False)
+
+
+@openclaw_app.command("uninstall")
+def openclaw_uninstall(ctx: typer.Context, workspace: Workspace = None) -> None:
+    """Remove biomd's MCP server from OpenClaw and biomd's block from USER.md."""
+    from biomd.app.assistants import openclaw
+
+    async def forget(engine: Engine) -> Path | None:
+        kept = engine.assistants.openclaw_portrait()
+        engine.assistants.forget_openclaw_portrait()
+        return kept
+
+    kept = run(ctx, forget)
+    user_md = (workspace / "USER.md") if workspace else kept
+    user_md = user_md or (openclaw.configured_workspace() or openclaw.workspace()) / "USER.md"
+    server = openclaw.unregister()
+    block = openclaw.remove_block(user_md)
+    said = [
+        "Removed biomd's MCP server from OpenClaw." if server else "OpenClaw had no biomd server.",
+        f"Removed biomd's block from {user_md}." if block else f"{user_md} had no biomd block.",
+    ]
+    out.print("\n".join(said), markup=False)
