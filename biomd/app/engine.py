@@ -155,6 +155,7 @@ class Engine:
         return engine
 
     async def close(self) -> None:
+        await self.assistants.settle()
         self.sources.release()
         await self.searcher.terms.stop()
         await self.store.close()

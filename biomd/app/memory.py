@@ -27,7 +27,16 @@ from biomd.biographer.source_tools import Desk, Passages, grep, read_source, sea
 from biomd.biographer.tool_state import ToolState
 from biomd.errors import BiomdError, Busy
 from biomd.ingest.timestamps import line_speakers
-from biomd.models.tools import BadArguments, Done, Tool, ToolArgs, caller, mcp_tools, tool
+from biomd.models.tools import (
+    BadArguments,
+    Done,
+    Tool,
+    ToolArgs,
+    ToolResult,
+    caller,
+    mcp_tools,
+    tool,
+)
 from biomd.plural import counted
 from biomd.retrieval.search import Searcher
 from biomd.storage.database import utc_now
@@ -408,7 +417,12 @@ def offered(
     """The registry's tools, for an MCP server; what a tool can't serve is said to the calling
     assistant as a tool error."""
     tools = (*TOOLS, *([REMEMBER] if allow_notes else []), *([SESSIONS] if allow_sessions else []))
-    return mcp_tools(tools, lambda t, args: t(memory, args))
+
+    async def answer(t: Tool[Memory], args: dict[str, Any]) -> ToolResult:
+        memory.engine.assistants.note_seen(caller.get(), t.name)  # for `biomd assistants`
+        return await t(memory, args)
+
+    return mcp_tools(tools, answer)
 
 
 async def queue_note(engine: Engine, note: str, client: str) -> int:

@@ -42,7 +42,8 @@ def routes() -> dict[str, list[Route]]:
         "Sharing and the mirror": [("share", share.app), ("mirror", mirror.app)],
         "Running": [("run", serve.run_bot), serve.chat, serve.web, ("mcp", assistants.mcp_app)],
         "Your other assistants": [
-            ("hermes", assistants.hermes_app), ("openclaw", assistants.openclaw_app),
+            assistants.assistants, ("hermes", assistants.hermes_app),
+            ("openclaw", assistants.openclaw_app),
         ],
         "Setup and backups": [
             upkeep.setup, ("config", configuration.app), upkeep.doctor, configuration.plugins,

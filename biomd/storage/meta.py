@@ -1,5 +1,6 @@
 """`meta`: key/value facts about the store (its id, the embedding model and dimension, the
-vectors' epoch, the next question id, one-off backfills done)."""
+vectors' epoch, the next question id, one-off backfills done, what each assistant last
+read)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,14 @@ class Meta:
     async def set(self, items: Mapping[str, str]) -> None:
         async with self._db.transaction() as db:
             await upsert(db, items)
+
+    async def starting(self, prefix: str) -> dict[str, str]:
+        """Every key that starts with `prefix`, with its value."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = await self._db.fetchall(
+            "SELECT key, value FROM meta WHERE key LIKE ? ESCAPE '\\'", (escaped + "%",)
+        )
+        return {str(k): str(v) for k, v in rows}
 
 
 async def upsert(db: aiosqlite.Connection, items: Mapping[str, str]) -> None:

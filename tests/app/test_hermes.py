@@ -139,6 +139,14 @@ async def test_the_real_hermes_loads_biomd_as_its_memory_and_keeps_a_session_onc
     assert any("I adopted a cat, Biscuit" in t for t in texts.values())
     assert not list(spool.glob("*.jsonl")), "every spool was kept, then removed"
 
+    listed = await asyncio.to_thread(_run, [BIOMD, "assistants", "--json"], env)
+    connected = json.loads(listed.stdout)
+    assert connected["hermes"] and connected["hermes_selected"] is True
+    seen = {s["client"]: s for s in connected["seen"]}
+    assert seen["hermes-agent"]["calls"] >= 5, seen  # portrait, recalls, search, session
+    shown = await asyncio.to_thread(_run, [BIOMD, "assistants"], env)
+    assert "Hermes Agent: its memory" in shown.stdout and "hermes-agent" in shown.stdout
+
     removed = await asyncio.to_thread(_run, [BIOMD, "hermes", "uninstall"], env)
     assert removed.returncode == 0 and "Removed" in removed.stdout
     assert "still names biomd" in removed.stdout

@@ -317,6 +317,8 @@ async def test_over_stdio_a_host_asks_where_the_owner_lived_and_gets_cited_hits(
         assert tools == READ_TOOLS
         hits = text(await c.call_tool("search", {"query": "where did I live in 2019?"}))
     assert "#1 '2019-04-07.md'" in hits and "<source_data" in hits
+    seen = {s.client: s for s in (await engine.assistants.connected()).seen}
+    assert seen["stdio-host"].tool == "search" and seen["stdio-host"].calls == 1
 
 
 async def test_a_note_made_while_biomd_runs_is_ingested_by_it_exactly_once(

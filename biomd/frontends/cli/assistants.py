@@ -4,6 +4,7 @@ and `uninstall` (Hermes Agent's memory provider), `biomd openclaw install` and `
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -12,7 +13,7 @@ from typing import Annotated
 import typer
 
 from biomd.app.engine import Engine
-from biomd.frontends.cli.common import err, out, run, settings_of
+from biomd.frontends.cli.common import err, out, print_table, run, settings_of
 from biomd.frontends.cli.groups import Group
 
 
@@ -214,3 +215,37 @@ def openclaw_uninstall(ctx: typer.Context, workspace: Workspace = None) -> None:
         f"Removed biomd's block from {user_md}." if block else f"{user_md} had no biomd block.",
     ]
     out.print("\n".join(said), markup=False)
+
+
+def assistants(
+    ctx: typer.Context,
+    hermes_home: HermesHome = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Which of your assistants are connected to biomd, what each last read, and when."""
+    from dataclasses import asdict
+
+    found = run(ctx, lambda engine: engine.assistants.connected(hermes_home))
+    if as_json:
+        print(json.dumps(asdict(found), default=str, ensure_ascii=False, indent=2))
+        return
+    if found.hermes:
+        chosen = "its memory" if found.hermes_selected else "installed, not selected yet"
+        out.print(f"Hermes Agent: {chosen} ({found.hermes}).", markup=False)
+    else:
+        out.print("Hermes Agent: not installed (`biomd hermes install`).", markup=False)
+    if found.openclaw:
+        out.print(f"OpenClaw: your portrait is kept in {found.openclaw}.", markup=False)
+    else:
+        out.print("OpenClaw: not installed (`biomd openclaw install`).", markup=False)
+    if not found.seen:
+        out.print(
+            "No assistant has read anything yet (`biomd mcp config --for NAME` connects one).",
+            markup=False,
+        )
+        return
+    out.print("\nWhat each last read (over MCP):", markup=False)
+    print_table(
+        ("assistant", "last read", "when (UTC)", "calls"),
+        [(s.client, s.tool, s.at[:16].replace("T", " "), str(s.calls)) for s in found.seen],
+    )
