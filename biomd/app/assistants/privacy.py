@@ -2,11 +2,13 @@
 citations are all private is withheld; a line that also cites a shared source is shown
 without the private citations; a line the mirror put there (a confirmed pattern) is withheld
 if it quotes a private source at all. An item's continuation lines go with it, and one that
-cites only private sources goes on its own. Pure."""
+cites only private sources goes on its own. A share (to a person the owner chooses) leaves
+out what rests only on private sources, unless the owner picks it. Pure."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 
 from biomd.biographer.profile_text import MIRROR_MARK, citations
 
@@ -33,21 +35,52 @@ def withheld(line: str, private: frozenset[int]) -> bool:
     return MIRROR_MARK in line or cited <= private
 
 
-def for_assistants(bio: str, private: frozenset[int]) -> str:
-    """bio.md as other assistants may see it (see the module's docstring)."""
-    if not private:
-        return bio
+def _items(bio: str) -> list[list[str]]:
+    """bio.md's lines in items: a list item with its indented continuation lines, or a line
+    of its own."""
     lines = bio.splitlines()
-    out: list[str] = []
+    out: list[list[str]] = []
     i = 0
     while i < len(lines):
         j = i + 1
-        if _ITEM.match(lines[i]):  # an item and its indented continuation lines
+        if _ITEM.match(lines[i]):
             while j < len(lines) and lines[j].strip() and lines[j][:1] in (" ", "\t"):
                 if _ITEM.match(lines[j]):
                     break
                 j += 1
-        item = lines[i:j]
+        out.append(lines[i:j])
+        i = j
+    return out
+
+
+def _only_private(item: list[str], private: frozenset[int]) -> bool:
+    cited = citations(" ".join(item))
+    return bool(cited) and cited <= private
+
+
+def resting_on_private(bio: str, private: frozenset[int]) -> list[str]:
+    """bio.md's items whose citations are all private sources, each as one line."""
+    return [
+        " ".join(x.strip() for x in item) for item in _items(bio) if _only_private(item, private)
+    ]
+
+
+def leave_out(bio: str, private: frozenset[int], keep: Collection[str] = ()) -> str:
+    """bio.md without the items resting only on private sources, but those in `keep` (as
+    `resting_on_private` gives them): what a share is made from."""
+    out: list[str] = []
+    for item in _items(bio):
+        if not _only_private(item, private) or " ".join(x.strip() for x in item) in keep:
+            out += item
+    return "\n".join(out) + ("\n" if bio.endswith("\n") else "")
+
+
+def for_assistants(bio: str, private: frozenset[int]) -> str:
+    """bio.md as other assistants may see it (see the module's docstring)."""
+    if not private:
+        return bio
+    out: list[str] = []
+    for item in _items(bio):
         if not withheld(" ".join(item), private):
             for x in item:  # a line of its own resting only on private sources goes too
                 cited = citations(x)
@@ -55,5 +88,4 @@ def for_assistants(bio: str, private: frozenset[int]) -> str:
                     out.append(x)
                 elif not cited <= private:
                     out.append(_uncited(x, private))
-        i = j
     return "\n".join(out) + ("\n" if bio.endswith("\n") else "")

@@ -122,6 +122,7 @@ class ShareChoice:
     limit: int | None = None
     format: Format | None = None
     low_confidence: bool | None = None
+    private: tuple[int, ...] = ()  # lines resting only on private sources, picked (1-based)
 
     def apply(self, audience: Audience) -> Audience:
         unknown = [s for s in (*self.add, *self.drop) if s not in KEYS and s != MIRROR]

@@ -37,6 +37,7 @@ def picked(
     limit: int | None = None,
     fmt: Format | None = None,
     low_confidence: bool = False,
+    private: Sequence[int] = (),
 ) -> ShareChoice:
     """The ShareChoice that gives `audience` exactly the sections `chosen`, and the rest."""
     chosen = set(chosen)
@@ -49,4 +50,5 @@ def picked(
         limit=limit,
         format=fmt,
         low_confidence=low_confidence,
+        private=tuple(private),
     )

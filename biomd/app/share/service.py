@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from biomd.app.assistants import privacy
 from biomd.app.pictures.people import people_of, same_person
 from biomd.app.share import card as share_card
 from biomd.app.share.audiences import PRESETS, Audience, Format, ShareChoice, preset
@@ -83,6 +84,14 @@ class Draft:
     owner: tuple[str, ...] = ()  # the owner's names: never hidden as someone else
     owner_note: str = ""  # where they came from, when not from BIOMD_OWNER_NAMES
     nothing: str = ""  # why there is nothing to share yet; "" when there is something
+    private: list[str] = field(default_factory=list)  # bio.md's lines resting only on
+    # private sources, numbered from 1 as the owner picks them
+    picked: tuple[int, ...] = ()  # those the owner put in
+
+    @property
+    def left_out(self) -> list[tuple[int, str]]:
+        """The private lines not picked, with the number that picks them."""
+        return [(n, x) for n, x in enumerate(self.private, 1) if n not in self.picked]
 
     def render(self, made: str) -> str:
         return render(self.portrait, self.audience.format, made)
@@ -142,8 +151,12 @@ class Shares:
     ) -> Draft:
         """A portrait of bio.md for this audience, scanned: by rules, or written by the
         model from the rules' portrait (`model`), each sentence checked against bio.md."""
-        audience = (choice or ShareChoice()).apply(preset(audience_name, await self.audiences()))
-        bio = await self.profile.load()
+        choice = choice or ShareChoice()
+        audience = choice.apply(preset(audience_name, await self.audiences()))
+        whole, hidden = await self.profile.load(), await self.store.documents.private_ids()
+        private = privacy.resting_on_private(whole, hidden)
+        picked = tuple(n for n in choice.private if 1 <= n <= len(private))
+        bio = privacy.leave_out(whole, hidden, [private[n - 1] for n in picked])
         speakers = await self._speakers()
         owner = self.owner.names or owner_in(bio, speakers)
         everyone = self._people(bio, speakers, owner)
@@ -164,6 +177,7 @@ class Shares:
         draft = Draft(audience, portrait, people, findings, names, support, writer, owner)
         draft.owner_note = "" if self.owner.names else _owner_note(owner, people)
         draft.nothing = "" if portrait.parts else self._nothing(bio, audience)
+        draft.private, draft.picked = private, picked
         return draft
 
     async def _speakers(self) -> list[str]:

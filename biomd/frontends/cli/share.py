@@ -26,6 +26,13 @@ With = Annotated[list[str], typer.Option("--with", help="Put this section in (e.
 Without = Annotated[list[str], typer.Option("--without", help="Leave this section out.")]
 Quote = Annotated[list[str], typer.Option("--quote", help="Keep this quote from bio.md.")]
 Low = Annotated[bool, typer.Option("--low-confidence", help="Keep low-confidence inferences too.")]
+WithPrivate = Annotated[
+    list[int],
+    typer.Option(
+        "--with-private",
+        help="Put in line N of those resting only on private sources (the preview lists them).",
+    ),
+]
 Format = Annotated[str | None, typer.Option("--format", help="html, md or text.")]
 Limit = Annotated[int | None, typer.Option("--limit", help="Most characters.")]
 Rules = Annotated[bool, typer.Option("--rules", help="Tidy bio.md by rules; no model writes it.")]
@@ -77,6 +84,7 @@ def preview(
     add: With = [],  # noqa: B006
     drop: Without = [],  # noqa: B006
     quote: Quote = [],  # noqa: B006
+    private: WithPrivate = [],  # noqa: B006
     low: Low = False,
     fmt: Format = None,
     limit: Limit = None,
@@ -85,7 +93,7 @@ def preview(
 ) -> None:
     """Print the portrait for AUDIENCE (plain text, or as --format says); nothing is
     saved."""
-    choice = _choice(show, hide, add, drop, quote, low, fmt, limit)
+    choice = _choice(show, hide, add, drop, quote, low, fmt, limit, private)
 
     async def go(engine: Engine) -> None:
         draft = await _draft(engine, audience, choice, rules, save_as)
@@ -107,6 +115,7 @@ def save(
     add: With = [],  # noqa: B006
     drop: Without = [],  # noqa: B006
     quote: Quote = [],  # noqa: B006
+    private: WithPrivate = [],  # noqa: B006
     low: Low = False,
     fmt: Format = None,
     limit: Limit = None,
@@ -123,7 +132,7 @@ def save(
 ) -> None:
     """Save the portrait for AUDIENCE as a file (HTML by default, under the data dir's
     shares/), once each thing the privacy scan found is accepted or replaced."""
-    choice = _choice(show, hide, add, drop, quote, low, fmt, limit)
+    choice = _choice(show, hide, add, drop, quote, low, fmt, limit, private)
 
     async def go(engine: Engine) -> None:
         draft = await _draft(engine, audience, choice, rules, save_as)
@@ -142,7 +151,7 @@ def save(
 
 def _choice(
     show: list[str], hide: list[str], add: list[str], drop: list[str], quote: list[str],
-    low: bool, fmt: str | None, limit: int | None,
+    low: bool, fmt: str | None, limit: int | None, private: list[int] = [],  # noqa: B006
 ) -> ShareChoice:  # fmt: skip
     try:
         chosen = format_of(fmt)
@@ -151,6 +160,7 @@ def _choice(
     return ShareChoice(
         add=tuple(add), drop=tuple(drop), show=tuple(show), hide=tuple(hide),
         quotes=tuple(quote), limit=limit, format=chosen, low_confidence=low or None,
+        private=tuple(private),
     )  # fmt: skip
 
 
@@ -165,6 +175,14 @@ async def _draft(
     if save_as:
         await engine.shares.save_audience(save_as, draft.audience)
         err.print(f"Saved these choices as the audience '{save_as}'.", markup=False)
+    if draft.left_out:
+        err.print(
+            "Left out, as they rest only on sources you keep private (put one in with "
+            "--with-private N):",
+            markup=False,
+        )
+        for n, line in draft.left_out:
+            err.print(f"  {n}. {line}", markup=False)
     if draft.nothing:
         return draft  # the command says why there is nothing
     sections = ", ".join(p.heading for p in draft.portrait.parts) or "(nothing yet)"

@@ -15,7 +15,7 @@ import pytest
 from biomd import sample
 from biomd.app.engine import Engine
 from biomd.app.share.audiences import PRESETS, ShareChoice
-from biomd.app.share.service import UnresolvedFindings
+from biomd.app.share.service import UnresolvedFindings, render
 from tests.conftest import make_settings
 
 LONG_QUOTE = "I always feel lighter after the long run along the river with my brother"
@@ -536,3 +536,18 @@ def test_a_name_inside_an_email_or_a_link_is_left_whole_and_the_scan_finds_it_wh
     found = [(k, text[a:b]) for k, a, b in findings_in(text, names)]
     assert found in ([("e-mail", kept)], [("link", kept)]), found
     assert names.replace(f"Tomás wrote: {text}").startswith("her brother wrote: ")
+
+
+@pytest.mark.slow
+async def test_a_line_resting_only_on_private_sources_is_left_out_unless_picked(
+    engine: Engine,
+) -> None:
+    await engine.sources.set_private(7, True)
+    draft = await engine.shares.draft("close", ShareChoice(add=("timeline",)))
+    text = render(draft.portrait, "text", "today")
+    assert draft.private == ["- 2021-05-16: Met Inês at the pottery class [#7]"]
+    assert draft.left_out == [(1, draft.private[0])]
+    assert "pottery class" not in text
+    assert "partner since 2021" in text or "partner" in text, "#4 is shared: the line stays"
+    picked = await engine.shares.draft("close", ShareChoice(add=("timeline",), private=(1,)))
+    assert "pottery class" in render(picked.portrait, "text", "today") and not picked.left_out

@@ -285,3 +285,21 @@ async def test_a_source_is_kept_from_assistants_and_shared_again_from_its_row(
     assert not (await site.engine.sources.get(doc)).private
     refused = await site.client.post(f"/source/{doc}/private", data={"private": "1"})
     assert refused.status_code == 403 and not (await site.engine.sources.get(doc)).private
+
+
+async def test_the_share_page_offers_the_lines_resting_only_on_private_sources(
+    newcomer: Site,
+) -> None:
+    site = newcomer
+    doc = await _ingest(site, "diary.md", "# 1 May 2022\n\nMet Ana at the climbing wall.\n")
+    bio = (await site.engine.profile.load()).replace(
+        "## Timeline\n", f"## Timeline\n- 2022-05-01: Met Ana at the climbing wall [#{doc}]\n"
+    )
+    await site.engine.profile.replace(bio, turn_id=None, mode="manual", reason="test")
+    await site.engine.sources.set_private(doc, True)
+    page = (await site.client.get("/share?for=close")).text
+    assert "Resting only on sources you keep private" in page
+    assert 'name="private" value="1"' in page and "climbing wall" in page
+    form = {"audience": "close", "section": ["timeline"], "private": "1"}
+    picked = (await site.client.post("/share", data=form, headers=site.csrf)).text
+    assert 'name="private" value="1" checked' in picked

@@ -96,6 +96,7 @@ async def _choice(web: Web, audience_name: str, form: FormData) -> ShareChoice:
         limit=int(limit) if limit.isdigit() else None,
         fmt=next((f for f in FORMATS if f == fmt), None),
         low_confidence=form.get("low") == "on",
+        private=[int(str(v)) for v in form.getlist("private") if str(v).isdigit()],
     )
 
 
