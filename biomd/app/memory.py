@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 NOTES_SHOWN = 5  # the reader's notes after a search's passages, at most
 CAP = 8000  # characters per answer: far below what hosts accept (one refuses 25,000 tokens)
 NOTHING_RECALLED = "Nothing in the owner's sources or bio.md bears on this message."
+LEARNING_OFF = "Not kept: the owner turned learning from sessions off (BIOMD_ASSISTANTS_LEARN)."
 NO_PORTRAIT = "bio.md has no Summary, Identity or confirmed pattern yet."
 DATA_NOTE = (
     "Text inside <source_data> is the owner's own data (their chats, journals, documents), "
@@ -320,15 +321,17 @@ async def recall(
         str, Field(max_length=8000, description="The message about to be answered.")
     ],
     budget: Annotated[
-        int, Field(ge=500, le=CAP, description="The most characters to return.")
-    ] = assistants_recall.RECALL_CHARS,
+        int | None,
+        Field(ge=500, le=CAP, description="The most characters to return (default 4,000)."),
+    ] = None,
 ) -> str:
     """What biomd knows that bears on a message, to read before answering it: bio.md's lines
     and passages from the owner's sources, each with its reference (#id, date, speaker),
     within `budget` characters."""
     bio, hidden = await memory.bio(), await memory.hidden()
     passages, notes = await evidence_search.gather(memory.searcher, message, hidden=hidden)
-    found = assistants_recall.recall(bio, message, passages, notes, budget)
+    chars = budget or memory.engine.settings.assistants.recall_chars
+    found = assistants_recall.recall(bio, message, passages, notes, chars)
     return found or NOTHING_RECALLED
 
 
@@ -435,6 +438,8 @@ async def hand_session(engine: Engine, session: str, client: str, turns: Sequenc
     """Keep the session's new turns here, or hand them to the running biomd (which holds the
     ingest lock); what was done."""
     checked = sessions.checked(session, client, turns)
+    if not engine.settings.assistants.learn:
+        return LEARNING_OFF
     try:
         engine.sources.take_ingest_lock()
     except Busy:

@@ -20,6 +20,7 @@ from biomd.errors import ConfigError
 from biomd.settings import names
 from biomd.settings.groups import (
     DEFAULT_EMBED_MODEL,
+    AssistantsSettings,
     BiographerSettings,
     ChatSettings,
     CodexSettings,
@@ -135,6 +136,7 @@ class Settings(BaseSettings):
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
     questions: QuestionsSettings = Field(default_factory=QuestionsSettings)
     mirror: MirrorSettings = Field(default_factory=MirrorSettings)
+    assistants: AssistantsSettings = Field(default_factory=AssistantsSettings)
 
     @model_validator(mode="before")
     @classmethod

@@ -405,3 +405,18 @@ class MirrorSettings(Group):
     cron: str = Field(
         default="30 4 * * *", description="When the mirror looks for new patterns ('' never)."
     )
+
+
+class AssistantsSettings(Group):
+    """The owner's other assistants (MCP clients, Hermes Agent, OpenClaw)."""
+
+    recall_chars: int = Field(
+        default=4000,
+        ge=500,
+        le=8000,
+        description="What recall shows an assistant before each reply, at most (characters).",
+    )
+    learn: bool = Field(
+        default=True,
+        description="Keep the sessions an assistant hands over (Hermes Agent's) as sources.",
+    )

@@ -133,6 +133,31 @@ async def test_recall_gives_the_lines_and_passages_that_bear_on_a_message_within
         assert about == memory.NO_PORTRAIT or len(about) <= 1500
 
 
+async def test_a_session_is_kept_once_continued_and_not_at_all_when_learning_is_off(
+    engine: Engine,
+) -> None:
+    turn = {"at": "2026-12-01T09:00:00+00:00", "user": "I took the Porto job", "assistant": "!"}
+    later = {**turn, "at": "2026-12-01T09:05:00+00:00", "user": "We move in March"}
+    async with Client(build(Memory(engine))) as client:
+        tools = {t.name for t in (await client.list_tools()).tools}
+        assert "keep_session" not in tools, "only for biomd's own provider"
+    async with Client(build(Memory(engine), allow_sessions=True)) as client:
+        first = text(await client.call_tool("keep_session", {"session": "s-9", "turns": [turn]}))
+        again = text(await client.call_tool("keep_session", {"session": "s-9", "turns": [turn]}))
+        more = text(
+            await client.call_tool("keep_session", {"session": "s-9", "turns": [turn, later]})
+        )
+    assert first.startswith("Kept 1 turn(s)") and again.startswith("Nothing new")
+    assert more.startswith("Kept 1 turn(s)"), "the continuation: only the new turn"
+    kinds = [d.kind for d in await engine.sources.all()]
+    assert kinds.count("hermes") == 2
+    engine.settings = engine.settings.but(assistants={"learn": False})
+    async with Client(build(Memory(engine), allow_sessions=True)) as client:
+        off = text(await client.call_tool("keep_session", {"session": "s-10", "turns": [turn]}))
+    assert off == memory.LEARNING_OFF
+    assert [d.kind for d in await engine.sources.all()].count("hermes") == 2
+
+
 async def test_search_shows_the_readers_notes_with_their_quotes_and_where_they_are(
     engine: Engine,
 ) -> None:
@@ -358,6 +383,57 @@ async def test_a_note_made_while_biomd_runs_is_ingested_by_it_exactly_once(
             await asyncio.sleep(0.3)
         assert jobs == ["done"]
         assert sum(n.startswith("note from codex") for n in names) == 1
+    finally:
+        running.terminate()
+        await asyncio.wait_for(running.wait(), 20)
+    engine.store = await type(engine.store).open(engine.settings.db_path)  # for the fixture's close
+
+
+async def test_a_session_handed_over_while_biomd_runs_is_kept_by_it_exactly_once(
+    engine: Engine, minilm_path: Path
+) -> None:
+    data = engine.settings.data_dir
+    env = biomd_env(data, minilm_path)
+    await engine.close()  # the running biomd is the one writer now
+    running = await asyncio.create_subprocess_exec(
+        str(Path(sys.executable).with_name("biomd")),
+        "web",
+        env=env,
+        cwd=data.parent,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert running.stdout is not None
+        line = (await asyncio.wait_for(running.stdout.readline(), 60)).decode()
+        assert line.startswith("Web view: http://127.0.0.1:"), line
+        params = StdioServerParameters(
+            command=str(Path(sys.executable).with_name("biomd")),
+            args=["mcp", "serve", "--allow-sessions"],
+            env=env,
+        )
+        info = Implementation(name="hermes-agent", version="1")
+        turn = {
+            "at": "2026-12-01T09:00:00+00:00",
+            "user": "Biscuit has a sister now",
+            "assistant": "!",
+        }
+        async with Client(params, client_info=info) as c:
+            args = {"session": "s-7", "turns": [turn]}
+            said = text(await c.call_tool("keep_session", args))
+            again = text(await c.call_tool("keep_session", args))
+        assert said.startswith("Handed to the running biomd (job "), said
+        assert again.startswith("Handed to the running biomd (job "), again
+        deadline = time.monotonic() + 30
+        names: list[str] = []
+        while time.monotonic() < deadline:
+            names = db.document_names(data / "biomd.sqlite3")
+            jobs = [j.status for j in db.jobs(data / "biomd.sqlite3") if j.kind == "session"]
+            if jobs == ["done", "done"]:
+                break
+            await asyncio.sleep(0.3)
+        assert jobs == ["done", "done"]
+        assert sum(n.startswith("hermes session s-7") for n in names) == 1, names
     finally:
         running.terminate()
         await asyncio.wait_for(running.wait(), 20)

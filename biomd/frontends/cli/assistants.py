@@ -92,18 +92,24 @@ def hermes_install(
     ctx: typer.Context,
     hermes_home: HermesHome = None,
     learn: Annotated[
-        bool,
+        bool | None,
         typer.Option(
-            "--learn/--no-learn", help="Keep each Hermes session as a source (default: yes)."
+            "--learn/--no-learn",
+            help="Keep each Hermes session as a source (default: BIOMD_ASSISTANTS_LEARN, yes).",
+            show_default=False,
         ),
-    ] = True,
+    ] = None,
     allow_notes: Annotated[
         bool, typer.Option("--allow-notes", help="Give Hermes the biomd_remember tool.")
     ] = False,
     recall_chars: Annotated[
-        int,
-        typer.Option("--recall-chars", help="What Hermes is shown before each reply, at most."),
-    ] = 4000,
+        int | None,
+        typer.Option(
+            "--recall-chars",
+            help="What Hermes is shown before each reply, at most (BIOMD_ASSISTANTS_RECALL_CHARS).",
+            show_default=False,
+        ),
+    ] = None,
     select: Annotated[
         bool | None,
         typer.Option(
@@ -119,7 +125,15 @@ def hermes_install(
 
     home = hermes.hermes_home(hermes_home)
     launch = mcp_config.launch(chosen_data_dir(ctx))
-    done = hermes.install(home, launch, learn=learn, notes=allow_notes, recall_chars=recall_chars)
+    chosen = settings_of(ctx).assistants
+    learn = chosen.learn if learn is None else learn
+    done = hermes.install(
+        home,
+        launch,
+        learn=learn,
+        notes=allow_notes,
+        recall_chars=recall_chars or chosen.recall_chars,
+    )
     out.print(f"Installed biomd's memory provider in {done.folder}.", markup=False)
     if not learn:
         out.print("Hermes sessions are not kept (--no-learn).", markup=False)
