@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sys
 import time
@@ -346,9 +347,10 @@ async def test_over_stdio_a_host_asks_where_the_owner_lived_and_gets_cited_hits(
     assert seen["stdio-host"].tool == "search" and seen["stdio-host"].calls == 1
 
 
-async def test_a_note_made_while_biomd_runs_is_ingested_by_it_exactly_once(
-    engine: Engine, minilm_path: Path
-) -> None:
+@contextlib.asynccontextmanager
+async def running_biomd(engine: Engine, minilm_path: Path) -> AsyncIterator[dict[str, str]]:
+    """`biomd web` running over the engine's data folder (the one writer, holding the ingest
+    lock), for as long as the block runs; the environment to start other biomds with."""
     data = engine.settings.data_dir
     env = biomd_env(data, minilm_path)
     await engine.close()  # the running biomd is the one writer now
@@ -364,6 +366,29 @@ async def test_a_note_made_while_biomd_runs_is_ingested_by_it_exactly_once(
         assert running.stdout is not None
         line = (await asyncio.wait_for(running.stdout.readline(), 60)).decode()
         assert line.startswith("Web view: http://127.0.0.1:"), line
+        yield env
+    finally:
+        running.terminate()
+        await asyncio.wait_for(running.wait(), 20)
+    engine.store = await type(engine.store).open(engine.settings.db_path)  # for the fixture's close
+
+
+async def jobs_done(data: Path, kind: str, count: int) -> list[str]:
+    """The names of the sources once `count` jobs of `kind` are done (or 30 s passed)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        jobs = [j.status for j in db.jobs(data / "biomd.sqlite3") if j.kind == kind]
+        if jobs == ["done"] * count:
+            break
+        await asyncio.sleep(0.3)
+    assert jobs == ["done"] * count
+    return db.document_names(data / "biomd.sqlite3")
+
+
+async def test_a_note_made_while_biomd_runs_is_ingested_by_it_exactly_once(
+    engine: Engine, minilm_path: Path
+) -> None:
+    async with running_biomd(engine, minilm_path) as env:
         params = StdioServerParameters(
             command=str(Path(sys.executable).with_name("biomd")),
             args=["mcp", "--allow-notes"],
@@ -373,68 +398,26 @@ async def test_a_note_made_while_biomd_runs_is_ingested_by_it_exactly_once(
         async with Client(params, client_info=info) as c:
             said = text(await c.call_tool("remember", {"note": "Nina adopted a second cat."}))
         assert said.startswith("Noted (job "), said
-        deadline = time.monotonic() + 30
-        names: list[str] = []
-        while time.monotonic() < deadline:
-            names = db.document_names(data / "biomd.sqlite3")
-            jobs = [j.status for j in db.jobs(data / "biomd.sqlite3") if j.kind == "note"]
-            if jobs == ["done"]:
-                break
-            await asyncio.sleep(0.3)
-        assert jobs == ["done"]
+        names = await jobs_done(engine.settings.data_dir, "note", 1)
         assert sum(n.startswith("note from codex") for n in names) == 1
-    finally:
-        running.terminate()
-        await asyncio.wait_for(running.wait(), 20)
-    engine.store = await type(engine.store).open(engine.settings.db_path)  # for the fixture's close
 
 
 async def test_a_session_handed_over_while_biomd_runs_is_kept_by_it_exactly_once(
     engine: Engine, minilm_path: Path
 ) -> None:
-    data = engine.settings.data_dir
-    env = biomd_env(data, minilm_path)
-    await engine.close()  # the running biomd is the one writer now
-    running = await asyncio.create_subprocess_exec(
-        str(Path(sys.executable).with_name("biomd")),
-        "web",
-        env=env,
-        cwd=data.parent,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
-    try:
-        assert running.stdout is not None
-        line = (await asyncio.wait_for(running.stdout.readline(), 60)).decode()
-        assert line.startswith("Web view: http://127.0.0.1:"), line
+    async with running_biomd(engine, minilm_path) as env:
         params = StdioServerParameters(
             command=str(Path(sys.executable).with_name("biomd")),
             args=["mcp", "serve", "--allow-sessions"],
             env=env,
         )
         info = Implementation(name="hermes-agent", version="1")
-        turn = {
-            "at": "2026-12-01T09:00:00+00:00",
-            "user": "Biscuit has a sister now",
-            "assistant": "!",
-        }
+        turn = {"at": "2026-12-01T09:00:00+00:00", "user": "Biscuit has a sister", "assistant": "!"}
         async with Client(params, client_info=info) as c:
             args = {"session": "s-7", "turns": [turn]}
             said = text(await c.call_tool("keep_session", args))
             again = text(await c.call_tool("keep_session", args))
         assert said.startswith("Handed to the running biomd (job "), said
         assert again.startswith("Handed to the running biomd (job "), again
-        deadline = time.monotonic() + 30
-        names: list[str] = []
-        while time.monotonic() < deadline:
-            names = db.document_names(data / "biomd.sqlite3")
-            jobs = [j.status for j in db.jobs(data / "biomd.sqlite3") if j.kind == "session"]
-            if jobs == ["done", "done"]:
-                break
-            await asyncio.sleep(0.3)
-        assert jobs == ["done", "done"]
+        names = await jobs_done(engine.settings.data_dir, "session", 2)
         assert sum(n.startswith("hermes session s-7") for n in names) == 1, names
-    finally:
-        running.terminate()
-        await asyncio.wait_for(running.wait(), 20)
-    engine.store = await type(engine.store).open(engine.settings.db_path)  # for the fixture's close
