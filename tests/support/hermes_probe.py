@@ -12,6 +12,9 @@ import time
 
 def main() -> None:
     question, session = sys.argv[1], sys.argv[2]
+    import logging
+
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr)
     from agent.memory_manager import MemoryManager, build_memory_context_block
     from plugins.memory import discover_memory_providers, load_memory_provider
 
@@ -28,6 +31,10 @@ def main() -> None:
     manager.initialize_all(session_id=session, platform="cli", agent_context="primary")
     out["initialize_s"] = time.monotonic() - started
     out["system_prompt"] = manager.build_system_prompt()
+    started = time.monotonic()  # search loads in the background: the first messages get nothing
+    while not manager.prefetch_all(question) and time.monotonic() - started < 120:
+        time.sleep(0.5)
+    out["warm_s"] = time.monotonic() - started
     timings = []
     for _ in range(3):
         started = time.monotonic()

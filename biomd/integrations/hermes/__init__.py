@@ -42,6 +42,7 @@ CONFIG = "biomd.json"
 SPOOL = "spool"  # $HERMES_HOME/biomd/spool/<session>.jsonl: turns not yet kept by biomd
 PROTOCOL = "2025-06-18"
 CALL_TIMEOUT_S = 6.0  # Hermes gives a provider's prefetch 8 s
+SEND_AFTER_S = 2.0  # after a session's end, for its last turn to be written
 START_TIMEOUT_S = 60.0  # the first start of biomd (Python, SQLite) on a slow machine
 NOTHING = ("Nothing in the owner's sources", "bio.md has no Summary")
 FENCE = re.compile(r"<\s*memory-context\s*>[\s\S]*?<\s*/\s*memory-context\s*>", re.I)
@@ -55,9 +56,20 @@ def without_recall(text: str) -> str:
     return _TAGS.sub("", FENCE.sub("", text or "")).strip()
 
 
+def _session_of(path: Path) -> str:
+    """The session a spool's turns are of (each line says it; else the file's name)."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            first = json.loads(f.readline() or "{}")
+    except (OSError, ValueError):
+        first = {}
+    return str(first.get("session") or path.stem) if isinstance(first, dict) else path.stem
+
+
 class Child:
     """One `biomd mcp` process for the session, spoken to over MCP's stdio JSON-RPC (a JSON
-    message a line). A call that times out stops the child; the next call starts another."""
+    message a line). A call that times out is given up on, not the child: its late answer
+    is skipped (answers are matched by id), and the child keeps what it has loaded."""
 
     def __init__(self, command: list[str], env: dict[str, str]) -> None:
         self.command = command
@@ -126,7 +138,6 @@ class Child:
             try:
                 answer = self._answers.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                self.stop()  # its answer would come to the next request
                 raise RuntimeError(f"biomd took longer than {timeout:.0f} s ({method})") from None
             if answer.get("closed"):
                 self.stop()
@@ -160,7 +171,9 @@ class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
         self.learning = False
         self.spool_dir: Path | None = None
         self._portrait = ""
-        self._turns = 0
+        self._warm = threading.Event()  # set once search is loaded (the first recall)
+        self._spooling = threading.Lock()  # a turn written while a send reads the spool
+        self._ending: threading.Timer | None = None  # the send after a session's end
 
     @property
     def name(self) -> str:
@@ -196,6 +209,7 @@ class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
         self.learning = bool(self.config.get("learn", True)) and primary and bool(session_id)
         self.spool_dir = home / "biomd" / SPOOL
         self._portrait = self._call("portrait", {}, START_TIMEOUT_S)
+        threading.Thread(target=self._warm_up, daemon=True).start()
         if self.learning:
             threading.Thread(target=self._send_left_over, daemon=True).start()
 
@@ -209,6 +223,14 @@ class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
             log.warning("biomd %s: %s", tool, exc)
             return ""
         return "" if text.startswith(NOTHING) else text
+
+    def _warm_up(self) -> None:
+        """Load search (the embedding model; on a large corpus, the vectors' codes) before
+        the first message needs it: a first recall can take longer than Hermes waits."""
+        try:
+            self._call("recall", {"message": "who am I, and who is in my life?"}, START_TIMEOUT_S)
+        finally:
+            self._warm.set()
 
     # -- what Hermes is shown -----------------------------------------------------------
 
@@ -225,6 +247,9 @@ class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
         budget = int(self.config.get("recall_chars") or 4000)
         message = without_recall(query)
         if not message:
+            return ""
+        if not self._warm.wait(timeout=1.0):
+            log.info("biomd is still loading its search; nothing recalled for this message")
             return ""
         return self._call("recall", {"message": message[:8000], "budget": budget})
 
@@ -305,14 +330,17 @@ class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
         user, reply = without_recall(user_content), without_recall(assistant_content)
         if path is None or not (user or reply):
             return
+        session = session_id or self.session_id
+        turn = {"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "user": user, "assistant": reply}
         try:
             path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            turn = {"at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "user": user, "assistant": reply}
-            with path.open("a", encoding="utf-8") as f:
-                f.write(json.dumps(turn, ensure_ascii=False) + "\n")
+            with self._spooling, path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps({**turn, "session": session}, ensure_ascii=False) + "\n")
             path.chmod(0o600)
         except OSError as exc:
             log.warning("biomd could not spool the turn: %s", exc)
+        if self._ending is not None and self._ending.is_alive():
+            self._send_soon()  # the session ended before its last turn was written
 
     def on_session_switch(self, new_session_id: str, **kwargs: Any) -> None:
         if self.learning and kwargs.get("reset"):
@@ -320,33 +348,55 @@ class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
         self.session_id = new_session_id or self.session_id
 
     def on_session_end(self, messages: list[dict[str, Any]]) -> None:
+        """Send the session a moment later: Hermes writes the last turn in the background,
+        often after it ends the session; a turn written meanwhile puts the send off again,
+        and shutdown sends at once. So a session is one source, however often it ends."""
         if self.learning:
-            self._send(self.session_id)
+            self._send_soon()
+
+    def _send_soon(self) -> None:
+        if self._ending is not None:
+            self._ending.cancel()
+        self._ending = threading.Timer(SEND_AFTER_S, self._send, [self.session_id])
+        self._ending.daemon = True
+        self._ending.start()
 
     def _send(self, session_id: str) -> bool:
         """Hand the session's spooled turns to biomd; the spool goes once biomd has them.
         biomd keys them on the session id, so a second send is a continuation, never a
         duplicate."""
         path = self._spool(session_id)
-        if path is None or not path.is_file():
+        return path is not None and self._send_file(path, session_id)
+
+    def _send_file(self, path: Path, session_id: str) -> bool:
+        if not path.is_file():
             return False
+        with self._spooling:
+            lines = path.read_text(encoding="utf-8").splitlines()
         turns = []
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in lines:
             try:
-                turns.append(json.loads(line))
+                turn = json.loads(line)
             except ValueError:
                 continue  # a line cut short by a crash
-        if not turns:
-            path.unlink(missing_ok=True)
-            return True
-        said = self._call(
-            "keep_session",
-            {"session": session_id, "client": "hermes", "turns": turns},
-            CALL_TIMEOUT_S * 5,
-        )
-        if not said:
-            return False  # kept on disk: sent at the next start
-        path.unlink(missing_ok=True)
+            turns.append({k: str(turn.get(k) or "") for k in ("at", "user", "assistant")})
+        if turns:
+            said = self._call(
+                "keep_session",
+                {"session": session_id, "client": "hermes", "turns": turns},
+                CALL_TIMEOUT_S * 5,
+            )
+            if not said:
+                return False  # kept on disk: sent at the session's end or the next start
+        with self._spooling:  # turns written while biomd kept these stay for the next send
+            try:
+                rest = path.read_text(encoding="utf-8").splitlines()[len(lines) :]
+                if rest:
+                    path.write_text("\n".join(rest) + "\n", encoding="utf-8")
+                else:
+                    path.unlink(missing_ok=True)
+            except OSError:  # another send took them first (biomd keeps each turn once)
+                pass
         return True
 
     def _send_left_over(self) -> None:
@@ -356,11 +406,13 @@ class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
         mine = self._spool(self.session_id)
         for path in sorted(self.spool_dir.glob("*.jsonl")):
             if path != mine:
-                self._send(path.stem)
+                self._send_file(path, _session_of(path))
 
     def shutdown(self) -> None:
         """Keep what the session's end missed (Hermes writes turns in the background and may
         end the session before the last is written), then stop biomd."""
+        if self._ending is not None:
+            self._ending.cancel()
         if self.learning:
             self._send(self.session_id)
         if self.child is not None:
