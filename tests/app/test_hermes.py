@@ -150,3 +150,42 @@ async def test_the_real_hermes_loads_biomd_as_its_memory_and_keeps_a_session_onc
     removed = await asyncio.to_thread(_run, [BIOMD, "hermes", "uninstall"], env)
     assert removed.returncode == 0 and "Removed" in removed.stdout
     assert "still names biomd" in removed.stdout
+
+
+def _provider(tmp_path: Path, command: list[str]) -> Any:
+    """biomd's provider (as Hermes would load it), set up to start `command` as biomd."""
+    from biomd.integrations import hermes as provider_module
+
+    folder = tmp_path / "plugin"
+    folder.mkdir()
+    (folder / "biomd.json").write_text(json.dumps({"command": command, "learn": False}), "utf-8")
+    provider = provider_module.BiomdMemoryProvider(folder)
+    provider.initialize("s-1", hermes_home=str(tmp_path), agent_context="cron")
+    return provider
+
+
+def test_a_biomd_that_is_missing_dies_or_hangs_never_breaks_hermes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from biomd.integrations import hermes as provider_module
+
+    monkeypatch.setattr(provider_module, "CALL_TIMEOUT_S", 0.3)
+    monkeypatch.setattr(provider_module, "START_TIMEOUT_S", 0.6)
+    missing = provider_module.BiomdMemoryProvider(tmp_path)
+    assert missing.is_available() is False, "no biomd.json: not offered to Hermes at all"
+    for name, command in (
+        ("exits", [sys.executable, "-c", "pass"]),
+        ("talks nonsense", [sys.executable, "-c", "import sys; print('hi'); sys.stdin.read()"]),
+    ):
+        folder = tmp_path / name
+        folder.mkdir()
+        provider = _provider(folder, command)
+        assert provider.system_prompt_block() == ""
+        provider._warm.set()  # as after the warm-up gave up
+        assert provider.prefetch("When did I run the half marathon?") == ""
+        said = json.loads(provider.handle_tool_call("biomd_search", {"query": "x"}))
+        assert "error" in said, name
+        assert "error" in json.loads(provider.handle_tool_call("biomd_remember", {"note": "x"}))
+        provider.sync_turn("hello", "hi", session_id="s-1")  # not primary: nothing spooled
+        assert not (folder / "biomd" / "spool").exists()
+        provider.shutdown()

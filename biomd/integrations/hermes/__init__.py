@@ -105,19 +105,26 @@ class Child:
         threading.Thread(target=self._read, args=(self._proc, self._answers), daemon=True).start()
         info = {"name": "hermes-agent", "version": "biomd-provider-1"}
         params = {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": info}
-        self._request("initialize", params, START_TIMEOUT_S)
+        try:
+            self._request("initialize", params, START_TIMEOUT_S)
+        except RuntimeError:
+            self.stop()  # a start that did not finish: the next call starts another
+            raise
         self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     @staticmethod
     def _read(proc: subprocess.Popen[bytes], answers: queue.Queue[dict[str, Any]]) -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
-            try:
-                message = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(message, dict) and "id" in message and "method" not in message:
-                answers.put(message)
+        try:
+            for line in proc.stdout:
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(message, dict) and "id" in message and "method" not in message:
+                    answers.put(message)
+        except (OSError, ValueError):  # closed by stop()
+            pass
         answers.put({"closed": True})
 
     def _send(self, message: dict[str, Any]) -> None:
@@ -158,6 +165,9 @@ class Child:
             proc.wait(timeout=3)
         except Exception:
             proc.kill()
+            proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
 
 
 class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
@@ -213,12 +223,12 @@ class BiomdMemoryProvider(MemoryProvider):  # type: ignore[misc]
         if self.learning:
             threading.Thread(target=self._send_left_over, daemon=True).start()
 
-    def _call(self, tool: str, arguments: dict[str, Any], timeout: float = CALL_TIMEOUT_S) -> str:
+    def _call(self, tool: str, arguments: dict[str, Any], timeout: float | None = None) -> str:
         """A tool's answer, or '' (logged) when biomd can't give one: Hermes goes on."""
         if self.child is None:
             return ""
         try:
-            text = self.child.call(tool, arguments, timeout)
+            text = self.child.call(tool, arguments, timeout or CALL_TIMEOUT_S)
         except Exception as exc:  # never break Hermes
             log.warning("biomd %s: %s", tool, exc)
             return ""
