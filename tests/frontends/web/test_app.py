@@ -471,7 +471,7 @@ async def test_a_source_held_for_a_choice_is_read_from_its_buttons(site: Site) -
     (body,) = site.llm.reader_bodies
     assert "Grace (owner): a message long enough" in body["messages"][1]["content"]
     html = (await site.client.get("/sources")).text
-    assert 'action="/source/' not in html and ">read<" in html.replace("\n", "")
+    assert "/scope?csrf=" not in html and ">read<" in html.replace("\n", "")
 
 
 # -- sharing a portrait -----------------------------------------------------------------------
