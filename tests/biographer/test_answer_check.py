@@ -1,0 +1,83 @@
+"""An answer that proves itself: only quotes found in the passages hold an answer up; one by
+another person than the question asks about is said to be theirs; a question about time
+gets the quote's own date, with "last Friday" resolved."""
+
+from __future__ import annotations
+
+import json
+
+from biomd.biographer.answer_check import SILENT, backed, checked, parse
+from biomd.biographer.evidence import ShownPassage
+
+CHAT = ShownPassage(
+    3,
+    "LoCoMo conv-26 session 7.txt",
+    "2023-08-21",
+    None,
+    "[2023-08-21 13:05] Melanie: I took the kids to the pottery workshop last Friday!\n"
+    "[2023-08-21 13:07] Caroline: That's so sweet. I went to a support group yesterday.\n"
+    "[2023-08-21 13:09] Melanie: Señora García painted the café sign.",
+)
+
+
+def reply(answer: str, *quotes: tuple[int, str], silent: bool = False) -> str:
+    return json.dumps(
+        {
+            "answer": answer,
+            "quotes": [{"source": s, "quote": q} for s, q in quotes],
+            "silent": silent,
+        }
+    )
+
+
+def test_a_quote_that_is_not_in_the_passages_says_the_sources_dont_say() -> None:
+    claimed = parse(reply("She went to Paris.", (3, "We flew to Paris in June")))
+    text, quotes = checked("Where did Caroline travel?", claimed, [CHAT])
+    assert quotes == [] and text.startswith(SILENT)
+    assert "#3 LoCoMo conv-26 session 7.txt" in text, "the nearest passages"
+    text, _ = checked("Where?", parse("no JSON at all"), [CHAT])
+    assert text.startswith(SILENT)
+
+
+def test_a_quote_by_someone_else_than_the_one_asked_about_is_said_to_be_theirs() -> None:
+    claimed = parse(
+        reply("Caroline went to a pottery workshop.", (3, "took the kids to the pottery workshop"))
+    )
+    text, quotes = checked("When did Caroline go to the pottery workshop?", claimed, [CHAT])
+    assert text.startswith("Your sources say this of Melanie, not Caroline:"), text
+    assert len(quotes) == 1
+    own = parse(reply("Melanie went to it.", (3, "took the kids to the pottery workshop")))
+    text, _ = checked("What did Melanie do with her kids?", own, [CHAT])
+    assert not text.startswith("Your sources say this of"), "said by her: the answer stands"
+
+
+def test_a_question_about_time_gets_the_date_the_quote_names_whatever_the_model_wrote() -> None:
+    claimed = parse(
+        reply("On 21 August 2023.", (3, "took the kids to the pottery workshop last Friday"))
+    )
+    text, quotes = checked("When did Melanie take her kids to pottery?", claimed, [CHAT])
+    assert quotes[0].said_on == "2023-08-18", "last Friday, said on Monday 2023-08-21"
+    assert text.startswith("2023-08-18: On 21 August 2023.")
+    assert "(the date of the message quoted, #3)" in text
+
+
+def test_a_quote_with_other_accents_case_and_quote_marks_still_verifies() -> None:
+    claimed = parse(
+        "Sure! ```json\n" + reply("She did.", (3, "SENORA GARCIA painted the cafe sign")) + "\n```"
+    )
+    (q,) = backed(claimed, [CHAT]) if claimed else []
+    assert q.quote == "Señora García painted the café sign" and q.speaker == "Melanie"
+    assert q.day == "2023-08-21" and q.document_id == 3
+
+
+def test_a_quote_citing_the_wrong_source_does_not_verify() -> None:
+    claimed = parse(reply("She did.", (4, "took the kids to the pottery workshop")))
+    assert claimed is not None and backed(claimed, [CHAT]) == []
+
+
+def test_the_answer_comes_first_then_each_quote_with_its_source_date_and_speaker() -> None:
+    claimed = parse(reply("Yes, a support group.", (3, "I went to a support group yesterday")))
+    text, _ = checked("Did Caroline go to a support group?", claimed, [CHAT])
+    first, quote = text.split("\n")
+    assert first == "Yes, a support group."
+    assert quote == "- “I went to a support group yesterday” [#3, 2023-08-21, Caroline]"
