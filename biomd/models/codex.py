@@ -304,11 +304,12 @@ def _toml_table(table: dict[str, Any]) -> str:
     """A TOML inline table for a -c override."""
     parts = []
     for key, value in table.items():
-        parts.append(f"{key}={_toml(value)}")
+        parts.append(f"{key}={toml_value(value)}")
     return "{" + ", ".join(parts) + "}"
 
 
-def _toml(value: Any) -> str:
+def toml_value(value: Any) -> str:
+    """A value as TOML: an inline table, a boolean, a number, an array or a string."""
     if isinstance(value, dict):
         return _toml_table(value)
     if isinstance(value, bool):
@@ -316,7 +317,7 @@ def _toml(value: Any) -> str:
     if isinstance(value, int | float):
         return str(value)
     if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
     return json.dumps(str(value))  # a TOML basic string is JSON-escaped text
 
 
