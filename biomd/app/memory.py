@@ -328,7 +328,8 @@ async def recall(
     """What biomd knows that bears on a message, to read before answering it: bio.md's lines
     and passages from the owner's sources, each with its reference (#id, date, speaker),
     within `budget` characters."""
-    bio, hidden = await memory.bio(), await memory.hidden()
+    hidden = await memory.hidden()
+    bio = privacy.for_assistants(await memory.engine.profile.load(), hidden)
     passages, notes = await evidence_search.gather(memory.searcher, message, hidden=hidden)
     chars = budget or memory.engine.settings.assistants.recall_chars
     found = assistants_recall.recall(bio, message, passages, notes, chars)

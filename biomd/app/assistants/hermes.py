@@ -18,6 +18,7 @@ from pathlib import Path
 from biomd.app.assistants.mcp_config import Launch
 from biomd.app.assistants.recall import RECALL_CHARS
 from biomd.errors import BiomdError
+from biomd.storage.atomic import write_atomically
 
 CONFIG = "biomd.json"  # the provider reads it (biomd/integrations/hermes/__init__.py)
 FILES = ("__init__.py", "plugin.yaml")
@@ -83,9 +84,7 @@ def install(
     for name in FILES:
         (folder / name).write_bytes(source.joinpath(name).read_bytes())
     config = config_for(launch, learn, notes, recall_chars)
-    written = folder / (CONFIG + ".tmp")
-    written.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
-    written.replace(folder / CONFIG)
+    write_atomically(folder / CONFIG, json.dumps(config, indent=2) + "\n")
     return Installed(folder, config)
 
 

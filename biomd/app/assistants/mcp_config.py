@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from biomd.errors import BiomdError
+from biomd.models.codex import toml_value
 from biomd.settings import CONFIG_DIR_VARIABLE
 
 
@@ -66,18 +67,14 @@ def _mcp_servers(run: Launch) -> str:
     return json.dumps({"mcpServers": {"biomd": server}}, indent=2)
 
 
-def _toml(value: str | Sequence[str] | Mapping[str, str]) -> str:
-    if isinstance(value, str):
-        return json.dumps(value)  # a TOML basic string is JSON-escaped text
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + " }"
-    return "[" + ", ".join(_toml(v) for v in value) + "]"
-
-
 def _codex_toml(run: Launch) -> str:
-    lines = ["[mcp_servers.biomd]", f"command = {_toml(run.command)}", f"args = {_toml(run.args)}"]
+    lines = [
+        "[mcp_servers.biomd]",
+        f"command = {toml_value(run.command)}",
+        f"args = {toml_value(run.args)}",
+    ]
     if run.env:
-        lines.append(f"env = {_toml(run.env)}")
+        lines.append(f"env = {toml_value(dict(run.env))}")
     return "\n".join(lines)
 
 

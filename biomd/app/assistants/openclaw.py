@@ -124,11 +124,7 @@ def write_block(user_md: Path, portrait: str) -> None:
     """Put the portrait in USER.md's block (the file is made if there is none)."""
     user_md.parent.mkdir(parents=True, exist_ok=True)
     text = user_md.read_text(encoding="utf-8") if user_md.exists() else ""
-    new = with_block(text, portrait)
-    if new != text:
-        staged = user_md.with_name(user_md.name + ".biomd-tmp")
-        staged.write_text(new, encoding="utf-8")
-        staged.replace(user_md)
+    _rewrite(user_md, text, with_block(text, portrait))
 
 
 def remove_block(user_md: Path) -> bool:
@@ -136,7 +132,12 @@ def remove_block(user_md: Path) -> bool:
     if not user_md.exists():
         return False
     text = user_md.read_text(encoding="utf-8")
-    new = without_block(text)
+    return _rewrite(user_md, text, without_block(text))
+
+
+def _rewrite(user_md: Path, text: str, new: str) -> bool:
+    """USER.md as `new`, swapped in whole (OpenClaw never reads half of it), if it differs
+    from `text`; whether it did."""
     if new == text:
         return False
     staged = user_md.with_name(user_md.name + ".biomd-tmp")
