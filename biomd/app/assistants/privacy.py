@@ -58,11 +58,14 @@ def _only_private(item: list[str], private: frozenset[int]) -> bool:
     return bool(cited) and cited <= private
 
 
+def _said(item: list[str]) -> str:
+    """An item as one line, without its list marker."""
+    return _ITEM.sub("", " ".join(x.strip() for x in item), count=1)
+
+
 def resting_on_private(bio: str, private: frozenset[int]) -> list[str]:
     """bio.md's items whose citations are all private sources, each as one line."""
-    return [
-        " ".join(x.strip() for x in item) for item in _items(bio) if _only_private(item, private)
-    ]
+    return [_said(item) for item in _items(bio) if _only_private(item, private)]
 
 
 def leave_out(bio: str, private: frozenset[int], keep: Collection[str] = ()) -> str:
@@ -70,7 +73,7 @@ def leave_out(bio: str, private: frozenset[int], keep: Collection[str] = ()) -> 
     `resting_on_private` gives them): what a share is made from."""
     out: list[str] = []
     for item in _items(bio):
-        if not _only_private(item, private) or " ".join(x.strip() for x in item) in keep:
+        if not _only_private(item, private) or _said(item) in keep:
             out += item
     return "\n".join(out) + ("\n" if bio.endswith("\n") else "")
 

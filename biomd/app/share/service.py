@@ -178,6 +178,11 @@ class Shares:
         draft.owner_note = "" if self.owner.names else _owner_note(owner, people)
         draft.nothing = "" if portrait.parts else self._nothing(bio, audience)
         draft.private, draft.picked = private, picked
+        if draft.nothing and draft.left_out:
+            draft.nothing = (
+                f"There is nothing to share yet: what bio.md has for {audience.title} rests "
+                "only on sources you keep private. Pick the lines to put in."
+            )
         return draft
 
     async def _speakers(self) -> list[str]:

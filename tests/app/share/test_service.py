@@ -545,7 +545,7 @@ async def test_a_line_resting_only_on_private_sources_is_left_out_unless_picked(
     await engine.sources.set_private(7, True)
     draft = await engine.shares.draft("close", ShareChoice(add=("timeline",)))
     text = render(draft.portrait, "text", "today")
-    assert draft.private == ["- 2021-05-16: Met Inês at the pottery class [#7]"]
+    assert draft.private == ["2021-05-16: Met Inês at the pottery class [#7]"]
     assert draft.left_out == [(1, draft.private[0])]
     assert "pottery class" not in text
     assert "partner since 2021" in text or "partner" in text, "#4 is shared: the line stays"
