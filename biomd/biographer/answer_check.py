@@ -18,8 +18,9 @@ from datetime import date
 from typing import Any
 
 from biomd.biographer.evidence import ShownPassage
-from biomd.biographer.reading.quotes import locate
+from biomd.biographer.reading.quotes import locate, longest_piece
 from biomd.fold import fold, fold_mapped
+from biomd.retrieval.fts_query import content_tokens
 from biomd.retrieval.relative import resolve
 
 SCHEMA: dict[str, Any] = {
@@ -48,9 +49,25 @@ ASK = (
     "else, set silent to true and say so."
 )
 SILENT = "Your sources don't say."
+UNBACKED = "(biomd found nothing in your sources that says this: it is the model's own answer.)"
 _STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?\]\s*")
 _SPEAKER = re.compile(r"^\[[^\]]+\]\s*([^:\n]{1,60}?)(?:\s+\(owner\))?:\s")
 _TIME = re.compile(r"\b(when|what (day|date|time|year|month)|how long ago|since when)\b", re.I)
+_QUOTED = re.compile(r'“([^”\n]{8,})”|"([^"\n]{8,})"|«([^»\n]{8,})»|„([^“”\n]{8,})[“”]')
+_CITED = re.compile(r"\[?#(\d+)\b")
+_SAYS_SILENT = re.compile(
+    r"\b(?:do(?:es)?n[’']?t|do(?:es)? not|can[’']?t|cannot) (?:say|mention|tell|show)\b|"
+    r"\bno (?:mention|record|information)\b|\bnot (?:mentioned|recorded)\b",
+    re.I,
+)
+_BOILERPLATE = re.compile(
+    r"^(?:based on|according to|from|in) (?:the |your |what )?(?:passages?|sources?|"
+    r"information|notes|messages|biomd)\b[^.:,\n]{0,80}[,:]\s*",
+    re.I,
+)
+_NAMED = re.compile(
+    r"\((\d{4}-\d{2}(?:-\d{2})?(?: to \d{4}-\d{2}-\d{2})?|week of \d{4}-\d{2}-\d{2})\)"
+)
 _NAME = re.compile(r"\b([A-ZÀ-ÖØ-Þ][\w'’-]+)")
 
 
@@ -59,8 +76,9 @@ class Claimed:
     """What the model replied."""
 
     answer: str
-    quotes: tuple[tuple[int, str], ...]
+    quotes: tuple[tuple[int, str], ...]  # (source id, or 0 where none is named; the words)
     silent: bool
+    free: bool = False  # free text (from_text), not the structured reply
 
 
 @dataclass(frozen=True)
@@ -76,15 +94,17 @@ class Backed:
 
     @property
     def said_on(self) -> str:
-        """When what the quote names happened: the line's date, or the date a relative time
-        in the quote names ("last Friday" on its message's day)."""
+        """When what the quote names happened: the date a relative time in its line names
+        ("last Friday" on its message's day; "last weekend" a range), else the line's
+        date."""
         if not self.day:
             return ""
         try:
-            named = re.search(r"\((\d{4}-\d{2}(?:-\d{2})?|week of \d{4}-\d{2}-\d{2})\)",
-                              resolve(self.quote, date.fromisoformat(self.day[:10])))  # fmt: skip
+            said = date.fromisoformat(self.day[:10])
         except ValueError:
             return self.day
+        text = _STAMP.sub("", self.line) if self.quote in self.line else self.quote
+        named = _NAMED.search(resolve(text, said))
         return named.group(1) if named else self.day
 
 
@@ -110,30 +130,95 @@ def parse(reply: str) -> Claimed | None:
     return Claimed(found["answer"].strip(), tuple(quotes), bool(found.get("silent")))
 
 
+def from_text(reply: str) -> Claimed:
+    """A reply in free text, as a model that researched with tools writes it, or one whose
+    server takes no schema: its quoted words (“…”, "…", «…», „…“) with the source cited
+    just after (or before) each in its line, and whether it says the sources are silent."""
+    quotes = []
+    for m in _QUOTED.finditer(reply):
+        words = next(g for g in m.groups() if g is not None)
+        line_end = reply.find("\n", m.end())
+        after = _CITED.search(reply, m.end(), line_end if line_end >= 0 else len(reply))
+        before = _CITED.findall(reply, reply.rfind("\n", 0, m.start()) + 1, m.start())
+        source = int(after.group(1)) if after else int(before[-1]) if before else 0
+        quotes.append((source, words))
+    silent = not quotes and bool(_SAYS_SILENT.search(reply))
+    return Claimed(reply.strip(), tuple(quotes), silent, free=True)
+
+
 def backed(claimed: Claimed, passages: Sequence[ShownPassage]) -> list[Backed]:
     """The claimed quotes found in the passages of the sources they cite (any passage of it
-    the turn was shown), each once."""
+    the turn was shown; any passage at all for a quote that cites none), each once."""
     out: list[Backed] = []
     for source, quote in claimed.quotes:
         for p in passages:
-            if p.document_id != source:
+            if source and p.document_id != source:
                 continue
             span = locate(quote, fold_mapped(p.text))
-            if span is None:
+            if span is not None:
+                found = _at(p, *span)
+                if found not in out:
+                    out.append(found)
+                break
+    return out
+
+
+def wanted(claimed: Claimed) -> list[tuple[int, list[str]]]:
+    """What to look for in the sources a reply cites, beyond the passages shown: each
+    quote's longest piece; for free text that quotes nothing, its cited sentences' words."""
+    if claimed.quotes:
+        return [(s, [longest_piece(w)]) for s, w in claimed.quotes]
+    out: list[tuple[int, list[str]]] = []
+    for sentence in _sentences(claimed.answer):
+        words = content_tokens(_CITED.sub(" ", sentence))
+        out += [(int(n), words) for n in _CITED.findall(sentence)]
+    return out
+
+
+def _sentences(text: str) -> list[str]:
+    return re.split(r"(?<=[.!?])\s+|\n", text)
+
+
+def lines_cited(text: str, passages: Sequence[ShownPassage]) -> list[Backed]:
+    """For free text that quotes nothing: each sentence that cites a source ([#N]) backed by
+    the line of that source's passages sharing most of its content words (at least half of
+    them, and two), each line once."""
+    out: list[Backed] = []
+    for sentence in _sentences(text):
+        cited = {int(n) for n in _CITED.findall(sentence)}
+        words = set(content_tokens(_CITED.sub(" ", sentence)))
+        if not cited or len(words) < 2:
+            continue
+        best: tuple[int, ShownPassage, int, int] | None = None
+        for p in passages:
+            if p.document_id not in cited:
                 continue
-            start, end = span
-            line_start = p.text.rfind("\n", 0, start) + 1
-            line_end = p.text.find("\n", end)
-            line = p.text[line_start : line_end if line_end >= 0 else len(p.text)]
-            stamp = _STAMP.match(line)
-            day = stamp.group(1) if stamp else (p.dates[:10] if p.dates else "")
-            who = _SPEAKER.match(line)
-            found = Backed(source, p.name, p.text[start:end], line.strip(), day,
-                           who.group(1).strip() if who else "")  # fmt: skip
+            at = 0
+            for line in p.text.split("\n"):
+                shared = len(words & set(content_tokens(_STAMP.sub("", line))))
+                if shared and (best is None or shared > best[0]):
+                    best = (shared, p, at, at + len(line))
+                at += len(line) + 1
+        if best and best[0] >= max(2, len(words) / 2):
+            found = _at(best[1], best[2], best[3])
             if found not in out:
                 out.append(found)
-            break
     return out
+
+
+def _at(p: ShownPassage, start: int, end: int) -> Backed:
+    """The quote at [start, end) of a passage, with its line's date and speaker."""
+    line_start = p.text.rfind("\n", 0, start) + 1
+    line_end = p.text.find("\n", end)
+    line = p.text[line_start : line_end if line_end >= 0 else len(p.text)]
+    stamp = _STAMP.match(line)
+    day = stamp.group(1) if stamp else "" if " to " in p.dates else p.dates[:10]
+    who = _SPEAKER.match(line)
+    quote = p.text[start:end]
+    if start == line_start and (said := _SPEAKER.match(quote)):
+        quote = quote[said.end() :]  # a whole line: its words, without stamp and speaker
+    return Backed(p.document_id, p.name, quote.strip(), line.strip(), day,
+                  who.group(1).strip() if who else "")  # fmt: skip
 
 
 def asks_when(question: str) -> bool:
@@ -184,23 +269,63 @@ def checked(
     claimed: Claimed | None,
     passages: Sequence[ShownPassage],
     owner: Sequence[str] = (),
+    *,
+    strict: bool = True,
 ) -> tuple[str, list[Backed]]:
     """The answer the owner is shown, and the quotes it rests on: the model's answer with
     its verified quotes; the premise reply where they are another person's; the quote's
     date where the question asks when; else that the sources don't say, with the nearest
-    passages."""
+    passages. Free text that quotes nothing rests on the lines its citations point to; when
+    `strict` is off (a model that researched with tools), free text that rests on nothing
+    stands, marked as the model's own."""
     quotes = backed(claimed, passages) if claimed else []
+    if claimed and claimed.free and not claimed.quotes:
+        quotes = lines_cited(claimed.answer, passages)
     if claimed is None or claimed.silent or not quotes:
+        if claimed and not strict and claimed.free and not claimed.quotes and not claimed.silent:
+            # a model that researched with tools: its answer stands, marked when it claims
+            return claimed.answer + (f"\n\n{UNBACKED}" if claims(claimed.answer) else ""), []
         return _silent(passages), []
     wrong = premise(question, quotes, owner)
     if wrong:
         return wrong, quotes
-    answer = claimed.answer
+    answer = _plain(claimed.answer)
     if asks_when(question) and (when := quotes[0].said_on) and when not in answer:
         answer = f"{when}: {answer}" if answer else when
         answer += f" (the date of the message quoted, #{quotes[0].document_id})"
     lines = [answer, *(f"- {cite(q)}" for q in quotes)]
+    missing = [w for s, w in claimed.quotes if not any(_same(w, q) for q in quotes)]
+    lines += [f"(biomd found no “{w[:80]}” in your sources.)" for w in missing]
     return "\n".join(lines), quotes
+
+
+def claims(text: str) -> bool:
+    """Whether free text states something checkable: it cites a source, or names a number
+    or a name (a capitalised word inside a sentence); "No changes needed." doesn't."""
+    if _CITED.search(text) or re.search(r"\d", text):
+        return True
+    return any(w != "I" for s in _sentences(text) for w in _NAME.findall(s)[1:])
+
+
+def in_bio(bio: str) -> list[ShownPassage]:
+    """bio.md's lines, each as a passage of every source it cites: an answer may rest on
+    them (they were checked against their sources when they were placed)."""
+    out = []
+    for line in bio.splitlines():
+        for n in dict.fromkeys(_CITED.findall(line)):
+            out.append(ShownPassage(int(n), "bio.md", "", None, line.strip().lstrip("-* ")))
+    return out
+
+
+def _same(words: str, quote: Backed) -> bool:
+    return locate(words, fold_mapped(quote.quote)) is not None
+
+
+def _plain(answer: str) -> str:
+    """The answer without a lead-in ("Based on the passages biomd found, …"): its first
+    sentence is the answer."""
+    rest = _BOILERPLATE.sub("", answer.strip(), count=1)
+    return rest[:1].upper() + rest[1:] if rest != answer.strip() else rest
 
 
 def _silent(passages: Sequence[ShownPassage]) -> str:

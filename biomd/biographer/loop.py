@@ -12,6 +12,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+from biomd.biographer import answer_check
 from biomd.biographer.context import RESULTS_HEAD, fit
 from biomd.biographer.prompts import BUDGET_SPENT
 from biomd.biographer.steps import Broken, Continue, Final, RunTools, decide
@@ -69,7 +70,10 @@ class AgentLoop:
         ]
         try:
             async with asyncio.timeout(self.turn_timeout):
-                report = await self._loop(messages, toolbox, turn, result, on_step)
+                if turn.answer and not turn.tools:
+                    report = await self._answer(messages, turn, result)
+                else:
+                    report = await self._loop(messages, toolbox, turn, result, on_step)
         except TimeoutError:
             result.timed_out = True
             report = (
@@ -139,6 +143,21 @@ class AgentLoop:
             else "The turn was ended after repeated failed tool calls"
         )
         return f"{why} before a report was written; edits made to bio.md: {tools.state.edits}."
+
+    async def _answer(self, messages: list[dict[str, Any]], turn: Turn, result: TurnResult) -> str:
+        """A question answered from the evidence without tools: one reply under the answer's
+        schema (answer_check.SCHEMA), which the turn then checks."""
+        budget = await self._budget()
+        reply = await self.model.complete_json(
+            fit(messages, budget, len(messages) - 1),
+            answer_check.SCHEMA,
+            turn.context.mode,
+            self.max_tokens,
+            steady=True,
+        )
+        result.took(reply)
+        result.cut_off = reply.finish_reason in ("length", "repetition")
+        return reply.text
 
     async def _budget(self) -> int:
         """Tokens the messages may use: the window less the reply and a margin."""

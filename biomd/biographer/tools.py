@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -24,6 +24,7 @@ from pydantic import Field
 from biomd.biographer import evidence, evidence_search
 from biomd.biographer.citations import bracket_bare, chat_days, source_ids
 from biomd.biographer.edits import removed_share
+from biomd.biographer.evidence import ShownPassage
 from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import changed_sections
 from biomd.biographer.source_tools import grep, read_source, search, search_notes
@@ -47,6 +48,8 @@ log = logging.getLogger(__name__)
 _WRAPPERS = re.compile(r"[ \t]*</?(?:source_data|tool_result|bio_md)\b[^>]*>")  # echoed back
 LONGEST_LINE = 600  # characters: a longer "line" is a paragraph pasted from a source
 SMALL_REMOVAL = 400  # characters an edit may always remove, however small bio.md is
+AROUND_WORDS = 4  # words of a cited sentence looked for in its source (the longest)
+AROUND_PLACES = 4  # stretches of a source read to check what a turn's free text cites
 REPEATS = 3  # the same call with the same arguments this many times is not run again
 
 
@@ -61,6 +64,7 @@ class Toolbox:
     on_edit: Callable[[str, list[str]], Awaitable[None]] | None = None
     max_delete_share: float = 0.2
     state: ToolState = field(default_factory=ToolState)
+    shown: list[ShownPassage] = field(default_factory=list)  # the evidence's passages
     _start_size: int | None = None
     _calls: dict[str, int] = field(default_factory=dict)
 
@@ -83,7 +87,33 @@ class Toolbox:
             return ""
         text, shown = evidence.render(passages, notes, budget)
         self.state.seen.update(shown)
+        self.shown = [p for p in passages if p.document_id in shown]
         return text
+
+    async def around(self, wanted: Sequence[tuple[int, Sequence[str]]]) -> list[ShownPassage]:
+        """Where the words an answer cites are: for each (source, words) of a source that
+        isn't among the evidence's passages (one the turn's tools showed, or bio.md cites),
+        the stretches of that source around the first places the words are (found as grep
+        finds them: case and accents folded), a few at most."""
+        out: list[ShownPassage] = []
+        for source, words in wanted:
+            if not source or any(p.document_id == source for p in [*self.shown, *out]):
+                continue
+            places: list[int] = []
+            for word in sorted(words, key=len, reverse=True)[:AROUND_WORDS]:
+                try:
+                    page = await self.searcher.grep(word, limit=2, within=source)
+                except BiomdError:
+                    continue
+                places += [m.position for m in page.mentions]
+            doc = await self.searcher.source(source)
+            first = ((doc.content_start or "") if doc else "")[:10]
+            last = ((doc.content_end or first) if doc else "")[:10]
+            dates = first if first == last else f"{first} to {last}"
+            for at in sorted(set(places))[:AROUND_PLACES]:
+                part = await self.searcher.read_source(source, max(0, at - 400), 1000)
+                out.append(ShownPassage(source, part.document, dates, None, part.text))
+        return out
 
     async def run(self, name: str, arguments: str | dict[str, Any]) -> ToolResult:
         """One call's result; a mistake is `Failed`, with what the model can do about it."""

@@ -13,9 +13,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from biomd.biographer import answer_check
 from biomd.biographer.context import CHARS_PER_TOKEN
 from biomd.biographer.evidence import is_question, with_evidence
 from biomd.biographer.prompts import system_prompt
@@ -37,6 +38,7 @@ _CLAIM = re.compile(
     re.I,
 )
 _DENIAL = re.compile(r"\b(?:not|n't|no|nothing|never|unable|couldn't)\b", re.I)
+CHECKED_CITATIONS = 8  # sources an answer cites that biomd looks in for its words, at most
 NO_WORD = "(The biographer ended the turn without a word.)"
 
 
@@ -103,6 +105,7 @@ class Turn:
     system: str  # the rules, the mode, and bio.md as it is now
     chat_tail: Sequence[dict[str, str]] = ()
     tools: bool = True  # offered to the model (a chat turn on evidence may answer without)
+    answer: bool = False  # a question answered from evidence: checked against its quotes
 
 
 @dataclass(frozen=True)
@@ -227,18 +230,23 @@ class Agent:
             system = system_prompt(mode, shown, self.bio_budget, self.owner_names, self.language)
             context = TurnContext(turn_id, mode, steps, document_id, chat_dates, given)
             toolbox = self._toolbox(context)
-            tools = True
+            tools, answer, asked = True, False, message
             if mode == "chat" and self.evidence_chars:
-                asked = [m["content"] for m in chat_tail if m["role"] == "user"]
+                before = [m["content"] for m in chat_tail if m["role"] == "user"]
                 room = await self._evidence_room()
-                found = await toolbox.evidence(message, room, asked[-1] if asked else "")
+                found = await toolbox.evidence(message, room, before[-1] if before else "")
                 # a question is answered from what was found; news may change bio.md
                 asks = is_question(message)
                 tools = self.tools_with_evidence or not toolbox.state.seen or not asks
+                answer = asks and bool(found)
                 message = with_evidence(message, found, asks)
-            turn = Turn(context, message, system, chat_tail, tools)
+                if answer and not tools:
+                    message += f"\n\n{answer_check.ASK}"
+            turn = Turn(context, message, system, chat_tail, tools, answer)
             with in_turn(turn_id):  # every model call from here on is this turn's
                 outcome = await (runner or self.runner)(turn, toolbox, result, on_step)
+            if answer and not result.timed_out and not outcome.state.edits:
+                outcome = await self._checked(asked, outcome, toolbox, strict=not tools)
         except BaseException as exc:
             await self._finish(result, "failed", str(exc)[:500])
             raise
@@ -248,6 +256,23 @@ class Agent:
         if on_step:
             await on_step("report", result.report)
         return result
+
+    async def _checked(
+        self, question: str, outcome: Outcome, toolbox: Toolbox, *, strict: bool
+    ) -> Outcome:
+        """The outcome with its report checked against the quotes it rests on
+        (answer_check.py): the structured reply, or free text from a model that researched
+        with tools (whose quotes may come from any source it saw)."""
+        claimed = (answer_check.parse(outcome.report) if strict else None) or (
+            answer_check.from_text(outcome.report)
+        )
+        wanted = answer_check.wanted(claimed)[:CHECKED_CITATIONS]
+        found = await toolbox.around(wanted)
+        bio = answer_check.in_bio(await self._load_bio())
+        report, _ = answer_check.checked(
+            question, claimed, [*toolbox.shown, *found, *bio], self.owner_names, strict=strict
+        )
+        return replace(outcome, report=report)
 
     async def _evidence_room(self) -> int:
         """Characters the evidence may take: the setting, and no more than a quarter of the

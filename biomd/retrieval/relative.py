@@ -26,6 +26,7 @@ _PATTERN = re.compile(
     rf"(?<![\w-])(?:(?P<day>{_DAY})"
     rf"|(?P<which>last|next|this|on) (?P<weekday>{'|'.join(WEEKDAYS)})"
     rf"(?!,? (?:the )?\d|,? {_MONTHS})"
+    r"|(?P<weekend>(?:last|next|this|the) weekend(?: before| after)?)"
     r"|(?P<which2>last|next|this) (?P<unit>week|month|year)"
     r"|(?P<n>\d+|a|an|one|two|three|four|five|six) (?P<unit2>days?|weeks?|months?|years?) ago)"
     r"(?![\w'’-])(?! \()",
@@ -39,10 +40,28 @@ def _month(day: date, delta: int) -> str:
     return f"{index // 12:04d}-{index % 12 + 1:02d}"
 
 
+def _weekend(words: str, day: date) -> str | None:
+    """The Saturday and Sunday a weekend names: "last weekend" and "the weekend before" the
+    one before `day`, "this weekend" the coming one (or this one, said on it), "next
+    weekend" the one after; "the weekend" alone names none."""
+    saturday = day - timedelta(days=(day.weekday() - 5) % 7)  # the last Saturday, or today
+    if words in ("last weekend", "the weekend before"):
+        start = saturday if day.weekday() not in (5, 6) else saturday - timedelta(weeks=1)
+    elif words == "this weekend":
+        start = saturday if day.weekday() in (5, 6) else saturday + timedelta(weeks=1)
+    elif words in ("next weekend", "the weekend after"):
+        start = saturday + timedelta(weeks=1)
+    else:
+        return None
+    return f"{start.isoformat()} to {(start + timedelta(days=1)).isoformat()}"
+
+
 def _resolve(m: re.Match[str], day: date) -> str | None:
     """The date a relative time names, said against `day`; None where it names none."""
     if m["day"]:
         return (day + timedelta(days=_DAY_WORDS[m["day"].lower()])).isoformat()
+    if m["weekend"]:
+        return _weekend(m["weekend"].lower(), day)
     if m["weekday"]:
         target = WEEKDAYS.index(m["weekday"].lower())
         which = m["which"].lower()

@@ -384,16 +384,17 @@ class Searcher:
         limit: int = 50,
         exact: bool = False,
         hidden: frozenset[int] = frozenset(),
+        within: int | None = None,
     ) -> GrepPage:
         """Every mention of `pattern`, by document and position: ignoring case and accents
         ("Sofia" finds "Sofía"), or as written when `exact`; none in the sources in
-        `hidden`."""
+        `hidden`; in source `within` only, if given."""
         if not pattern.strip():
             return GrepPage(pattern, 0, offset, [])
         spellings = [pattern] if exact else _spellings(pattern)
         candidates = []
         for like in dict.fromkeys(_like_prefilter(p) for p in spellings):
-            candidates += await self.store.chunks.containing(like)
+            candidates += await self.store.chunks.containing(like, within)
         for spelling in [] if exact else spellings:
             if words := language.words(spelling):
                 # The index folds accents: its words find "Sofía" where LIKE can't.
@@ -404,7 +405,7 @@ class Searcher:
         mentions: list[Mention] = []
         for found in candidates:
             doc_id, name, start, text = found.document_id, found.name, found.start, found.text
-            if doc_id in hidden:
+            if doc_id in hidden or within not in (None, doc_id):
                 continue
             for lo, hi in _spans(text, pattern, exact):
                 key = (int(doc_id), int(start) + lo)

@@ -212,14 +212,15 @@ class Chunks:
             )
         )
 
-    async def containing(self, like: str) -> list[Located]:
-        """Chunks of ready sources whose text is LIKE `like` (with \\ as the escape), by
-        source and position: grep's candidates."""
+    async def containing(self, like: str, within: int | None = None) -> list[Located]:
+        """Chunks of ready sources (of source `within` only, if given) whose text is LIKE
+        `like` (with \\ as the escape), by source and position: grep's candidates."""
         rows = await self._db.fetchall(
             "SELECT c.document_id, d.name, c.start_char, c.text FROM chunks c"
             " JOIN documents d ON d.id = c.document_id AND d.status = 'ready'"
-            " WHERE c.text LIKE ? ESCAPE '\\' ORDER BY c.document_id, c.start_char",
-            (like,),
+            " WHERE c.text LIKE ? ESCAPE '\\' AND (? IS NULL OR c.document_id = ?)"
+            " ORDER BY c.document_id, c.start_char",
+            (like, within, within),
         )
         return [Located(int(d), str(n), int(s), str(t)) for d, n, s, t in rows]
 

@@ -20,6 +20,11 @@ def _pieces(quote: str) -> list[str]:
     return [p for p in (fold(q).strip() for q in _ELLIPSIS.split(quote)) if p]
 
 
+def longest_piece(quote: str) -> str:
+    """The longest piece of a quote cut with "...", as written: what to look for first."""
+    return max(_ELLIPSIS.split(quote.strip().strip(_EDGES).strip()), key=len)
+
+
 def locate(quote: str, folded: Folded) -> tuple[int, int] | None:
     """Where `quote` is in the text `folded` was made of: [start, end) in the original, or
     None when it isn't there (or is too short to tell)."""
