@@ -9,9 +9,15 @@ own (no chat tail). Scored by rules:
   first five letters, so plurals and tenses count), or, for a gold answer that is a date,
   when the answer names a day within a week of it (a year: that year; a month: that month);
 - category 5 (adversarial: the question asks about something the sources don't hold, or
-  that another person did): right when the answer says the sources don't say;
+  that another person did): right when the answer says the sources don't say, or that they
+  say it of another person (the premise check);
 - token F1 (the answer's words against the gold answer's, as mem0 and LoCoMo report it)
   beside it, for categories 1-4.
+
+Only the answer is scored, not the verified quotes biomd lists under it. Two more counts,
+over every question: "unsupported shown as fact" (an answer that is neither silent nor a
+premise reply, and rests on no verified quote nor says it is the model's own), and the
+premise check's false alarms on categories 1-4 (its reply where the sources do answer).
 
 The published anchor is mem0 with gpt-4o-mini (F1: single-hop 38.7, multi-hop 28.6,
 open-domain 47.7, temporal 48.9; LLM judge 66.9%). Its judge is a model and its F1 is over
@@ -59,6 +65,9 @@ SILENT = re.compile(
     r"sources? (?:are|is) silent",
     re.I,
 )
+PREMISE = re.compile(r"^Your sources say this of .+?, not ")
+QUOTED_LINE = "\n- “"  # a verified quote under the answer (answer_check.cite)
+UNBACKED = "it is the model's own answer"
 _STOP = frozenset(
     "a an the and or of to in on at for with by from is was were be been it its this that "
     "she he they her his their them i you your my me we our as about".split()
@@ -149,9 +158,27 @@ def date_right(answer: str, gold: str) -> bool | None:
     return any(w.year == best.year for w in said)
 
 
+def answer_of(report: str) -> str:
+    """The answer the owner reads first: the report without the quotes under it."""
+    return report.split(QUOTED_LINE)[0].strip()
+
+
+def declines(answer: str) -> bool:
+    """The sources are silent, or say it of someone else."""
+    return SILENT.search(answer) is not None or PREMISE.search(answer) is not None
+
+
+def unsupported(report: str) -> bool:
+    """A claim shown as fact with no verified quote under it and no mark that it is the
+    model's own."""
+    return not declines(report) and QUOTED_LINE not in report and UNBACKED not in report
+
+
 def right(answer: str, gold: str, category: int) -> bool:
     if category == 5:
-        return SILENT.search(answer) is not None
+        return declines(answer)
+    if declines(answer):
+        return False  # the nearest passages a silent answer lists are not its answer
     by_date = date_right(answer, gold)
     if by_date is not None:
         return by_date
@@ -167,12 +194,22 @@ class Asked:
     question: str
     gold: str
     answer: str
+    report: str
     right: bool
     f1: float
     seconds: float
     calls: int
     prompt_tokens: int
     completion_tokens: int
+
+    @property
+    def unsupported(self) -> bool:
+        return unsupported(self.report)
+
+    @property
+    def false_alarm(self) -> bool:
+        """The premise reply to a question the sources answer (categories 1-4)."""
+        return self.category != 5 and PREMISE.search(self.answer) is not None
 
 
 @dataclass
@@ -198,6 +235,14 @@ class Totals:
             )
         n = len(self.asked) or 1
         rows.append(f"| all | {len(self.asked)} | {sum(a.right for a in self.asked) / n:.0%} | | |")
+        answerable = [a for a in self.asked if a.category != 5]
+        alarms = sum(a.false_alarm for a in answerable)
+        rows.append(
+            f"\nunsupported shown as fact: {sum(a.unsupported for a in self.asked)} of "
+            f"{len(self.asked)}; premise false alarms on categories 1-4: {alarms} of "
+            f"{len(answerable)} ({alarms / (len(answerable) or 1):.0%}); said silent on "
+            f"categories 1-4: {sum(SILENT.search(a.answer) is not None for a in answerable)}"
+        )
         return "\n".join(rows)
 
     def costs(self) -> str:
@@ -258,16 +303,16 @@ async def run_sample(sample: dict[str, Any], args: argparse.Namespace, root: Pat
             result = await engine.biographer.chat.ask(q["question"])
             seconds = time.perf_counter() - t
             gold = gold_of(q)
-            answer = result.report
+            answer = answer_of(result.report)
             asked = Asked(
-                sample["sample_id"], q["category"], q["question"], gold, answer,
+                sample["sample_id"], q["category"], q["question"], gold, answer, result.report,
                 right(answer, gold, q["category"]), token_f1(answer, gold), seconds,
                 result.steps, result.prompt_tokens, result.completion_tokens,
             )  # fmt: skip
             totals.asked.append(asked)
             mark = "✓" if asked.right else "✗"
             print(f"{mark} [{CATEGORY_NAMES[q['category']]}] {q['question']}\n"
-                  f"   gold: {gold}\n   said: {answer[:300]!r}", flush=True)  # fmt: skip
+                  f"   gold: {gold}\n   said: {result.report[:400]!r}", flush=True)  # fmt: skip
     return totals
 
 

@@ -10,6 +10,8 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from biomd.app.share.service import Draft
+from biomd.biographer.answer_check import Shown as Shown  # an answer's quote line
+from biomd.biographer.answer_check import quote_lines as quote_lines
 from biomd.biographer.citations import in_order
 from biomd.plural import counted as counted  # a front-end says its counts so: "1 chunk"
 from biomd.storage.shares import ShareRecord

@@ -18,7 +18,7 @@ from datetime import date
 from typing import Any
 
 from biomd.biographer.evidence import ShownPassage
-from biomd.biographer.reading.quotes import locate, longest_piece
+from biomd.biographer.reading.quotes import RUN_WORDS, locate, longest_piece, longest_run
 from biomd.fold import fold, fold_mapped
 from biomd.retrieval.fts_query import content_tokens
 from biomd.retrieval.relative import resolve
@@ -48,6 +48,7 @@ ASK = (
     "quote for each part of the answer. If the passages don't say, or say it of someone "
     "else, set silent to true and say so."
 )
+WHOLE_LINE = 500  # characters: a line longer than this is shown by the words found in it
 SILENT = "Your sources don't say."
 UNBACKED = "(biomd found nothing in your sources that says this: it is the model's own answer.)"
 _STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?\]\s*")
@@ -68,7 +69,7 @@ _BOILERPLATE = re.compile(
 _NAMED = re.compile(
     r"\((\d{4}-\d{2}(?:-\d{2})?(?: to \d{4}-\d{2}-\d{2})?|week of \d{4}-\d{2}-\d{2})\)"
 )
-_NAME = re.compile(r"\b([A-ZÀ-ÖØ-Þ][\w'’-]+)")
+_NAME = re.compile(r"\b([A-ZÀ-ÖØ-Þ][\w-]*(?:['’](?![sS]\b)[\w-]+)*)")  # "Caroline's": Caroline
 
 
 @dataclass(frozen=True)
@@ -148,19 +149,42 @@ def from_text(reply: str) -> Claimed:
 
 def backed(claimed: Claimed, passages: Sequence[ShownPassage]) -> list[Backed]:
     """The claimed quotes found in the passages of the sources they cite (any passage of it
-    the turn was shown; any passage at all for a quote that cites none), each once."""
+    the turn was shown), each once. A quote that cites no source, or the wrong one (a small
+    model miscopies ids), is looked for in every passage shown: it is cited where it is."""
     out: list[Backed] = []
-    for source, quote in claimed.quotes:
-        for p in passages:
-            if source and p.document_id != source:
-                continue
-            span = locate(quote, fold_mapped(p.text))
-            if span is not None:
-                found = _at(p, *span)
-                if found not in out:
-                    out.append(found)
-                break
+    for found in _backing(claimed, passages).values():
+        if found is not None and found not in out:
+            out.append(found)
     return out
+
+
+def _backing(claimed: Claimed, passages: Sequence[ShownPassage]) -> dict[str, Backed | None]:
+    """Each claimed quote, and where it is (None: nowhere shown)."""
+    out: dict[str, Backed | None] = {}
+    for source, quote in claimed.quotes:
+        cited = [p for p in passages if p.document_id == source]
+        out[quote] = _found(quote, [*cited, *(p for p in passages if p.document_id != source)])
+    return out
+
+
+def _found(quote: str, passages: Sequence[ShownPassage]) -> Backed | None:
+    """Where a quote is: verbatim (folded) in the first passage that has it; else, for a
+    quote a small model garbled at its edges, the line holding the longest run of its words
+    (at least half of them), shown whole, in the source's own words."""
+    for p in passages:
+        span = locate(quote, fold_mapped(p.text))
+        if span is not None:
+            return _at(p, *span)
+    least = max(RUN_WORDS, len(quote.split()) // 2)
+    for p in passages:
+        span = longest_run(quote, fold_mapped(p.text))
+        if span is None or len(p.text[span[0] : span[1]].split()) < least:
+            continue
+        start = p.text.rfind("\n", 0, span[0]) + 1
+        end = p.text.find("\n", span[1])
+        end = len(p.text) if end < 0 else end
+        return _at(p, start, end) if end - start <= WHOLE_LINE else _at(p, *span)
+    return None
 
 
 def wanted(claimed: Claimed) -> list[tuple[int, list[str]]]:
@@ -264,6 +288,32 @@ def cite(q: Backed) -> str:
     return f"“{q.quote}” [#{q.document_id}{when}{who}]"
 
 
+_CITED_LINE = re.compile(r"^- “(.+)” \[#(\d+)((?:, [^\]\n]*)?)\]$")
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A quote line of an answer as the owner reads it (`cite`): words, source, where."""
+
+    quote: str
+    document_id: int
+    where: str  # "2023-05-07, Melanie", or ""
+
+
+def quote_lines(report: str) -> tuple[str, list[Shown]]:
+    """A checked answer split into what it says and the quote lines under it, for a
+    front-end that folds the quotes away (the web view)."""
+    said: list[str] = []
+    shown: list[Shown] = []
+    for line in report.split("\n"):
+        m = _CITED_LINE.match(line)
+        if m:
+            shown.append(Shown(m.group(1), int(m.group(2)), m.group(3).lstrip(", ")))
+        else:
+            said.append(line)
+    return "\n".join(said).strip(), shown
+
+
 def checked(
     question: str,
     claimed: Claimed | None,
@@ -278,9 +328,12 @@ def checked(
     passages. Free text that quotes nothing rests on the lines its citations point to; when
     `strict` is off (a model that researched with tools), free text that rests on nothing
     stands, marked as the model's own."""
-    quotes = backed(claimed, passages) if claimed else []
+    backing = _backing(claimed, passages) if claimed else {}
+    quotes = list(dict.fromkeys(q for q in backing.values() if q is not None))
     if claimed and claimed.free and not claimed.quotes:
         quotes = lines_cited(claimed.answer, passages)
+    if claimed and claimed.silent and quotes and (wrong := premise(question, quotes, owner)):
+        return wrong, quotes  # silent, as the model says: the quote is another person's
     if claimed is None or claimed.silent or not quotes:
         if claimed and not strict and claimed.free and not claimed.quotes and not claimed.silent:
             # a model that researched with tools: its answer stands, marked when it claims
@@ -290,13 +343,77 @@ def checked(
     if wrong:
         return wrong, quotes
     answer = _plain(claimed.answer)
-    if asks_when(question) and (when := quotes[0].said_on) and when not in answer:
-        answer = f"{when}: {answer}" if answer else when
-        answer += f" (the date of the message quoted, #{quotes[0].document_id})"
+    if asks_when(question):
+        answer = dated(answer, quotes[0])
     lines = [answer, *(f"- {cite(q)}" for q in quotes)]
-    missing = [w for s, w in claimed.quotes if not any(_same(w, q) for q in quotes)]
+    missing = [w for w, q in backing.items() if q is None]
     lines += [f"(biomd found no “{w[:80]}” in your sources.)" for w in missing]
     return "\n".join(lines), quotes
+
+
+_MONTH_NAMES = (
+    "january february march april may june july august september october november december"
+).split()
+_MONTH = r"(?P<{0}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" \
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"  # fmt: skip
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_DATE_IN = re.compile(
+    r"\b(?P<iso>\d{4}-\d{2}(?:-\d{2})?)\b"
+    rf"|\b(?P<d1>\d{{1,2}}){_ORDINAL}(?: of)? {_MONTH.format('m1')}(?:,? (?P<y1>\d{{4}}))?\b"
+    rf"|\b{_MONTH.format('m2')} (?P<d2>\d{{1,2}}){_ORDINAL}(?:,? (?P<y2>\d{{4}}))?\b"
+    rf"|\b{_MONTH.format('m3')},? (?P<y3>\d{{4}})\b",
+    re.I,
+)
+
+
+def _named(m: re.Match[str], year: str) -> str:
+    """A date found in an answer, as ISO to its precision ("2023-07-14", "2023-07")."""
+    if m["iso"]:
+        return m["iso"]
+    month = next(m[k] for k in ("m1", "m2", "m3") if m[k]).lower()[:3]
+    number = [n[:3] for n in _MONTH_NAMES].index(month) + 1
+    y = m["y1"] or m["y2"] or m["y3"] or year
+    d = m["d1"] or m["d2"]
+    return f"{y}-{number:02d}-{int(d):02d}" if d else f"{y}-{number:02d}"
+
+
+def _agrees(named: str, when: str) -> bool:
+    """Whether a date an answer names is the one biomd computed (a day, a range of days, a
+    week, a month or a year)."""
+    if " to " in when:
+        first, last = when.split(" to ")
+        return first <= named[:10] <= last or named == first[:7]
+    if when.startswith("week of "):
+        monday = date.fromisoformat(when[8:])
+        return named[:7] == when[8:15] or any(
+            named == str(monday.fromordinal(monday.toordinal() + i)) for i in range(7)
+        )
+    return named.startswith(when)  # "July 2023" for 2023-07-14 is not precise enough
+
+
+def dated(answer: str, quote: Backed) -> str:
+    """The answer to a question about time with biomd's date, computed from the quote: kept
+    where the model named it; put in place of a date the model got wrong, or before an
+    answer that names none; and whence it comes."""
+    when = quote.said_on
+    if not when:
+        return answer
+    found = list(_DATE_IN.finditer(answer))
+    for m in found:
+        if _agrees(_named(m, when[:4]), when):  # right; with its year, for years later
+            year = m["iso"] or m["y1"] or m["y2"] or m["y3"]
+            return answer if year else f"{answer[: m.start()]}{when}{answer[m.end() :]}"
+    if found:
+        m = found[0]
+        answer = f"{answer[: m.start()]}{when}{answer[m.end() :]}"
+    else:
+        answer = f"{when}: {answer}" if answer else when
+    whence = (
+        f"the date of the message quoted, #{quote.document_id}"
+        if when == quote.day
+        else f"from the message of {quote.day}, #{quote.document_id}"
+    )
+    return f"{answer} ({whence})"
 
 
 def claims(text: str) -> bool:
@@ -317,10 +434,6 @@ def in_bio(bio: str) -> list[ShownPassage]:
     return out
 
 
-def _same(words: str, quote: Backed) -> bool:
-    return locate(words, fold_mapped(quote.quote)) is not None
-
-
 def _plain(answer: str) -> str:
     """The answer without a lead-in ("Based on the passages biomd found, …"): its first
     sentence is the answer."""
@@ -329,7 +442,11 @@ def _plain(answer: str) -> str:
 
 
 def _silent(passages: Sequence[ShownPassage]) -> str:
-    near = [f"- #{p.document_id} {p.name}{', ' + p.dates if p.dates else ''}" for p in passages[:3]]
+    first = {p.document_id: p for p in reversed(passages)}  # each source once, best first
+    near = [
+        f"- #{p.document_id} {p.name}{', ' + p.dates if p.dates else ''}"
+        for p in sorted(first.values(), key=passages.index)[:3]
+    ]
     more = "\nThe nearest passages:\n" + "\n".join(near) if near else ""
     return (
         f"{SILENT}{more}\nIf you know, tell me, and I'll keep it; or say “add it to my open "

@@ -4,17 +4,22 @@ the exchange joins the chat."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import datetime, tzinfo
 
+from biomd.biographer.answer_check import SILENT
 from biomd.biographer.bio_budget import BioBudget
 from biomd.biographer.citations import flag_invented, source_ids
 from biomd.biographer.profile import Profile
-from biomd.biographer.profile_text import citations
+from biomd.biographer.profile_text import citations, open_questions
 from biomd.biographer.turn import Agent, StepFn, TurnResult
 from biomd.settings.groups import ChatSettings
 from biomd.storage.chat import ChatMessage
 from biomd.storage.store import Store
+
+_KEEP_OPEN = re.compile(r"\b(?:add|put|keep|save|make)\b.{0,30}\bopen questions?\b", re.I)
+"""The owner taking up a silent answer's offer: "add it to my open questions"."""
 
 
 class Conversation:
@@ -64,7 +69,7 @@ class Conversation:
         await self.budget.make_room()
         tail = await self.tail()
         dates = await self.dates(today=True)
-        result = await self.agent().run(
+        result = await self._kept_open(message) or await self.agent().run(
             "chat",
             message,
             steps=self.settings.steps,
@@ -86,6 +91,31 @@ class Conversation:
             )
         await self.store.chat.add_exchange(message, result.report, result.turn_id)
         return result
+
+    async def _kept_open(self, message: str) -> TurnResult | None:
+        """ "Add it to my open questions" just after biomd said the sources don't say: the
+        question, added to bio.md's Open questions by rules, for the bot to ask later. None
+        for any other message."""
+        if not _KEEP_OPEN.search(message):
+            return None
+        recent = await self.store.chat.recent(2)
+        if len(recent) < 2 or recent[1].role != "assistant" or recent[0].role != "user":
+            return None
+        if not recent[1].content.startswith(SILENT):
+            return None
+        asked = " ".join(recent[0].content.split())
+        turn_id = await self.store.turns.start("chat", message)
+        changed = await self.profile.edit(
+            "", f"- {asked}", section="Open questions", turn_id=turn_id, mode="chat",
+            reason="the owner kept a question the sources don't answer",
+        )  # fmt: skip
+        qid = next((q.id for q in reversed(open_questions(changed)) if q.text == asked), "")
+        report = (
+            f"Added to your open questions{f' as {qid}' if qid else ''}: “{asked}”. "
+            "I'll ask you about it."
+        )
+        await self.store.turns.finish(turn_id, "done", report=report, steps=0, error=None)
+        return TurnResult(turn_id, "chat", report, 0, 1, sections_changed=["Open questions"])
 
     async def _real_source(self, doc_id: int) -> bool:
         doc = await self.store.documents.get(doc_id)

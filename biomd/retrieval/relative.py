@@ -26,6 +26,8 @@ _PATTERN = re.compile(
     rf"(?<![\w-])(?:(?P<day>{_DAY})"
     rf"|(?P<which>last|next|this|on) (?P<weekday>{'|'.join(WEEKDAYS)})"
     rf"(?!,? (?:the )?\d|,? {_MONTHS})"
+    r"|(?P<which3>last|next|this) (?P<short>mon|tues?|wed|thu(?:rs?)?|fri|sat|sun)"
+    rf"(?!,? (?:the )?\d|,? {_MONTHS})"
     r"|(?P<weekend>(?:last|next|this|the) weekend(?: before| after)?)"
     r"|(?P<which2>last|next|this) (?P<unit>week|month|year)"
     r"|(?P<n>\d+|a|an|one|two|three|four|five|six) (?P<unit2>days?|weeks?|months?|years?) ago)"
@@ -62,9 +64,10 @@ def _resolve(m: re.Match[str], day: date) -> str | None:
         return (day + timedelta(days=_DAY_WORDS[m["day"].lower()])).isoformat()
     if m["weekend"]:
         return _weekend(m["weekend"].lower(), day)
-    if m["weekday"]:
-        target = WEEKDAYS.index(m["weekday"].lower())
-        which = m["which"].lower()
+    if m["weekday"] or m["short"]:
+        said = (m["weekday"] or m["short"]).lower()
+        target = next(i for i, w in enumerate(WEEKDAYS) if w.startswith(said))
+        which = (m["which"] or m["which3"]).lower()
         if which == "last":
             back = (day.weekday() - target) % 7 or 7
             return (day - timedelta(days=back)).isoformat()

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bench import locomo_answers as la
-from tests.support.fake_llm import FakeLLM
+from tests.support.fake_llm import FakeLLM, answer_reply
 
 
 def test_the_rules_score_words_dates_and_silence() -> None:
@@ -27,8 +27,21 @@ def test_the_rules_score_words_dates_and_silence() -> None:
     assert not la.right("Psychology.", "Psychology, counseling certification", 3)
     assert la.right("Your sources don't say what she realised.", "self-care is important", 5)
     assert not la.right("She realised self-care is important.", "self-care is important", 5)
+    premise = "Your sources say this of Melanie, not Caroline: “I ran for charity”"
+    assert la.right(premise, "self-care is important", 5)
+    assert not la.right("Your sources don't say.\n- #1 s, 2023-05-07", "7 May 2023", 2)
     assert la.token_f1("Psychology and counseling", "Psychology, counseling certification") > 0.7
     assert la.token_f1("", "x") == 0.0
+
+
+def test_only_the_answer_is_scored_and_an_answer_without_a_verified_quote_is_counted() -> None:
+    report = "She went on 7 May 2023.\n- “went to the group yesterday” [#1, 2023-05-08, Caroline]"
+    assert la.answer_of(report) == "She went on 7 May 2023."
+    assert not la.unsupported(report)
+    assert la.unsupported("She went on 7 May 2023 [#1].")
+    assert not la.unsupported("Your sources don't say.\nThe nearest passages:\n- #1 x")
+    marked = f"In May.\n\n(biomd found nothing in your sources that says this: {la.UNBACKED}.)"
+    assert not la.unsupported(marked)
 
 
 SAMPLE: dict[str, Any] = {
@@ -58,12 +71,19 @@ async def test_a_run_asks_each_question_through_the_chat_turn(
 ) -> None:
     data = tmp_path / "locomo.json"
     data.write_text(json.dumps([SAMPLE]), encoding="utf-8")
-    llm.reply_with("Caroline went on 7 May 2023 [#1].", "Your sources don't say what she realised.")
+    llm.reply_with(
+        answer_reply("Caroline went on 7 May.", (1, "went to the LGBTQ support group yesterday")),
+        answer_reply("She realised self-care matters.", (1, "I painted a sunrise last year")),
+    )
     totals = await la.main(
         ["--data", str(data), "--base-url", llm.base_url, "--model", "scripted",
          "--per-category", "1", "--models", str(minilm_path.parent)]
     )  # fmt: skip
     assert [a.right for a in totals.asked] == [True, True]
+    when, premise = totals.asked
+    assert when.answer == "Caroline went on 2023-05-07."  # the day "yesterday" names
+    assert premise.answer.startswith("Your sources say this of Melanie, not Caroline")
+    assert not when.unsupported and not when.false_alarm
     asked = llm.bodies[0]["messages"][-1]["content"]
     assert "support group yesterday (2023-05-07)" in asked  # found, and its time resolved
     assert len(llm.bodies) == 2 and "| temporal | 1 | 100% |" in totals.table()

@@ -57,8 +57,16 @@ def test_a_question_about_time_gets_the_date_the_quote_names_whatever_the_model_
     )
     text, quotes = checked("When did Melanie take her kids to pottery?", claimed, [CHAT])
     assert quotes[0].said_on == "2023-08-18", "last Friday, said on Monday 2023-08-21"
-    assert text.startswith("2023-08-18: On 21 August 2023.")
-    assert "(the date of the message quoted, #3)" in text
+    assert text.startswith("On 2023-08-18. (from the message of 2023-08-21, #3)\n")
+    for said, shown in {
+        "She went on August 18th, 2023.": "She went on August 18th, 2023.",  # right: kept
+        "She went on August 18th.": "She went on 2023-08-18.",  # right, with the year
+        "On the 18th of August, 2023.": "On the 18th of August, 2023.",
+        "In August 2023.": "In 2023-08-18. (from",  # less precise than the quote: replaced
+        "She went with the kids.": "2023-08-18: She went with the kids. (from",
+    }.items():
+        text, _ = checked("When did she go?", parse(reply(said, (3, "pottery workshop"))), [CHAT])
+        assert text.startswith(shown), (said, text)
 
 
 def test_a_quote_with_other_accents_case_and_quote_marks_still_verifies() -> None:
@@ -70,9 +78,13 @@ def test_a_quote_with_other_accents_case_and_quote_marks_still_verifies() -> Non
     assert q.day == "2023-08-21" and q.document_id == 3
 
 
-def test_a_quote_citing_the_wrong_source_does_not_verify() -> None:
+def test_a_quote_citing_the_wrong_source_is_cited_where_it_is_and_one_shown_nowhere_fails() -> None:
+    other = ShownPassage(4, "journal.txt", "2023-08-01", None, "Went to the pottery fair.")
     claimed = parse(reply("She did.", (4, "took the kids to the pottery workshop")))
-    assert claimed is not None and backed(claimed, [CHAT]) == []
+    assert claimed is not None
+    (found,) = backed(claimed, [other, CHAT])
+    assert (found.document_id, found.speaker) == (3, "Melanie")
+    assert backed(claimed, [other]) == []
 
 
 def test_the_answer_comes_first_then_each_quote_with_its_source_date_and_speaker() -> None:

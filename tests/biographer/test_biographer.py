@@ -40,7 +40,9 @@ async def test_a_turn_sees_the_prompt_bio_md_the_chat_tail_and_the_message_only(
         "Galway, 2009 [#1].",
     )
     first = await bio_engine.biographer.chat.ask("When did I start pottery?")
-    assert first.report == "You made your first pot in 2009 in Galway [#1]."
+    # the answer first, then the line of the source it rests on, verified
+    answer = "You made your first pot in 2009 in Galway [#1]."
+    assert first.report == f"{answer}\n- “Grace threw her first pot in Galway in 2009.” [#{doc}]"
     second = await bio_engine.biographer.chat.ask("Where was that again?")
     assert second.steps == 1
 
@@ -59,7 +61,7 @@ async def test_a_turn_sees_the_prompt_bio_md_the_chat_tail_and_the_message_only(
     # The next turn: the chat tail (both sides of the earlier exchange), no tool traffic.
     assert [(m["role"], m.get("content")) for m in three["messages"][1:3]] == [
         ("user", "When did I start pottery?"),
-        ("assistant", "You made your first pot in 2009 in Galway [#1]."),
+        ("assistant", first.report),
     ]
     assert three["messages"][3]["content"].endswith("\nWhere was that again?")
     assert not tool_messages(three) and "tool_calls" not in json.dumps(three["messages"])
@@ -260,7 +262,7 @@ async def test_the_context_is_the_same_size_for_10_sources_or_2000(
     llm.reply_with(tool_reply(("search", {"query": "Salthill promenade", "limit": 8})), "Done.")
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
         await add_sources(engine, texts)
-        await engine.biographer.chat.ask("Where do I walk the dog?")
+        await engine.biographer.chat.ask("Look up where I walk the dog.")
     first, second = (len(json.dumps(b["messages"])) for b in llm.bodies)
     sizes = _SIZES.setdefault("sizes", {})
     sizes[n_sources] = (first, second)

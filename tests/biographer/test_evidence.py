@@ -12,11 +12,12 @@ import pytest
 
 from biomd.app.engine import Engine
 from biomd.app.replies import first_sentence_first
+from biomd.biographer.answer_check import ASK
 from biomd.biographer.evidence import ShownPassage, is_question, render, wants_sources
 from biomd.retrieval.relative import resolve, resolve_lines
 from biomd.settings import Settings
 from tests.conftest import llm_settings
-from tests.support.fake_llm import FakeLLM
+from tests.support.fake_llm import FakeLLM, answer_reply
 from tests.support.samples import add_sources
 
 CHAT = (
@@ -34,19 +35,22 @@ async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
         ["Grace adopted a grey lurcher called Biscuit from the shelter in Sligo.", CHAT],
     )
     await bio_engine.sources.embed_pending()
-    llm.reply_with("Your dog is called Biscuit [#1].", "You're welcome!")
+    llm.reply_with(answer_reply("Your dog is called Biscuit.", (diary, "called biscuit")), "Hi!")
     answer = await bio_engine.biographer.chat.ask("What is my dog called?")
     first = llm.bodies[0]["messages"][-1]["content"]
     assert first.startswith("Passages biomd found in the owner's sources")
-    assert first.endswith("\n\nThe owner's question:\nWhat is my dog called?")  # last: heeded
+    # the question last, then how to reply: the answer and the words it rests on
+    assert first.endswith(f"\n\nThe owner's question:\nWhat is my dog called?\n\n{ASK}")
     assert f"[#{diary} 'note-0.txt'" in first and "grey lurcher called Biscuit" in first
     assert "<source_data>" in first and first.index("<source_data>") < first.index("Biscuit")
+    schema = llm.bodies[0]["response_format"]["json_schema"]["schema"]
+    assert schema["required"] == ["answer", "quotes", "silent"]
     # a chat turn is told how to answer, not how to write bio.md
     system = llm.bodies[0]["messages"][0]["content"]
     assert "Your first sentence answers the question" in system
     assert "detective method" not in system and "grey lurcher" not in system
-    # the model called no tool, yet its citation is of a passage the turn saw: not flagged
-    assert answer.report == "Your dog is called Biscuit [#1]."
+    # the answer first, then its quote as the source has it (case and all), and where
+    assert answer.report == f"Your dog is called Biscuit.\n- “called Biscuit” [#{diary}]"
     assert len(llm.bodies) == 1
     # the chat tail keeps the owner's words, not the evidence
     tail = await bio_engine.biographer.chat.tail()
@@ -121,9 +125,79 @@ async def test_a_question_nothing_answers_is_told_so_before_the_model_answers(
 @pytest.mark.slow
 async def test_an_invented_citation_is_still_flagged(bio_engine: Engine, llm: FakeLLM) -> None:
     await add_sources(bio_engine, ["Grace adopted a lurcher called Biscuit."])
-    llm.reply_with("Your dog is Biscuit [#1], born in Cork [#7].")
+    llm.reply_with(
+        answer_reply(
+            "Your dog is Biscuit [#1], born in Cork [#7].",
+            (1, "a lurcher called Biscuit"),
+            (7, "born in Cork"),
+        )
+    )
     answer = await bio_engine.biographer.chat.ask("What is my dog called?")
-    assert "#7" in answer.report and "not among your sources" in answer.report
+    assert answer.report.startswith("Your dog is Biscuit [#1], born in Cork [#7?].")
+    assert "- “a lurcher called Biscuit” [#1]" in answer.report
+    assert "(biomd found no “born in Cork” in your sources.)" in answer.report
+    assert "#7 is not among your sources" in answer.report
+
+
+@pytest.mark.slow
+async def test_an_answer_whose_quote_is_not_in_the_sources_is_not_given_as_fact(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    (swim,) = await add_sources(bio_engine, ["Grace swam at Lahinch in June 2019."])
+    await bio_engine.sources.embed_pending()
+    llm.reply_with(answer_reply("You swam at Kilkee.", (swim, "I swam at Kilkee every summer")))
+    answer = await bio_engine.biographer.chat.ask("Where did I swim?")
+    assert answer.report.startswith("Your sources don't say.\nThe nearest passages:\n")
+    assert f"- #{swim} note-0.txt" in answer.report and "Kilkee" not in answer.report
+    assert "add it to my open questions" in answer.report
+    # the offer taken up: the question goes to Open questions by rules, no model call
+    calls = len(llm.bodies)
+    kept = await bio_engine.biographer.chat.ask("ok, add it to my open questions")
+    assert (
+        kept.report
+        == "Added to your open questions as Q1: “Where did I swim?”. I'll ask you about it."
+    )
+    assert len(llm.bodies) == calls and kept.sections_changed == ["Open questions"]
+    assert "- [Q1] Where did I swim?" in await bio_engine.profile.load()
+
+
+@pytest.mark.slow
+async def test_an_answer_about_one_person_from_what_another_did_says_whose_it_is(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    chat = (
+        "[2023-07-03 18:10] Melanie: I finally painted the lake at sunrise\n"
+        "[2023-07-03 18:12] Grace (owner): it's beautiful!\n"
+    )
+    (doc,) = await add_sources(bio_engine, [chat])
+    llm.reply_with(answer_reply("Caroline painted a lake at sunrise.", (doc, "painted the lake")))
+    answer = await bio_engine.biographer.chat.ask("What did Caroline paint?")
+    assert answer.report.startswith(
+        "Your sources say this of Melanie, not Caroline: “painted the lake”"
+    )
+    llm.reply_with(answer_reply("Melanie painted the lake at sunrise.", (doc, "painted the lake")))
+    answer = await bio_engine.biographer.chat.ask("What did Melanie paint?")
+    assert answer.report.startswith("Melanie painted the lake at sunrise.\n- “painted the lake”")
+    assert f"[#{doc}, 2023-07-03, Melanie]" in answer.report
+
+
+@pytest.mark.slow
+async def test_a_when_question_gets_the_day_its_quote_names_not_the_models(
+    bio_engine: Engine, llm: FakeLLM
+) -> None:
+    chat = "[2023-08-21 09:00] Grace (owner): we went to the pottery fair last Friday\n"
+    (doc,) = await add_sources(bio_engine, [chat])
+    llm.reply_with(answer_reply("On 21 August 2023.", (doc, "went to the pottery fair")))
+    answer = await bio_engine.biographer.chat.ask("When did I go to the pottery fair?")
+    # the model's date is the message's; the day "last Friday" names takes its place
+    first_line = answer.report.splitlines()[0]
+    assert first_line == f"On 2023-08-18. (from the message of 2023-08-21, #{doc})"
+    llm.reply_with(answer_reply("You went.", (doc, "went to the pottery fair")))
+    answer = await bio_engine.biographer.chat.ask("When did I go to the pottery fair?")
+    assert answer.report.startswith("2023-08-18: You went. (from the message of 2023-08-21")
+    llm.reply_with(answer_reply("On August 18th, 2023.", (doc, "went to the pottery fair")))
+    answer = await bio_engine.biographer.chat.ask("When did I go to the pottery fair?")
+    assert answer.report.startswith("On August 18th, 2023.\n")  # right: as the model said it
 
 
 def test_social_messages_need_no_sources_and_questions_do() -> None:
@@ -143,6 +217,9 @@ def test_relative_times_name_their_dates() -> None:
         "see you on Friday": "see you on Friday (2023-05-12)",
         "3 years ago": "3 years ago (2020)",
         "gestern war schön": "gestern (2023-05-06) war schön",
+        "Last Fri I took the kids": "Last Fri (2023-05-05) I took the kids",
+        "this Tues at 5": "this Tues (2023-05-09) at 5",
+        "we lay on sun loungers": "we lay on sun loungers",  # "on" takes whole names only
         "today's plan": "today's plan",  # a possessive is left alone
         "yesterday (2023-05-06)": "yesterday (2023-05-06)",  # resolved once
         "on Friday 31 May at 14:00": "on Friday 31 May at 14:00",  # a date already

@@ -69,7 +69,7 @@ async def test_a_tool_call_written_as_text_is_run_in_every_shape_the_model_used(
 ) -> None:
     (doc,) = await add_sources(bio_engine, ["The kiln in the shed reached 1,200 degrees."])
     llm.reply_with(text_reply(SHAPES[shape]), "The kiln reached 1,200 degrees [#1].")
-    result = await bio_engine.biographer.chat.ask("How hot did the kiln get?")
+    result = await bio_engine.biographer.chat.ask("Look up how hot the kiln got.")
     assert result.text_calls == 1 and result.steps == 2
     assert result.report == "The kiln reached 1,200 degrees [#1]."
     results = results_message(llm.bodies[1])
@@ -104,7 +104,7 @@ async def test_several_text_calls_in_one_reply_all_run_in_order(
         '<tool_call>\n{"name": "read_source", "arguments": {"document_id": 1}}\n</tool_call>'
     )
     llm.reply_with(two, "In the shed [#1].")
-    result = await bio_engine.biographer.chat.ask("Where is the kiln?")
+    result = await bio_engine.biographer.chat.ask("Look up where the kiln is.")
     assert result.text_calls == 2
     results = results_message(llm.bodies[1])
     assert results.index('<tool_result name="grep">') < results.index('name="read_source">')
@@ -258,7 +258,7 @@ async def test_an_edit_citing_a_source_it_never_saw_or_that_does_not_exist_is_re
         tool_reply(append("- 2021-02: Moved to Lisbon [#1]")),
         "Added the move [#1].",
     )
-    result = await bio_engine.biographer.chat.ask("When did I move?")
+    result = await bio_engine.biographer.chat.ask("Put my move in the timeline.")
     errors = [b["messages"][-1]["content"] for b in llm.bodies[2:5]]
     assert errors[0].startswith("Error: Refused: this edit cites #3, #8, which this turn")
     assert "you may cite: #1." in errors[0]
@@ -297,7 +297,7 @@ async def test_invented_ids_in_an_answer_are_flagged_and_not_fed_back_as_true(
         "Three sources mention the move [#1, #25], and we spoke of it [chat 2021-02-25].",
         "Sure.",
     )
-    result = await bio_engine.biographer.chat.ask("When did I move?")
+    result = await bio_engine.biographer.chat.ask("Look up my move.")
     assert result.report.startswith(
         "Three sources mention the move [#1, #25?], and we spoke of it [chat 2021-02-25?]."
     )
@@ -327,7 +327,7 @@ async def test_a_reply_cut_off_at_its_limit_is_continued_or_marked_as_cut_off(
     bio_engine: Engine, llm: FakeLLM
 ) -> None:
     llm.reply_with(text_reply("You moved to Lis", "length"), "bon in 2021.")
-    whole = await bio_engine.biographer.chat.ask("When did I move?")
+    whole = await bio_engine.biographer.chat.ask("Tell me about my move.")
     assert whole.report == "You moved to Lisbon in 2021." and not whole.cut_off
     assert llm.bodies[1]["messages"][-1]["content"].startswith("Your reply was cut off")
     assert all(b["max_tokens"] == 1024 for b in llm.bodies)

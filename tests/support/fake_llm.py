@@ -236,6 +236,12 @@ def auto_notes(body: dict[str, Any]) -> list[dict[str, Any]]:
     return notes
 
 
+def answer_reply(answer: str, *quotes: tuple[int, str], silent: bool = False) -> str:
+    """A chat turn's structured answer (answer_check.SCHEMA): the answer and its quotes."""
+    said = [{"source": source, "quote": quote} for source, quote in quotes]
+    return json.dumps({"answer": answer, "quotes": said, "silent": silent})
+
+
 def notes_reply(*notes: dict[str, Any]) -> str:
     """A reader's reply holding these notes (source, kind, date and people filled in)."""
     full = [{"source": 1, "kind": "fact", "date": "", "people": []} | n for n in notes]

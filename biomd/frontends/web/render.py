@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from markdown_it import MarkdownIt
 
-from biomd.app.replies import source_hint_of
+from biomd.app.replies import Shown, quote_lines, source_hint_of
 
 _MD = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable(
     "table"
@@ -83,7 +83,8 @@ def chat_message(
     """A chat message with live citations; the sources it names (the bots' `/source 12`)
     as links that open their passages, by name."""
     body, named = source_hint_of(text)
-    shown = cite_links(chat_text(body), real, chat_days, questions)
+    body, quotes = quote_lines(body)
+    shown = cite_links(chat_text(body), real, chat_days, questions) + folded(quotes, real)
     if not named:
         return shown
     links = ", ".join(
@@ -95,6 +96,28 @@ def chat_message(
         for n in named
     )
     return f'{shown}<p class="named">Sources: {links}</p>'
+
+
+def folded(quotes: Sequence[Shown], real: Callable[[int], bool]) -> str:
+    """An answer's verified quotes, folded under it: each its words, its source (a link that
+    opens the passage with the words marked), date and speaker."""
+    if not quotes:
+        return ""
+    items = []
+    for q in quotes:
+        where = f" {html.escape(q.where)}" if q.where else ""
+        link = (
+            f'<a class="cite" href="/source/{q.document_id}" data-doc="{q.document_id}">'
+            f"#{q.document_id}</a>"
+            if real(q.document_id)
+            else f'<span class="cite broken">#{q.document_id}</span>'
+        )
+        items.append(f"<li>“{html.escape(q.quote)}” {link}{where}</li>")
+    n = len(quotes)
+    return (
+        f'<details class="quotes"><summary>In your sources: {n} quote{"" if n == 1 else "s"}'
+        f"</summary><ul>{''.join(items)}</ul></details>"
+    )
 
 
 def slug(title: str) -> str:

@@ -126,6 +126,24 @@ async def test_nothing_in_a_chat_message_becomes_markup() -> None:
     assert '<span class="cite broken" title="No source #9">#9</span>' in html
 
 
+async def test_an_answers_quotes_are_folded_under_it_each_a_link_to_its_passage() -> None:
+    from biomd.frontends.web.render import chat_message
+
+    text = (
+        "You adopted Biscuit in May.\n- “we adopted <Biscuit>” [#3, 2023-05-07, Grace]\n"
+        "- “a grey lurcher” [#9]\n\nSources: /source 3"
+    )
+    html = chat_message(text, {3}.__contains__, set(), set(), {3: "diary.txt"})
+    answer, folded = html.split('<details class="quotes">')
+    assert "You adopted Biscuit in May." in answer and "lurcher" not in answer
+    assert folded.startswith("<summary>In your sources: 2 quotes</summary><ul><li>")
+    assert (
+        '<li>“we adopted &lt;Biscuit&gt;” <a class="cite" href="/source/3" data-doc="3">#3</a>'
+        " 2023-05-07, Grace</li>"
+    ) in folded
+    assert '<li>“a grey lurcher” <span class="cite broken">#9</span></li>' in folded
+
+
 # -- the profile ---------------------------------------------------------------------------------
 
 
