@@ -30,16 +30,20 @@ if TYPE_CHECKING:
 _CITATION = re.compile(r"\[#(\d+)(?:\s*,\s*#\d+)*\]")
 
 
+QUOTES_UNDER = "\n- “"  # the first quote line under a checked answer (answer_check.cite)
 SHORT_ANSWER = 300  # a reply longer than this is sent as its first sentence, then the rest
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"”»)\]]*\s+(?=\S)")
 
 
 def first_sentence_first(reply: str) -> list[str]:
     """A long reply as two messages: its first sentence (the answer, what a phone shows in
-    the notification), then the detail and sources; a short one, or one whose first
-    sentence is long, stays whole."""
+    the notification), then the detail and sources (a checked answer: the answer, then the
+    quotes it rests on); a short one, or one whose first sentence is long, stays whole."""
     if len(reply) <= SHORT_ANSWER:
         return [reply]
+    quotes = reply.find(QUOTES_UNDER)  # a checked answer: the answer, then its quotes
+    if 0 < quotes <= SHORT_ANSWER:
+        return [reply[:quotes].strip(), reply[quotes:].strip()]
     for end in _SENTENCE_END.finditer(reply):
         if end.start() > SHORT_ANSWER:
             break

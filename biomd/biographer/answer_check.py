@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -66,6 +66,8 @@ _BOILERPLATE = re.compile(
     r"information|notes|messages|biomd)\b[^.:,\n]{0,80}[,:]\s*",
     re.I,
 )
+_INFERS = re.compile(r"\b(?:might|would|likely|probably|could)\b", re.I)
+"""A question that asks for an inference ("Which state might they live in?")."""
 _NAMED = re.compile(
     r"\((\d{4}-\d{2}(?:-\d{2})?(?: to \d{4}-\d{2}-\d{2})?|week of \d{4}-\d{2}-\d{2})\)"
 )
@@ -329,7 +331,7 @@ def checked(
     `strict` is off (a model that researched with tools), free text that rests on nothing
     stands, marked as the model's own."""
     backing = _backing(claimed, passages) if claimed else {}
-    quotes = list(dict.fromkeys(q for q in backing.values() if q is not None))
+    quotes = _widest(q for q in backing.values() if q is not None)
     if claimed and claimed.free and not claimed.quotes:
         quotes = lines_cited(claimed.answer, passages)
     if claimed and claimed.silent and quotes and (wrong := premise(question, quotes, owner)):
@@ -345,6 +347,8 @@ def checked(
     answer = _plain(claimed.answer)
     if asks_when(question):
         answer = dated(answer, quotes[0])
+    elif _INFERS.search(question):
+        answer += f" (an inference, from the quote{'s' if len(quotes) > 1 else ''} below)"
     lines = [answer, *(f"- {cite(q)}" for q in quotes)]
     missing = [w for w, q in backing.items() if q is None]
     lines += [f"(biomd found no “{w[:80]}” in your sources.)" for w in missing]
@@ -414,6 +418,15 @@ def dated(answer: str, quote: Backed) -> str:
         else f"from the message of {quote.day}, #{quote.document_id}"
     )
     return f"{answer} ({whence})"
+
+
+def _widest(found: Iterable[Backed]) -> list[Backed]:
+    """The quotes found, each once, less any inside another of the same line."""
+    out = list(dict.fromkeys(found))
+    return [
+        q for q in out
+        if not any(o != q and o.line == q.line and q.quote in o.quote for o in out)
+    ]  # fmt: skip
 
 
 def claims(text: str) -> bool:

@@ -93,3 +93,16 @@ def test_the_answer_comes_first_then_each_quote_with_its_source_date_and_speaker
     first, quote = text.split("\n")
     assert first == "Yes, a support group."
     assert quote == "- “I went to a support group yesterday” [#3, 2023-08-21, Caroline]"
+
+
+def test_a_quote_inside_another_is_shown_once_and_an_inference_says_so() -> None:
+    claimed = parse(
+        reply(
+            "She likes making things.",
+            (3, "I took the kids to the pottery workshop last Friday!"),
+            (3, "the pottery workshop"),
+        )
+    )
+    text, quotes = checked("What might Melanie enjoy?", claimed, [CHAT])
+    assert len(quotes) == 1
+    assert text.startswith("She likes making things. (an inference, from the quote below)\n- “")

@@ -253,3 +253,6 @@ def test_a_long_answer_is_sent_as_its_first_sentence_then_the_rest() -> None:
     assert first_sentence_first(said)[0] == "You saw Dr. Kelly about it in March 2019 [#3]."
     assert first_sentence_first("Biscuit [#3].") == ["Biscuit [#3]."]  # short: whole
     assert first_sentence_first("x" * 400) == ["x" * 400]  # no sentence to split at
+    checked = "He is Biscuit. He came from Sligo.\n- “a lurcher called Biscuit” [#3]\n" * 6
+    first, quotes = first_sentence_first(checked)  # a checked answer: then its quotes
+    assert first == "He is Biscuit. He came from Sligo." and quotes.startswith("- “a lurcher")

@@ -105,7 +105,7 @@ def folded(quotes: Sequence[Shown], real: Callable[[int], bool]) -> str:
         return ""
     items = []
     for q in quotes:
-        where = f" {html.escape(q.where)}" if q.where else ""
+        where = f' <span class="where">{html.escape(q.where)}</span>' if q.where else ""
         link = (
             f'<a class="cite" href="/source/{q.document_id}" data-doc="{q.document_id}">'
             f"#{q.document_id}</a>"

@@ -17,7 +17,7 @@ from biomd.app.engine import Engine
 from biomd.frontends.web.server import WebView
 from tests.conftest import llm_settings
 from tests.support import db, web_view
-from tests.support.fake_llm import FakeLLM
+from tests.support.fake_llm import FakeLLM, answer_reply
 from tests.support.waiting import until
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -152,6 +152,34 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
     async with page.expect_navigation():
         await page.click("button:has-text('Undo')")
     assert "Ran the Bath half marathon" not in await engine.profile.load()
+
+
+async def test_an_answer_in_the_chat_folds_its_quotes_under_it_and_each_opens_its_passage(
+    served: tuple[Engine, WebView], page: Any, llm: FakeLLM
+) -> None:
+    engine, view = served
+    mum = next(d.id for d in await engine.sources.all() if "Mum" in d.name)
+    llm.reply_with(answer_reply("Inês teaches it.", (mum, "her name is Ines, she teaches")))
+    await page.goto(view.link)
+    await page.goto(view.link.split("?")[0] + "chat")
+    await page.fill("#ask textarea", "Who teaches my pottery class?")
+    await page.click("#ask button")
+    quotes = page.locator("#messages li.assistant details.quotes")
+    await quotes.wait_for(state="attached", timeout=60_000)
+    answer = page.locator("#messages li.assistant").last
+    assert "Inês teaches it." in await answer.inner_text()
+    assert not await quotes.locator("li").is_visible(), "folded"
+    await quotes.locator("summary").click()
+    assert "Her name is Inês, she teaches" in await quotes.locator("li").inner_text()
+    await quotes.locator("a.cite").click()
+    await page.wait_for_selector("#panel mark")
+    assert "Her name is Inês" in await page.locator("#panel").inner_text()
+    await page.set_viewport_size({"width": 390, "height": 800})
+    width = await page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, "the quotes fit a phone"
+    await page.locator("#panel .close").click()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(SHOTS / "chat-quotes.png"), full_page=True)
 
 
 async def test_on_a_phone_the_profile_fits_the_screen(served: tuple[Engine, WebView]) -> None:

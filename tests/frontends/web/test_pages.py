@@ -139,7 +139,7 @@ async def test_an_answers_quotes_are_folded_under_it_each_a_link_to_its_passage(
     assert folded.startswith("<summary>In your sources: 2 quotes</summary><ul><li>")
     assert (
         '<li>“we adopted &lt;Biscuit&gt;” <a class="cite" href="/source/3" data-doc="3">#3</a>'
-        " 2023-05-07, Grace</li>"
+        ' <span class="where">2023-05-07, Grace</span></li>'
     ) in folded
     assert '<li>“a grey lurcher” <span class="cite broken">#9</span></li>' in folded
 
