@@ -28,6 +28,7 @@ from typing import Any
 
 from biomd import sample
 from biomd.app.engine import Engine
+from biomd.biographer.answer_check import SILENT, quote_lines
 from biomd.settings import Settings
 from tests.support.db import one, rows
 from tests.support.model_files import MINILM_NAME, minilm_dir, whisper_dir
@@ -116,6 +117,14 @@ class Score:
     missing: list[str] = field(default_factory=list)
 
 
+def answer_of(report: str) -> str:
+    """What an answer says, without the quotes under it (their words are the sources', not
+    the answer's); nothing for one that says the sources don't say, whose nearest passages
+    are no answer."""
+    said, _ = quote_lines(report)
+    return "" if said.startswith(SILENT) else said
+
+
 def score(bio: str, answers: Sequence[str], key: dict[str, Any], chat_dates: set[str]) -> Score:
     """bio.md and the answers against the answer key."""
     s = Score()
@@ -150,7 +159,7 @@ def score(bio: str, answers: Sequence[str], key: dict[str, Any], chat_dates: set
     s.invented_in_answers = sum(invented(a, valid, chat_dates) for a in answers)
     for q, answer in zip(key["questions"], answers, strict=True):
         s.answers_total += 1
-        if holds(answer, q["words"]):
+        if holds(answer_of(answer), q["words"]):
             s.answers += 1
         else:
             s.missing.append(f"answer to {q['ask']!r}")

@@ -66,6 +66,15 @@ _BOILERPLATE = re.compile(
     r"information|notes|messages|biomd)\b[^.:,\n]{0,80}[,:]\s*",
     re.I,
 )
+_FIRST_PERSON = re.compile(
+    r"\b(?:I|my|me|mine|myself"  # en
+    r"|ich|mein\w{0,2}|mich|mir"  # de
+    r"|yo|mis?|conmigo|je|j'|mon|ma|mes|moi"  # es, fr
+    r"|eu|meus?|minhas?|comigo|io|mio|mia|miei|mie"  # pt, it
+    r"|ik|mijn|mij)\b",  # nl
+    re.I,
+)
+"""The owner, in a question in the languages biomd reads: "I", "my", "ich", "mi", "mijn"."""
 _INFERS = re.compile(r"\b(?:might|would|likely|probably|could)\b", re.I)
 """A question that asks for an inference ("Which state might they live in?")."""
 _NAMED = re.compile(
@@ -257,15 +266,20 @@ def named_in(question: str, people: Sequence[str]) -> list[str]:
     return [p for p in people if fold(p.split()[0]) in words]
 
 
-def premise(question: str, quotes: Sequence[Backed], owner: Sequence[str]) -> str | None:
+def premise(
+    question: str, quotes: Sequence[Backed], owner: Sequence[str], people: Sequence[str] = ()
+) -> str | None:
     """What to say when every quote is by or of someone other than the person the question
     is about ("Your sources say this of Melanie, not Caroline: '…'"); None when a quote is
-    theirs, or the question names no one the quotes could be of."""
+    theirs, or the question names no one the quotes could be of. A question is about the
+    owner (by "I", "my", in their languages), or about the `people` it names (who speak in
+    the passages shown) or who speak in the quotes."""
     speakers = [q.speaker for q in quotes if q.speaker]
     if not quotes or len(speakers) < len(quotes):
         return None
-    about = named_in(question, sorted(set(speakers) | set(_people(question))))
-    if re.search(r"\b(I|my|me|mine)\b", question) and owner:
+    about = named_in(question, sorted(set(speakers) | set(people)))
+    mine = bool(owner) and bool(_FIRST_PERSON.search(question))
+    if mine:
         about = [*about, *owner]
     if not about:
         return None
@@ -274,13 +288,14 @@ def premise(question: str, quotes: Sequence[Backed], owner: Sequence[str]) -> st
         if fold(q.speaker.split()[0]) in keys or keys & {fold(w) for w in _NAME.findall(q.quote)}:
             return None  # said by them, or names them
     who = quotes[0].speaker
-    return f"Your sources say this of {who}, not {about[0]}: “{quotes[0].quote}”"
+    asked = "you" if mine and about[0] == owner[0] else about[0]
+    return f"Your sources say this of {who}, not {asked}: {cite(quotes[0])}"
 
 
-def _people(question: str) -> list[str]:
-    """Capitalised words after the first: the names a question may be about."""
-    words = _NAME.findall(question)
-    return [w for w in words[1:] if w.lower() not in {"i", "lgbtq"}]
+def speakers_in(passages: Sequence[ShownPassage]) -> list[str]:
+    """Everyone who speaks in the passages (a chat's "[stamp] Name: …" lines), each once."""
+    found = (_SPEAKER.match(line) for p in passages for line in p.text.split("\n"))
+    return list(dict.fromkeys(m.group(1).strip() for m in found if m))
 
 
 def cite(q: Backed) -> str:
@@ -334,14 +349,15 @@ def checked(
     quotes = _widest(q for q in backing.values() if q is not None)
     if claimed and claimed.free and not claimed.quotes:
         quotes = lines_cited(claimed.answer, passages)
-    if claimed and claimed.silent and quotes and (wrong := premise(question, quotes, owner)):
+    people = speakers_in(passages)
+    wrong = premise(question, quotes, owner, people) if quotes else None
+    if claimed and claimed.silent and wrong:
         return wrong, quotes  # silent, as the model says: the quote is another person's
     if claimed is None or claimed.silent or not quotes:
         if claimed and not strict and claimed.free and not claimed.quotes and not claimed.silent:
             # a model that researched with tools: its answer stands, marked when it claims
             return claimed.answer + (f"\n\n{UNBACKED}" if claims(claimed.answer) else ""), []
         return _silent(passages), []
-    wrong = premise(question, quotes, owner)
     if wrong:
         return wrong, quotes
     answer = _plain(claimed.answer)

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bench import biographer_eval as ev
-from tests.support.fake_llm import FakeLLM, tool_reply
+from tests.support.fake_llm import FakeLLM, answer_reply, tool_reply
 
 pytestmark = pytest.mark.slow  # a benchmark run end to end
 
@@ -21,9 +21,15 @@ KEY = json.loads(ev.KEY.read_text(encoding="utf-8"))
 def script(llm: FakeLLM) -> None:
     """The reading turns: the first places one cited Timeline line, about source #3, then
     each reports. The answers: the first right and cited, the second citing a source that
-    does not exist, the rest a shrug."""
+    does not exist (its quote is of a real one), the rest a shrug."""
     line = "- 2021-02: Moved to a flat in Graça, Lisbon [#3]."
-    answers = ["You worked at Fieldnote Studio in Hackney [#1].", "You moved in 2021 [#25]."]
+    answers = [
+        answer_reply(
+            "You worked at Fieldnote Studio in Hackney [#1].",
+            (1, "Fieldnote has been good to me, but six years in the same room in Hackney"),
+        ),
+        answer_reply("You moved in 2021 [#25].", (3, "First freelance invoice paid")),
+    ]
     placed: list[bool] = []
 
     def play(body: dict[str, Any]) -> dict[str, Any] | str:

@@ -106,3 +106,18 @@ def test_a_quote_inside_another_is_shown_once_and_an_inference_says_so() -> None
     text, quotes = checked("What might Melanie enjoy?", claimed, [CHAT])
     assert len(quotes) == 1
     assert text.startswith("She likes making things. (an inference, from the quote below)\n- “")
+
+
+def test_a_question_about_the_owner_in_any_of_their_languages_is_checked_against_them() -> None:
+    claimed = parse(reply("Sí.", (3, "took the kids to the pottery workshop")))
+    for asked in (
+        "Did I take the kids to pottery?",
+        "¿Llevé a mis hijos a cerámica?",
+        "Habe ich meine Kinder zum Töpfern gebracht?",  # "Kinder" is no person: not a speaker
+        "Levei os meus filhos?",
+    ):
+        text, _ = checked(asked, claimed, [CHAT], owner=["Caroline"])
+        assert text.startswith("Your sources say this of Melanie, not you: “took the kids"), asked
+    said = parse(reply("Yes.", (3, "I went to a support group yesterday")))
+    text, _ = checked("¿Fui a un grupo de apoyo?", said, [CHAT], owner=["Caroline"])
+    assert text.startswith("Yes.\n")  # Caroline is the owner, and said it
