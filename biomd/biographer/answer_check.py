@@ -273,7 +273,7 @@ def premise(
     is about ("Your sources say this of Melanie, not Caroline: '…'"); None when a quote is
     theirs, or the question names no one the quotes could be of. A question is about the
     owner (by "I", "my", in their languages), or about the `people` it names (who speak in
-    the passages shown) or who speak in the quotes."""
+    the passages shown) or who speak in the quotes, else the names it holds."""
     speakers = [q.speaker for q in quotes if q.speaker]
     if not quotes or len(speakers) < len(quotes):
         return None
@@ -281,6 +281,8 @@ def premise(
     mine = bool(owner) and bool(_FIRST_PERSON.search(question))
     if mine:
         about = [*about, *owner]
+    elif not about:  # a name no one speaks under, in a question not about the owner
+        about = _people(question)
     if not about:
         return None
     keys = {fold(a.split()[0]) for a in about}
@@ -290,6 +292,11 @@ def premise(
     who = quotes[0].speaker
     asked = "you" if mine and about[0] == owner[0] else about[0]
     return f"Your sources say this of {who}, not {asked}: {cite(quotes[0])}"
+
+
+def _people(question: str) -> list[str]:
+    """Capitalised words after the first: the names a question may be about."""
+    return [w for w in _NAME.findall(question)[1:] if w.upper() != w]  # not "I", "LGBTQ"
 
 
 def speakers_in(passages: Sequence[ShownPassage]) -> list[str]:
@@ -361,6 +368,9 @@ def checked(
     if wrong:
         return wrong, quotes
     answer = _plain(claimed.answer)
+    loose = unquoted(answer, question, quotes)
+    if loose and len(loose) == len(terms(answer, question)):
+        return _silent(passages, loose), []  # its quotes are real, but say none of it
     if asks_when(question):
         answer = dated(answer, quotes[0])
     elif _INFERS.search(question):
@@ -368,6 +378,8 @@ def checked(
     lines = [answer, *(f"- {cite(q)}" for q in quotes)]
     missing = [w for w, q in backing.items() if q is None]
     lines += [f"(biomd found no “{w[:80]}” in your sources.)" for w in missing]
+    if loose:
+        lines.append(f"(No quote says {_listed(loose)}.)")
     return "\n".join(lines), quotes
 
 
@@ -436,6 +448,47 @@ def dated(answer: str, quote: Backed) -> str:
     return f"{answer} ({whence})"
 
 
+_NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
+_MONTH_WORDS = frozenset(
+    (
+        "january february march april may june july august september october november december "
+        "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday "
+        "friday saturday sunday"
+    ).split()
+)
+
+
+def terms(answer: str, question: str) -> list[str]:
+    """What an answer names that its question doesn't: names (capitalised words inside a
+    sentence) and numbers, each once; dates are `dated`'s."""
+    asked = {fold(w) for w in re.findall(r"\w+", question)}
+    found: list[str] = []
+    for sentence in _sentences(_DATE_IN.sub(" ", answer)):
+        words = re.findall(r"[\w'’-]+", sentence)
+        for w in words[1:]:
+            if (w[:1].isupper() or w.isdigit()) and fold(w) not in asked | _MONTH_WORDS:
+                found.append(w)
+    return list(dict.fromkeys(w for w in found if w != "I" and not w.startswith("I'")))
+
+
+def unquoted(answer: str, question: str, quotes: Sequence[Backed]) -> list[str]:
+    """The names and numbers an answer adds that none of its quotes' lines holds."""
+    said = fold(" ".join(f"{q.line} {q.day}" for q in quotes))
+    out = []
+    for term in terms(answer, question):
+        spelled = _NUMBER_WORDS[int(term)] if term.isdigit() and int(term) < 13 else ""
+        if not re.search(rf"\b{re.escape(fold(term))}", said) and not (
+            spelled and re.search(rf"\b{spelled}\b", said)
+        ):
+            out.append(term)
+    return out
+
+
+def _listed(words: Sequence[str]) -> str:
+    shown = [f"“{w}”" for w in words[:4]]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
 def _widest(found: Iterable[Backed]) -> list[Backed]:
     """The quotes found, each once, less any inside another of the same line."""
     out = list(dict.fromkeys(found))
@@ -470,14 +523,15 @@ def _plain(answer: str) -> str:
     return rest[:1].upper() + rest[1:] if rest != answer.strip() else rest
 
 
-def _silent(passages: Sequence[ShownPassage]) -> str:
+def _silent(passages: Sequence[ShownPassage], loose: Sequence[str] = ()) -> str:
     first = {p.document_id: p for p in reversed(passages)}  # each source once, best first
     near = [
         f"- #{p.document_id} {p.name}{', ' + p.dates if p.dates else ''}"
         for p in sorted(first.values(), key=passages.index)[:3]
     ]
     more = "\nThe nearest passages:\n" + "\n".join(near) if near else ""
+    why = f" (The model answered with {_listed(loose)}, which no passage says.)" if loose else ""
     return (
-        f"{SILENT}{more}\nIf you know, tell me, and I'll keep it; or say “add it to my open "
-        "questions”."
+        f"{SILENT}{why}{more}\nIf you know, tell me, and I'll keep it; or say “add it to my "
+        "open questions”."
     )

@@ -121,3 +121,14 @@ def test_a_question_about_the_owner_in_any_of_their_languages_is_checked_against
     said = parse(reply("Yes.", (3, "I went to a support group yesterday")))
     text, _ = checked("¿Fui a un grupo de apoyo?", said, [CHAT], owner=["Caroline"])
     assert text.startswith("Yes.\n")  # Caroline is the owner, and said it
+
+
+def test_an_answer_whose_names_no_quote_holds_is_not_given_though_its_quotes_are_real() -> None:
+    claimed = parse(reply("Caroline likes Bach and Mozart.", (3, "I went to a support group")))
+    text, quotes = checked("Which composers does Caroline like?", claimed, [CHAT])
+    assert text.startswith(f"{SILENT} (The model answered with “Bach” or “Mozart”, which no")
+    assert quotes == []
+    some = parse(reply("Señora García painted it with Pablo.", (3, "painted the cafe sign")))
+    text, _ = checked("Who painted the café sign?", some, [CHAT])
+    assert text.startswith("Señora García painted it with Pablo.\n- “painted the café sign”")
+    assert text.endswith("(No quote says “Pablo”.)")
