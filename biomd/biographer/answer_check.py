@@ -48,6 +48,8 @@ ASK = (
     "quote for each part of the answer. If the passages don't say, or say it of someone "
     "else, set silent to true and say so."
 )
+SHOWN_QUOTES = 3  # quote lines under an answer, at most: a phone's screen
+SHORT_QUOTE = 240  # characters of a quote shown whole; a longer one by its best sentence
 WHOLE_LINE = 500  # characters: a line longer than this is shown by the words found in it
 SILENT = "Your sources don't say."
 UNBACKED = "(biomd found nothing in your sources that says this: it is the model's own answer.)"
@@ -252,6 +254,8 @@ def _at(p: ShownPassage, start: int, end: int) -> Backed:
     quote = p.text[start:end]
     if start == line_start and (said := _SPEAKER.match(quote)):
         quote = quote[said.end() :]  # a whole line: its words, without stamp and speaker
+    elif who and (named := re.match(rf"\s*{re.escape(who.group(1))}(?: \(owner\))?:\s", quote)):
+        quote = quote[named.end() :]  # from its speaker's name on: the words
     return Backed(p.document_id, p.name, quote.strip(), line.strip(), day,
                   who.group(1).strip() if who else "")  # fmt: skip
 
@@ -291,7 +295,7 @@ def premise(
             return None  # said by them, or names them
     who = quotes[0].speaker
     asked = "you" if mine and about[0] == owner[0] else about[0]
-    return f"Your sources say this of {who}, not {asked}: {cite(quotes[0])}"
+    return f"Your sources say this of {who}, not {asked}: {cite(quotes[0], question)}"
 
 
 def _people(question: str) -> list[str]:
@@ -305,11 +309,30 @@ def speakers_in(passages: Sequence[ShownPassage]) -> list[str]:
     return list(dict.fromkeys(m.group(1).strip() for m in found if m))
 
 
-def cite(q: Backed) -> str:
-    """One quote for the owner: its words, then where they are (source, date, speaker)."""
+def cite(q: Backed, about: str = "") -> str:
+    """One quote for the owner: its words (a long one, the sentence of it that says most of
+    `about`), then where they are (source, date, speaker)."""
     who = f", {q.speaker}" if q.speaker else ""
     when = f", {q.day}" if q.day else ""
-    return f"“{q.quote}” [#{q.document_id}{when}{who}]"
+    return f"“{_short(q.quote, about)}” [#{q.document_id}{when}{who}]"
+
+
+def _short(quote: str, about: str) -> str:
+    """A quote short enough for a phone: whole up to SHORT_QUOTE characters, else its
+    sentence sharing most words with `about` (the first, if none does), marked cut with …"""
+    if len(quote) <= SHORT_QUOTE:
+        return quote
+    wanted = set(content_tokens(about))
+    parts = [m for m in re.finditer(r"[^.!?]+[.!?]*", quote) if m.group().strip()]
+    best = max(parts, key=lambda m: len(wanted & set(content_tokens(m.group()))))
+    if not wanted & set(content_tokens(best.group())):
+        return quote[:SHORT_QUOTE].rsplit(" ", 1)[0] + " …"
+    piece = best.group().strip()
+    if len(piece) > SHORT_QUOTE:
+        piece = piece[:SHORT_QUOTE].rsplit(" ", 1)[0] + " …"
+    before = "… " if best.start() > 0 else ""
+    after = " …" if best.end() < len(quote.rstrip()) and not piece.endswith("…") else ""
+    return f"{before}{piece}{after}"
 
 
 _CITED_LINE = re.compile(r"^- “(.+)” \[#(\d+)((?:, [^\]\n]*)?)\]$")
@@ -375,7 +398,7 @@ def checked(
         answer = dated(answer, quotes[0])
     elif _INFERS.search(question):
         answer += f" (an inference, from the quote{'s' if len(quotes) > 1 else ''} below)"
-    lines = [answer, *(f"- {cite(q)}" for q in quotes)]
+    lines = [answer, *(f"- {cite(q, answer)}" for q in quotes[:SHOWN_QUOTES])]
     missing = [w for w, q in backing.items() if q is None]
     lines += [f"(biomd found no “{w[:80]}” in your sources.)" for w in missing]
     if loose:

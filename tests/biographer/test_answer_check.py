@@ -132,3 +132,19 @@ def test_an_answer_whose_names_no_quote_holds_is_not_given_though_its_quotes_are
     text, _ = checked("Who painted the café sign?", some, [CHAT])
     assert text.startswith("Señora García painted it with Pablo.\n- “painted the café sign”")
     assert text.endswith("(No quote says “Pablo”.)")
+
+
+def test_a_long_quote_is_shown_by_its_sentence_that_answers_and_its_speaker_left_out() -> None:
+    line = (
+        "[2023-01-29 10:00] Jon: Hey Gina! Thanks for asking. I'm on the hunt for the ideal "
+        "spot for my dance studio and it's been quite a journey! I've been looking at different "
+        "places and picturing how the space would look. Oh, I've been to Paris yesterday! It "
+        "was sooo cool. [photo: a bathroom with a blue floor]"
+    )
+    passage = ShownPassage(2, "session 2.txt", "2023-01-29", None, line)
+    claimed = parse(reply("He was in Paris.", (2, line.split("] ")[1])))
+    text, (quote,) = checked("Where was Jon?", claimed, [passage])
+    assert quote.quote.startswith("Hey Gina!")  # "Jon: " is the speaker, not his words
+    assert (
+        text == "He was in Paris.\n- “… Oh, I've been to Paris yesterday! …” [#2, 2023-01-29, Jon]"
+    )
