@@ -41,7 +41,7 @@ import tempfile
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +109,7 @@ _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]+),? (\d{4})
 _MONTH_DAY = re.compile(r"\b([a-z]+) (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b")
 _ISO = re.compile(r"\b(\d{4})-(\d{2})(?:-(\d{2}))?\b")
 _MONTH_YEAR = re.compile(r"\b([a-z]+),? (\d{4})\b")
+_WEEK = re.compile(r"\bweek of (\d{4})-(\d{2})-(\d{2})\b")
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 
 
@@ -128,6 +129,9 @@ def dates(text: str) -> list[When]:
         if m[1] in MONTHS:
             found.append(When(int(m[2]), MONTHS[m[1]]))
     found += [When(int(y)) for y in _YEAR.findall(t)]
+    for m in _WEEK.finditer(t):  # "week of 2023-07-17" (biomd's) names its Sunday too
+        last = date(int(m[1]), int(m[2]), int(m[3])) + timedelta(days=6)
+        found.append(When(last.year, last.month, last.day))
     return found
 
 

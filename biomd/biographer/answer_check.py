@@ -460,7 +460,10 @@ def dated(answer: str, quote: Backed) -> str:
             return answer if year else f"{answer[: m.start()]}{when}{answer[m.end() :]}"
     if found:
         m = found[0]
-        answer = f"{answer[: m.start()]}{when}{answer[m.end() :]}"
+        start = m.start()
+        if answer[:start].endswith("week of "):
+            start -= len("week of ")  # the model's week, all of it: not "week of week of"
+        answer = f"{answer[:start]}{when}{answer[m.end() :]}"
     else:
         answer = f"{when}: {answer}" if answer else when
     whence = (
@@ -488,7 +491,7 @@ def terms(answer: str, question: str) -> list[str]:
     found: list[str] = []
     for sentence in _sentences(_DATE_IN.sub(" ", answer)):
         words = re.findall(r"[\w'’-]+", sentence)
-        for w in words[1:]:
+        for w in (re.sub(r"['’][sS]$", "", w) for w in words[1:]):  # "John's": John
             if (w[:1].isupper() or w.isdigit()) and fold(w) not in asked | _MONTH_WORDS:
                 found.append(w)
     return list(dict.fromkeys(w for w in found if w != "I" and not w.startswith("I'")))

@@ -19,6 +19,8 @@ def test_the_rules_score_words_dates_and_silence() -> None:
     assert not la.right("In June 2023.", "7 May 2023", 2)
     assert la.right("She painted it in 2022.", "2022", 2)
     assert not la.right("In 2021.", "2022", 2)
+    assert la.right("Last week (week of 2022-12-19).", "The week before 1 January 2023", 2)
+    assert not la.right("Last week (week of 2022-12-05).", "The week before 1 January 2023", 2)
     echoed = "She joined last Tues.\n[2023-07-20 20:56] Caroline: Hey Melanie!"
     assert not la.right(echoed, "The Tuesday before 20 July 2023", 2)  # a stamp, not an answer
     assert la.right(

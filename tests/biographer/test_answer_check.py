@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from biomd.biographer.answer_check import SILENT, backed, checked, parse
+from biomd.biographer.answer_check import SILENT, backed, checked, parse, terms
 from biomd.biographer.evidence import ShownPassage
 
 CHAT = ShownPassage(
@@ -64,6 +64,7 @@ def test_a_question_about_time_gets_the_date_the_quote_names_whatever_the_model_
         "On the 18th of August, 2023.": "On the 18th of August, 2023.",
         "In August 2023.": "In 2023-08-18. (from",  # less precise than the quote: replaced
         "She went with the kids.": "2023-08-18: She went with the kids. (from",
+        "Two days later (week of 2023-08-21).": "Two days later (2023-08-18).",
     }.items():
         text, _ = checked("When did she go?", parse(reply(said, (3, "pottery workshop"))), [CHAT])
         assert text.startswith(shown), (said, text)
@@ -128,6 +129,9 @@ def test_an_answer_whose_names_no_quote_holds_is_not_given_though_its_quotes_are
     text, quotes = checked("Which composers does Caroline like?", claimed, [CHAT])
     assert text.startswith(f"{SILENT} (The model answered with “Bach” or “Mozart”, which no")
     assert quotes == []
+    assert terms("John's car broke down in March 2023, 3 times.", "What about John's car?") == [
+        "3"
+    ]  # "John's" is John, whom the question names; months are dated()'s
     some = parse(reply("Señora García painted it with Pablo.", (3, "painted the cafe sign")))
     text, _ = checked("Who painted the café sign?", some, [CHAT])
     assert text.startswith("Señora García painted it with Pablo.\n- “painted the café sign”")
