@@ -40,6 +40,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -262,13 +263,18 @@ class Totals:
         )
 
 
-def pick(qa: list[dict[str, Any]], per_category: int, rng: random.Random) -> list[dict[str, Any]]:
+def pick(
+    qa: list[dict[str, Any]],
+    per_category: int,
+    rng: random.Random,
+    categories: Sequence[int] = tuple(CATEGORY_NAMES),
+) -> list[dict[str, Any]]:
     """Up to `per_category` questions of each category, chosen at random (seeded)."""
     out = []
     for cat in sorted(CATEGORY_NAMES):
         items = [q for q in qa if q["category"] == cat]
-        rng.shuffle(items)
-        out += items[:per_category]
+        rng.shuffle(items)  # every category drawn, so a seed picks the same ones with any
+        out += items[:per_category] if cat in categories else []
     return out
 
 
@@ -302,7 +308,7 @@ async def run_sample(sample: dict[str, Any], args: argparse.Namespace, root: Pat
     rng = random.Random(args.seed)
     async with await Engine.open(settings) as engine:
         await ingest_corpus(engine, corpus, data / "sources")
-        for q in pick(sample["qa"], args.per_category, rng):
+        for q in pick(sample["qa"], args.per_category, rng, args.categories):
             t = time.perf_counter()
             result = await engine.biographer.chat.ask(q["question"])
             seconds = time.perf_counter() - t
@@ -330,6 +336,13 @@ async def main(argv: list[str] | None = None) -> Totals:
     parser.add_argument("--conversations", type=int, default=1, help="how many, from the first")
     parser.add_argument("--evidence-chars", type=int, default=6000)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--categories",
+        type=lambda v: [int(c) for c in v.split(",")],
+        default=list(CATEGORY_NAMES),
+        help="which to ask, e.g. 3 or 1,3 (1 multi-hop, 2 temporal, 3 open-domain, "
+        "4 single-hop, 5 adversarial)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="write every answer here")
     parser.add_argument(
         "--models",

@@ -51,6 +51,18 @@ ASK = (
 SHOWN_QUOTES = 3  # quote lines under an answer, at most: a phone's screen
 SHORT_QUOTE = 240  # characters of a quote shown whole; a longer one by its best sentence
 WHOLE_LINE = 500  # characters: a line longer than this is shown by the words found in it
+INFER = (
+    "This question asks what is likely: infer it from the passages, say that it is likely, "
+    "and quote the words you infer it from."
+)
+
+
+def ask_for(question: str) -> str:
+    """How to reply to this question: ASK, and for one that asks what is likely ("Which
+    state might they live in?"), that an inference from quoted words is wanted."""
+    return f"{ASK} {INFER}" if _INFERS.search(question) else ASK
+
+
 SILENT = "Your sources don't say."
 UNBACKED = "(biomd found nothing in your sources that says this: it is the model's own answer.)"
 _STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?\]\s*")

@@ -241,7 +241,7 @@ class Agent:
                 answer = asks and bool(found)
                 message = with_evidence(message, found, asks)
                 if answer and not tools:
-                    message += f"\n\n{answer_check.ASK}"
+                    message += f"\n\n{answer_check.ask_for(asked)}"
             turn = Turn(context, message, system, chat_tail, tools, answer)
             with in_turn(turn_id):  # every model call from here on is this turn's
                 outcome = await (runner or self.runner)(turn, toolbox, result, on_step)

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import json
 
-from biomd.biographer.answer_check import SILENT, backed, checked, parse, terms
+from biomd.biographer.answer_check import (
+    ASK,
+    INFER,
+    SILENT,
+    ask_for,
+    backed,
+    checked,
+    parse,
+    terms,
+)
 from biomd.biographer.evidence import ShownPassage
 
 CHAT = ShownPassage(
@@ -152,3 +161,8 @@ def test_a_long_quote_is_shown_by_its_sentence_that_answers_and_its_speaker_left
     assert (
         text == "He was in Paris.\n- “… Oh, I've been to Paris yesterday! …” [#2, 2023-01-29, Jon]"
     )
+
+
+def test_a_question_of_what_is_likely_asks_for_an_inference_from_quoted_words() -> None:
+    assert ask_for("Which state might they live in?") == f"{ASK} {INFER}"
+    assert ask_for("Which state do they live in?") == ASK
