@@ -503,7 +503,7 @@ def terms(answer: str, question: str) -> list[str]:
     found: list[str] = []
     for sentence in _sentences(_DATE_IN.sub(" ", answer)):
         words = re.findall(r"[\w'’-]+", sentence)
-        for w in (re.sub(r"['’][sS]$", "", w) for w in words[1:]):  # "John's": John
+        for w in (re.sub(r"['’][sS]$", "", w.strip("'’-")) for w in words[1:]):  # "John's"
             if (w[:1].isupper() or w.isdigit()) and fold(w) not in asked | _MONTH_WORDS:
                 found.append(w)
     return list(dict.fromkeys(w for w in found if w != "I" and not w.startswith("I'")))

@@ -141,6 +141,7 @@ def test_an_answer_whose_names_no_quote_holds_is_not_given_though_its_quotes_are
     assert terms("John's car broke down in March 2023, 3 times.", "What about John's car?") == [
         "3"
     ]  # "John's" is John, whom the question names; months are dated()'s
+    assert terms("She read 'Becoming Nicole'.", "What did she read?") == ["Becoming", "Nicole"]
     some = parse(reply("Señora García painted it with Pablo.", (3, "painted the cafe sign")))
     text, _ = checked("Who painted the café sign?", some, [CHAT])
     assert text.startswith("Señora García painted it with Pablo.\n- “painted the café sign”")
