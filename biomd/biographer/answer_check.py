@@ -501,7 +501,8 @@ def terms(answer: str, question: str) -> list[str]:
     sentence) and numbers, each once; dates are `dated`'s."""
     asked = {fold(w) for w in re.findall(r"\w+", question)}
     found: list[str] = []
-    for sentence in _sentences(_DATE_IN.sub(" ", answer)):
+    cited = re.sub(r"\[[^\]\n]*(?:#\d+|chat \d{4}-\d{2}-\d{2})[^\]\n]*\]", " ", answer)
+    for sentence in _sentences(_DATE_IN.sub(" ", cited)):  # citations are not names
         words = re.findall(r"[\w'’-]+", sentence)
         for w in (re.sub(r"['’][sS]$", "", w.strip("'’-")) for w in words[1:]):  # "John's"
             if (w[:1].isupper() or w.isdigit()) and fold(w) not in asked | _MONTH_WORDS:

@@ -142,6 +142,7 @@ def test_an_answer_whose_names_no_quote_holds_is_not_given_though_its_quotes_are
         "3"
     ]  # "John's" is John, whom the question names; months are dated()'s
     assert terms("She read 'Becoming Nicole'.", "What did she read?") == ["Becoming", "Nicole"]
+    assert terms("In Galway [#1, #12], we said [chat 2024-01-02].", "Where?") == ["Galway"]
     some = parse(reply("Señora García painted it with Pablo.", (3, "painted the cafe sign")))
     text, _ = checked("Who painted the café sign?", some, [CHAT])
     assert text.startswith("Señora García painted it with Pablo.\n- “painted the café sign”")
