@@ -116,7 +116,10 @@ async def test_with_a_model_the_biographer_answers_in_the_terminal(
     text = io.StringIO()
     console = Console(file=text, width=120)
     async with await Engine.open(settings, embedder) as engine:  # type: ignore[arg-type]
-        lines = iter(["Where did I work before Lisbon?", "/answer Q7", "/bogus", "/help", None])
+        # an instruction, not a question: the turn researches with its tools
+        lines = iter(
+            ["Look up where I worked before Lisbon.", "/answer Q7", "/bogus", "/help", None]
+        )
 
         async def read_line(prompt: str) -> str | None:
             return next(lines)
@@ -133,7 +136,7 @@ async def test_with_a_model_the_biographer_answers_in_the_terminal(
     assert "Answer which question? For example /answer Q3 your answer." in out
     assert "I don't know /bogus" in out
     assert "/ingest PATH" in out.split("I don't know /bogus")[1], "/help is the terminal's own"
-    assert "Where did I work before Lisbon?" in str(llm.bodies[0]["messages"][1])
+    assert "Look up where I worked before Lisbon." in str(llm.bodies[0]["messages"][1])
 
 
 @pytest.mark.slow
