@@ -326,7 +326,8 @@ def cite(q: Backed, about: str = "") -> str:
     `about`), then where they are (source, date, speaker)."""
     who = f", {q.speaker}" if q.speaker else ""
     when = f", {q.day}" if q.day else ""
-    return f"“{_short(q.quote, about)}” [#{q.document_id}{when}{who}]"
+    words = " ".join(q.quote.split())  # one line, though the source wraps it
+    return f"“{_short(words, about)}” [#{q.document_id}{when}{who}]"
 
 
 def _short(quote: str, about: str) -> str:

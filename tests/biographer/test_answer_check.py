@@ -168,3 +168,10 @@ def test_a_long_quote_is_shown_by_its_sentence_that_answers_and_its_speaker_left
 def test_a_question_of_what_is_likely_asks_for_an_inference_from_quoted_words() -> None:
     assert ask_for("Which state might they live in?") == f"{ASK} {INFER}"
     assert ask_for("Which state do they live in?") == ASK
+
+
+def test_a_quote_from_a_wrapped_email_is_shown_on_one_line() -> None:
+    mail = ShownPassage(8, "email.eml", "2021-03-21", None, "I spent seven years in\nthat room.")
+    claimed = parse(reply("In that room.", (8, "seven years in that room")))
+    text, _ = checked("Where did I work?", claimed, [mail])
+    assert text == "In that room.\n- “seven years in that room” [#8, 2021-03-21]"
