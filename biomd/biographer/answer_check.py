@@ -404,8 +404,9 @@ def checked(
     if wrong:
         return wrong, quotes
     answer = _plain(claimed.answer)
-    loose = unquoted(answer, question, quotes)
-    if loose and len(loose) == len(terms(answer, question)):
+    mine = {fold(w) for name in owner for w in name.split()}  # the owner needs no quote
+    loose = [t for t in unquoted(answer, question, quotes) if fold(t) not in mine]
+    if loose and len(loose) == len([t for t in terms(answer, question) if fold(t) not in mine]):
         return _silent(passages, loose), []  # its quotes are real, but say none of it
     if asks_when(question):
         answer = dated(answer, quotes[0])

@@ -175,3 +175,12 @@ def test_a_quote_from_a_wrapped_email_is_shown_on_one_line() -> None:
     claimed = parse(reply("In that room.", (8, "seven years in that room")))
     text, _ = checked("Where did I work?", claimed, [mail])
     assert text == "In that room.\n- “seven years in that room” [#8, 2021-03-21]"
+
+
+def test_the_owners_own_name_in_an_answer_needs_no_quote() -> None:
+    line = "[2021-05-16 10:12] Nina: I've met someone. Her name is Inês, she teaches pottery"
+    mum = ShownPassage(7, "Chat with Mum.txt", "2021-05-16", None, line)
+    claimed = parse(reply("Inês is Nina Castell's partner.", (7, "her name is Ines")))
+    text, _ = checked("Who is Inês?", claimed, [mum], owner=["Nina Castell", "Nina"])
+    assert text.startswith("Inês is Nina Castell's partner.\n- “Her name is Inês”")
+    assert "No quote says" not in text
