@@ -139,7 +139,11 @@ async def test_a_chat_turn_is_answered_with_citations(engine: Engine, fake: Fake
     await add_sources(engine, ["Grace threw her first pot in Galway in 2009."])
     fake.script += [call("search", query="first pot"), say("In Galway, in 2009 [#1].")]
     result = await engine.biographer.chat.ask("When did I start pottery?")
-    assert result.report == "In Galway, in 2009 [#1]."
+    # its claim checked as any model's: the line of #1 it rests on, under it
+    assert (
+        result.report
+        == "In Galway, in 2009 [#1].\n- “Grace threw her first pot in Galway in 2009.” [#1]"
+    )
     assert "[#1 'note-0.txt'" in outputs(fake.bodies[1])[0]
     assert "When did I start pottery?" in json.dumps(fake.bodies[0])
 
