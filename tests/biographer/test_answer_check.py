@@ -14,8 +14,8 @@ from biomd.biographer.answer_check import (
     backed,
     checked,
     parse,
-    terms,
 )
+from biomd.biographer.answer_claims import terms
 from biomd.biographer.evidence import ShownPassage
 
 CHAT = ShownPassage(
