@@ -10,7 +10,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from biomd.app.share.service import Draft
-from biomd.biographer.answer_check import Shown as Shown  # an answer's quote line
+from biomd.biographer.answer_check import Shown as Shown
 from biomd.biographer.answer_check import quote_lines as quote_lines
 from biomd.biographer.citations import in_order
 from biomd.plural import counted as counted  # a front-end says its counts so: "1 chunk"
@@ -27,9 +27,6 @@ if TYPE_CHECKING:
     from biomd.storage.rounds import Round
 
 
-_CITATION = re.compile(r"\[#(\d+)(?:\s*,\s*#\d+)*\]")
-
-
 QUOTES_UNDER = "\n- “"  # the first quote line under a checked answer (answer_check.cite)
 SHORT_ANSWER = 300  # a reply longer than this is sent as its first sentence, then the rest
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])[\"”»)\]]*\s+(?=\S)")
@@ -41,8 +38,7 @@ def first_sentence_first(reply: str) -> list[str]:
     quotes it rests on); a short one, or one whose first sentence is long, stays whole."""
     if len(reply) <= SHORT_ANSWER:
         return [reply]
-    quotes = reply.find(QUOTES_UNDER)  # a checked answer: the answer, then its quotes
-    if 0 < quotes <= SHORT_ANSWER:
+    if 0 < (quotes := reply.find(QUOTES_UNDER)) <= SHORT_ANSWER:  # the answer, its quotes
         return [reply[:quotes].strip(), reply[quotes:].strip()]
     for end in _SENTENCE_END.finditer(reply):
         if end.start() > SHORT_ANSWER:
