@@ -62,6 +62,7 @@ def ask_for(question: str) -> str:
     return f"{ASK} {INFER}" if _INFERS.search(question) else ASK
 
 
+BIO = "bio.md"  # the name a bio.md line goes by as a passage (in_bio)
 SILENT = "Your sources don't say."
 UNBACKED = "(biomd found nothing in your sources that says this: it is the model's own answer.)"
 _SPEAKER = re.compile(r"^\[[^\]]+\]\s*([^:\n]{1,60}?)(?:\s+\(owner\))?:\s")
@@ -290,6 +291,8 @@ def cite(q: Backed, about: str = "") -> str:
     `about`), then where they are (source, date, speaker)."""
     who = f", {q.speaker}" if q.speaker else ""
     when = f", {q.day}" if q.day else ""
+    if q.name == BIO:  # bio.md's words, which cite the source: not the source's own
+        who = f", {BIO}'s line"
     words = " ".join(q.quote.split())  # one line, though the source wraps it
     return f"“{_short(words, about)}” [#{q.document_id}{when}{who}]"
 
@@ -412,7 +415,7 @@ def in_bio(bio: str) -> list[ShownPassage]:
     out = []
     for line in bio.splitlines():
         for n in dict.fromkeys(_CITED.findall(line)):
-            out.append(ShownPassage(int(n), "bio.md", "", None, line.strip().lstrip("-* ")))
+            out.append(ShownPassage(int(n), BIO, "", None, line.strip().lstrip("-* ")))
     return out
 
 

@@ -13,6 +13,7 @@ from biomd.biographer.answer_check import (
     ask_for,
     backed,
     checked,
+    in_bio,
     parse,
 )
 from biomd.biographer.answer_claims import terms
@@ -184,3 +185,13 @@ def test_the_owners_own_name_in_an_answer_needs_no_quote() -> None:
     text, _ = checked("Who is Inês?", claimed, [mum], owner=["Nina Castell", "Nina"])
     assert text.startswith("Inês is Nina Castell's partner.\n- “Her name is Inês”")
     assert "No quote says" not in text
+
+
+def test_an_answer_resting_on_a_bio_md_line_says_the_words_are_bio_mds() -> None:
+    bio = "## Timeline\n- 2021-02: Moved into a flat in Graça, Lisbon [#3]\n"
+    claimed = parse(reply("In Graça.", (3, "Moved into a flat in Graça")))
+    text, _ = checked("Where is my flat?", claimed, in_bio(bio))
+    assert text == "In Graça.\n- “Moved into a flat in Graça” [#3, bio.md's line]"
+    source = ShownPassage(3, "2021-02-10.md", "2021-02-10", None, "We moved into a flat in Graça")
+    text, _ = checked("Where is my flat?", claimed, [source, *in_bio(bio)])
+    assert text.endswith("“moved into a flat in Graça” [#3, 2021-02-10]")  # the source, as said
