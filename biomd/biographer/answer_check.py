@@ -372,8 +372,9 @@ def checked(
         return wrong, quotes
     answer = _plain(claimed.answer)
     mine = {fold(w) for name in owner for w in name.split()}  # the owner needs no quote
-    loose = [t for t in unquoted(answer, question, quotes) if fold(t) not in mine]
-    if loose and len(loose) == len([t for t in terms(answer, question) if fold(t) not in mine]):
+    named = [t for t in terms(answer, question) if fold(t) not in mine]
+    loose = unquoted(named, quotes)
+    if loose and len(loose) == len(named):
         return _silent(passages, loose), []  # its quotes are real, but say none of it
     if asks_when(question):
         answer = dated(answer, quotes[0])
@@ -427,10 +428,12 @@ def _plain(answer: str) -> str:
 
 
 def _silent(passages: Sequence[ShownPassage], loose: Sequence[str] = ()) -> str:
-    first = {p.document_id: p for p in reversed(passages)}  # each source once, best first
+    first: dict[int, ShownPassage] = {}
+    for p in passages:
+        first.setdefault(p.document_id, p)  # each source once, best first
     near = [
         f"- #{p.document_id} {p.name}{', ' + p.dates if p.dates else ''}"
-        for p in sorted(first.values(), key=passages.index)[:3]
+        for p in list(first.values())[:3]
     ]
     more = "\nThe nearest passages:\n" + "\n".join(near) if near else ""
     why = f" (The model answered with {_listed(loose)}, which no passage says.)" if loose else ""

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from biomd.fold import fold
-from biomd.retrieval.relative import resolve
+from biomd.retrieval.relative import WEEKDAYS, resolve
+from biomd.retrieval.when import MONTHS
 
 STAMP = re.compile(r"^\[(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}))?\]\s*")
 _NAMED = re.compile(
@@ -51,17 +52,14 @@ def sentences(text: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+|\n", text)
 
 
-_MONTH_NAMES = (
-    "january february march april may june july august september october november december"
-).split()
-_MONTH = r"(?P<{0}>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" \
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"  # fmt: skip
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))  # "september", "sept", "sep"
+_MONTH_IN = r"(?P<{0}>" + _MONTH + r")\.?"
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _DATE_IN = re.compile(
     r"\b(?P<iso>\d{4}-\d{2}(?:-\d{2})?)\b"
-    rf"|\b(?P<d1>\d{{1,2}}){_ORDINAL}(?: of)? {_MONTH.format('m1')}(?:,? (?P<y1>\d{{4}}))?\b"
-    rf"|\b{_MONTH.format('m2')} (?P<d2>\d{{1,2}}){_ORDINAL}(?:,? (?P<y2>\d{{4}}))?\b"
-    rf"|\b{_MONTH.format('m3')},? (?P<y3>\d{{4}})\b",
+    rf"|\b(?P<d1>\d{{1,2}}){_ORDINAL}(?: of)? {_MONTH_IN.format('m1')}(?:,? (?P<y1>\d{{4}}))?\b"
+    rf"|\b{_MONTH_IN.format('m2')} (?P<d2>\d{{1,2}}){_ORDINAL}(?:,? (?P<y2>\d{{4}}))?\b"
+    rf"|\b{_MONTH_IN.format('m3')},? (?P<y3>\d{{4}})\b",
     re.I,
 )
 
@@ -70,8 +68,7 @@ def _named(m: re.Match[str], year: str) -> str:
     """A date found in an answer, as ISO to its precision ("2023-07-14", "2023-07")."""
     if m["iso"]:
         return m["iso"]
-    month = next(m[k] for k in ("m1", "m2", "m3") if m[k]).lower()[:3]
-    number = [n[:3] for n in _MONTH_NAMES].index(month) + 1
+    number = MONTHS[next(m[k] for k in ("m1", "m2", "m3") if m[k]).lower()]
     y = m["y1"] or m["y2"] or m["y3"] or year
     d = m["d1"] or m["d2"]
     return f"{y}-{number:02d}-{int(d):02d}" if d else f"{y}-{number:02d}"
@@ -120,13 +117,7 @@ def dated(answer: str, quote: Backed) -> str:
 
 
 _NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
-_MONTH_WORDS = frozenset(
-    (
-        "january february march april may june july august september october november december "
-        "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday "
-        "friday saturday sunday"
-    ).split()
-)
+_MONTH_WORDS = frozenset([*MONTHS, *WEEKDAYS])
 
 
 def terms(answer: str, question: str) -> list[str]:
@@ -143,11 +134,11 @@ def terms(answer: str, question: str) -> list[str]:
     return list(dict.fromkeys(w for w in found if w != "I" and not w.startswith("I'")))
 
 
-def unquoted(answer: str, question: str, quotes: Sequence[Backed]) -> list[str]:
-    """The names and numbers an answer adds that none of its quotes' lines holds."""
+def unquoted(named: Sequence[str], quotes: Sequence[Backed]) -> list[str]:
+    """The names and numbers an answer adds (`terms`) that none of its quotes' lines holds."""
     said = fold(" ".join(f"{q.line} {q.day}" for q in quotes))
     out = []
-    for term in terms(answer, question):
+    for term in named:
         spelled = _NUMBER_WORDS[int(term)] if term.isdigit() and int(term) < 13 else ""
         if not re.search(rf"\b{re.escape(fold(term))}", said) and not (
             spelled and re.search(rf"\b{spelled}\b", said)
