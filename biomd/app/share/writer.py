@@ -9,8 +9,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from biomd.app.share.portrait import LEFT_OUT, Item, Portrait, PortraitPart
-from biomd.app.share.support import refusal
 from biomd.biographer.json_reply import Unreadable, json_values
+from biomd.biographer.support import refusal
 from biomd.models.llm import JsonModel
 
 ROUNDS = 2  # the first writing, then one more for the sentences refused
