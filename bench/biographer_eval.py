@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench import portrait
 from biomd import sample
 from biomd.app.engine import Engine
 from biomd.biographer.answer_check import SILENT, quote_lines
@@ -34,6 +35,50 @@ from tests.support.db import one, rows
 from tests.support.model_files import MINILM_NAME, minilm_dir, whisper_dir
 
 KEY = Path(__file__).with_name("sample_answer_key.json")
+LIVES = Path(__file__).with_name("lives")
+PORTRAIT_HEADING = "### A portrait, not a log of quotes (issue 51)"
+PORTRAIT_COLUMNS = (
+    "date",
+    "life",
+    "run",
+    "facts cited right",
+    "people with relation",
+    "summary supported",
+    "first-person / header / subjectless lines",
+    "who-did-what errors",
+    "answers right",
+    "invented ids",
+    "calls: notes / lines / summary / turns / chat",
+    "tokens in per MB read",
+    "wall",
+)
+
+
+@dataclass(frozen=True)
+class Life:
+    """A life to read: its sources in id order, its owner and the answer key."""
+
+    name: str
+    files: list[Path]
+    owner_names: str
+    timezone: str
+    key: dict[str, Any]
+
+    @classmethod
+    def sample(cls) -> Life:
+        key = json.loads(KEY.read_text(encoding="utf-8"))
+        return cls("sample", sample.files(), sample.OWNER_NAMES, sample.TIMEZONE, key)
+
+    @classmethod
+    def at(cls, folder: Path) -> Life:
+        """A life written for the bench (bench/lives/NAME/life.json and its sources)."""
+        life = json.loads((folder / "life.json").read_text(encoding="utf-8"))
+        files = [folder / f for f in life["sources"]]
+        return cls(
+            folder.name, files, ", ".join(life["owner_names"]), life["timezone"], life["key"]
+        )
+
+
 RESULTS = Path(__file__).with_name("RESULTS.md")
 HEADING = "## Biographer quality on the sample life (`bench/biographer_eval.py`)"
 COLUMNS = (
@@ -208,6 +253,8 @@ class Run:
     notes_kept: int = 0
     notes_dropped: int = 0  # for a quote not found in the source
     notes: list[list[Any]] = field(default_factory=list)  # the reader's, kept
+    by_mode: dict[str, tuple[int, int, int]] = field(default_factory=dict)  # calls, in, out
+    text_bytes: int = 0  # characters of the sources' text
 
 
 class Traced:
@@ -253,9 +300,10 @@ class Traced:
 
 
 async def run(
-    settings: Settings, key: dict[str, Any], verbose: bool = False, trace: Path | None = None
+    settings: Settings, life: Life, verbose: bool = False, trace: Path | None = None
 ) -> Run:
-    """Ingest the sample, read it all, ask the questions; everything the score needs."""
+    """Ingest the life, read it all, ask the questions; everything the score needs."""
+    key = life.key
     steps: dict[int, list[str]] = {}
     problems: list[str] = []
     started = time.monotonic()
@@ -272,7 +320,7 @@ async def run(
             if verbose:
                 print(f"    {kind}: {detail[:160]}", flush=True)
 
-        results = [r async for r in engine.sources.ingest(sample.files())]
+        results = [r async for r in engine.sources.ingest(life.files)]
         problems += [f"{r.name}: {r.error}" for r in results if getattr(r, "error", None)]
         try:
             await engine.biographer.reading.read_pending(on_step=on_step)
@@ -307,6 +355,12 @@ async def run(
             " AND mode IN ('chat', 'analysis', 'reading')",
         )
         calls = one(db, "SELECT COUNT(*) FROM llm_usage")
+        by_mode = rows(
+            db,
+            "SELECT mode, COUNT(*), SUM(prompt_tokens), SUM(completion_tokens) FROM llm_usage"
+            " GROUP BY mode",
+        )
+        read_bytes = one(db, "SELECT COALESCE(SUM(text_length), 0) FROM documents")[0]
         notes = rows(db, "SELECT document_id, kind, date, people, statement, quote FROM notes")
         never_noted = one(
             db,
@@ -348,6 +402,8 @@ async def run(
         notes_kept=int(kept),
         notes_dropped=int(dropped),
         calls=int(calls[0]) if calls else 0,
+        by_mode={str(m): (int(n), int(i or 0), int(o or 0)) for m, n, i, o in by_mode},
+        text_bytes=int(read_bytes),
         wall_s=time.monotonic() - started,
         problems=problems,
     )
@@ -390,22 +446,28 @@ def turns_table(r: Run) -> str:
     return "\n".join(lines)
 
 
-def append_row(results: Path, cells: list[str], machine: str) -> None:
-    """Add the row under this bench's heading in RESULTS.md, creating the table if needed."""
+def append_row(
+    results: Path,
+    cells: list[str],
+    machine: str,
+    heading: str = HEADING,
+    columns: Sequence[str] = COLUMNS,
+) -> None:
+    """Add the row under a heading in RESULTS.md, creating the table if needed."""
     text = results.read_text(encoding="utf-8") if results.exists() else ""
     line = "| " + " | ".join(c.replace("|", "/") for c in cells) + " |"
-    if HEADING not in text:
-        header = "| " + " | ".join(COLUMNS) + " |\n|" + "---|" * len(COLUMNS)
+    if heading not in text:
+        header = "| " + " | ".join(columns) + " |\n|" + "---|" * len(columns)
         text = (
             text.rstrip("\n")
-            + f"\n\n{HEADING}\n\nMachine: {machine}. Rules in bench/biographer_eval.py; the "
+            + f"\n\n{heading}\n\nMachine: {machine}. Rules in bench/biographer_eval.py; the "
             "answer key is bench/sample_answer_key.json. Facts: found / correctly cited; "
             "contradictions with both sides (and both dates); invented citations count ids "
             "that do not exist and chat days with no message.\n\n" + header + "\n"
         )
-    head, _, tail = text.partition(HEADING)
+    head, _, tail = text.partition(heading)
     table_end = _table_end(tail)
-    text = head + HEADING + tail[:table_end].rstrip("\n") + "\n" + line + "\n" + tail[table_end:]
+    text = head + heading + tail[:table_end].rstrip("\n") + "\n" + line + "\n" + tail[table_end:]
     results.write_text(text, encoding="utf-8")
 
 
@@ -435,7 +497,8 @@ def machine() -> str:
     return f"{os.cpu_count()} cores, {cpu}"
 
 
-def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
+def settings_for(args: argparse.Namespace, data_dir: Path, life: Life | None = None) -> Settings:
+    life = life or Life.sample()
     extra: dict[str, Any] = {}
     if args.backend != "openai":
         extra["llm_backend"] = args.backend
@@ -452,8 +515,8 @@ def settings_for(args: argparse.Namespace, data_dir: Path) -> Settings:
         embed_model=MINILM_NAME,
         embed_model_path=minilm_dir(),
         whisper_model=str(whisper_dir()),
-        owner_names=sample.OWNER_NAMES,
-        timezone=sample.TIMEZONE,
+        owner_names=life.owner_names,
+        timezone=life.timezone,
         daily_spend_limit_usd=args.spend_limit,
         **extra,
     )
@@ -469,6 +532,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--spend-limit", type=float, default=5.0)
     p.add_argument("--placement", choices=["model", "rules"], default="", help="of notes")
     p.add_argument("--label", default="", help="what this run is, for the results row")
+    p.add_argument(
+        "--life", default="sample", help="the sample, or a life in bench/lives (e.g. jonas)"
+    )
     p.add_argument("--results", type=Path, default=RESULTS, help="where to append the row")
     p.add_argument("--no-append", action="store_true")
     p.add_argument("--keep", type=Path, default=None, help="write bio.md and answers here")
@@ -479,13 +545,28 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 async def main(argv: Sequence[str] | None = None) -> tuple[Score, Run]:
     args = parse(argv)
-    key = json.loads(KEY.read_text(encoding="utf-8"))
+    life = Life.sample() if args.life == "sample" else Life.at(LIVES / args.life)
+    key = life.key
     with tempfile.TemporaryDirectory(prefix="biomd-eval-") as tmp:
-        settings = settings_for(args, Path(tmp) / "data")
-        r = await run(settings, key, args.verbose, args.trace)
+        settings = settings_for(args, Path(tmp) / "data", life)
+        r = await run(settings, life, args.verbose, args.trace)
     s = score(r.bio, r.answers, key, r.chat_dates)
     cells = row(args.label or "-", args.model, s, r)
     print("\n" + "\n".join(f"{c:>30}: {v}" for c, v in zip(COLUMNS, cells, strict=True)))
+    owner = [n.strip() for n in life.owner_names.split(",")]
+    p = portrait.score(r.bio, key, owner)
+    shown = portrait_row(life.name, args.label or "-", s, p, r)
+    print("\n" + "\n".join(f"{c:>42}: {v}" for c, v in zip(PORTRAIT_COLUMNS, shown, strict=True)))
+    for what, found in (
+        ("first person", p.first_person),
+        ("header or greeting", p.headers),
+        ("no subject", p.no_subject),
+        ("who did what", p.who_errors),
+        ("summary unsupported", p.unsupported),
+        ("people missing", p.people_missing),
+    ):
+        for x in found:
+            print(f"  {what}: {x}")
     print(f"\nreader notes: {r.notes_kept} kept, {r.notes_dropped} dropped (quote not found)")
     print("\nper turn:\n" + turns_table(r))
     if s.missing:
@@ -509,8 +590,33 @@ async def main(argv: Sequence[str] | None = None) -> tuple[Score, Run]:
         )
         (args.keep / "steps.md").write_text(steps, encoding="utf-8")
     if not args.no_append:
-        append_row(args.results, cells, machine())
+        if life.name == "sample":
+            append_row(args.results, cells, machine())
+        append_row(args.results, shown, machine(), PORTRAIT_HEADING, PORTRAIT_COLUMNS)
     return s, r
+
+
+def portrait_row(life: str, label: str, s: Score, p: portrait.Portrait, r: Run) -> list[str]:
+    """The issue 51 measures of one run, as a results row."""
+    calls = [r.by_mode.get(m, (0, 0, 0))[0] for m in ("notes", "wording", "summary", "reading")]
+    chat = r.by_mode.get("chat", (0, 0, 0))[0]
+    reading_in = sum(v[1] for m, v in r.by_mode.items() if m != "chat")
+    per_mb = reading_in / max(1, r.text_bytes) * 1_000_000
+    return [
+        datetime.now(UTC).strftime("%Y-%m-%d"),
+        life,
+        label,
+        f"{s.facts_cited}/{s.facts_total}",
+        f"{p.people}/{p.people_total}",
+        f"{p.summary_supported}/{p.summary} sentences",
+        f"{len(p.first_person)} / {len(p.headers)} / {len(p.no_subject)} of {p.lines}",
+        str(len(p.who_errors)),
+        f"{s.answers}/{s.answers_total}",
+        str(s.invented_in_bio + s.invented_in_answers),
+        " / ".join(str(c) for c in [*calls, chat]),
+        f"{per_mb:,.0f} ({r.text_bytes:,} characters)",
+        f"{r.wall_s / 60:.1f} min",
+    ]
 
 
 if __name__ == "__main__":

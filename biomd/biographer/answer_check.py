@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from biomd.biographer import who
 from biomd.biographer.answer_claims import STAMP, Backed, dated, sentences, terms, unquoted
 from biomd.biographer.evidence import ShownPassage
 from biomd.biographer.reading.quotes import RUN_WORDS, locate, longest_piece, longest_run
@@ -65,7 +66,6 @@ def ask_for(question: str) -> str:
 BIO = "bio.md"  # the name a bio.md line goes by as a passage (in_bio)
 SILENT = "Your sources don't say."
 UNBACKED = "(biomd found nothing in your sources that says this: it is the model's own answer.)"
-_SPEAKER = re.compile(r"^\[[^\]]+\]\s*([^:\n]{1,60}?)(?:\s+\(owner\))?:\s")
 _TIME = re.compile(r"\b(when|what (day|date|time|year|month)|how long ago|since when)\b", re.I)
 _QUOTED = re.compile(r'“([^”\n]{8,})”|"([^"\n]{8,})"|«([^»\n]{8,})»|„([^“”\n]{8,})[“”]')
 _CITED = re.compile(r"\[?#(\d+)\b")
@@ -79,18 +79,8 @@ _BOILERPLATE = re.compile(
     r"information|notes|messages|biomd)\b[^.:,\n]{0,80}[,:]\s*",
     re.I,
 )
-_FIRST_PERSON = re.compile(
-    r"\b(?:I|my|me|mine|myself"  # en
-    r"|ich|mein\w{0,2}|mich|mir"  # de
-    r"|yo|mis?|conmigo|je|j'|mon|ma|mes|moi"  # es, fr
-    r"|eu|meus?|minhas?|comigo|io|mio|mia|miei|mie"  # pt, it
-    r"|ik|mijn|mij)\b",  # nl
-    re.I,
-)
-"""The owner, in a question in the languages biomd reads: "I", "my", "ich", "mi", "mijn"."""
 _INFERS = re.compile(r"\b(?:might|would|likely|probably|could)\b", re.I)
 """A question that asks for an inference ("Which state might they live in?")."""
-_NAME = re.compile(r"\b([A-ZÀ-ÖØ-Þ][\w-]*(?:['’](?![sS]\b)[\w-]+)*)")  # "Caroline's": Caroline
 
 
 @dataclass(frozen=True)
@@ -227,24 +217,17 @@ def _at(p: ShownPassage, start: int, end: int) -> Backed:
     line = p.text[line_start : line_end if line_end >= 0 else len(p.text)]
     stamp = STAMP.match(line)
     day = stamp.group(1) if stamp else "" if " to " in p.dates else p.dates[:10]
-    who = _SPEAKER.match(line)
+    said_by = who.speaker(line)
     quote = p.text[start:end]
-    if start == line_start and (said := _SPEAKER.match(quote)):
+    if start == line_start and (said := who.SPEAKER.match(quote)):
         quote = quote[said.end() :]  # a whole line: its words, without stamp and speaker
-    elif who and (named := re.match(rf"\s*{re.escape(who.group(1))}(?: \(owner\))?:\s", quote)):
+    elif said_by and (named := re.match(rf"\s*{re.escape(said_by)}(?: \(owner\))?:\s", quote)):
         quote = quote[named.end() :]  # from its speaker's name on: the words
-    return Backed(p.document_id, p.name, quote.strip(), line.strip(), day,
-                  who.group(1).strip() if who else "")  # fmt: skip
+    return Backed(p.document_id, p.name, quote.strip(), line.strip(), day, said_by)
 
 
 def asks_when(question: str) -> bool:
     return bool(_TIME.search(question))
-
-
-def named_in(question: str, people: Sequence[str]) -> list[str]:
-    """The people a question names, of those given (first names match)."""
-    words = {fold(w) for w in _NAME.findall(question)}
-    return [p for p in people if fold(p.split()[0]) in words]
 
 
 def premise(
@@ -258,32 +241,26 @@ def premise(
     speakers = [q.speaker for q in quotes if q.speaker]
     if not quotes or len(speakers) < len(quotes):
         return None
-    about = named_in(question, sorted(set(speakers) | set(people)))
-    mine = bool(owner) and bool(_FIRST_PERSON.search(question))
+    about = who.named(question, sorted(set(speakers) | set(people)))
+    mine = bool(owner) and bool(who.SINGULAR_FIRST.search(question))
     if mine:
         about = [*about, *owner]
     elif not about:  # a name no one speaks under, in a question not about the owner
-        about = _people(question)
+        about = who.names_in(question)
     if not about:
         return None
-    keys = {fold(a.split()[0]) for a in about}
-    for q in quotes:
-        if fold(q.speaker.split()[0]) in keys or keys & {fold(w) for w in _NAME.findall(q.quote)}:
-            return None  # said by them, or names them
-    who = quotes[0].speaker
+    keys = {who.key(a) for a in about}
+    if any(keys & who.parties(q.quote, q.speaker) for q in quotes):
+        return None  # said by them, or names them
+    said_by = quotes[0].speaker
     asked = "you" if mine and about[0] == owner[0] else about[0]
-    return f"Your sources say this of {who}, not {asked}: {cite(quotes[0], question)}"
-
-
-def _people(question: str) -> list[str]:
-    """Capitalised words after the first: the names a question may be about."""
-    return [w for w in _NAME.findall(question)[1:] if w.upper() != w]  # not "I", "LGBTQ"
+    return f"Your sources say this of {said_by}, not {asked}: {cite(quotes[0], question)}"
 
 
 def speakers_in(passages: Sequence[ShownPassage]) -> list[str]:
     """Everyone who speaks in the passages (a chat's "[stamp] Name: …" lines), each once."""
-    found = (_SPEAKER.match(line) for p in passages for line in p.text.split("\n"))
-    return list(dict.fromkeys(m.group(1).strip() for m in found if m))
+    found = (who.speaker(line) for p in passages for line in p.text.split("\n"))
+    return list(dict.fromkeys(x for x in found if x))
 
 
 def cite(q: Backed, about: str = "") -> str:
@@ -348,17 +325,20 @@ def checked(
     owner: Sequence[str] = (),
     *,
     strict: bool = True,
+    behind: Mapping[str, Backed] | None = None,
 ) -> tuple[str, list[Backed]]:
     """The answer the owner is shown, and the quotes it rests on: the model's answer with
     its verified quotes; the premise reply where they are another person's; the quote's
     date where the question asks when; else that the sources don't say, with the nearest
     passages. Free text that quotes nothing rests on the lines its citations point to; when
     `strict` is off (a model that researched with tools), free text that rests on nothing
-    stands, marked as the model's own."""
+    stands, marked as the model's own. A quote found only in a bio.md line is shown as the
+    source's words that line rests on (`behind`, by the line), where they are known."""
     backing = _backing(claimed, passages) if claimed else {}
     quotes = _widest(q for q in backing.values() if q is not None)
     if claimed and claimed.free and not claimed.quotes:
         quotes = lines_cited(claimed.answer, passages)
+    quotes = _through_sources(quotes, behind or {})
     people = speakers_in(passages)
     wrong = premise(question, quotes, owner, people) if quotes else None
     if claimed and claimed.silent and wrong:
@@ -388,6 +368,32 @@ def checked(
     return "\n".join(lines), quotes
 
 
+def bio_hits(claimed: Claimed | None, passages: Sequence[ShownPassage]) -> list[tuple[int, str]]:
+    """The bio.md lines (source, line) where a claimed quote is found, and nowhere else."""
+    if claimed is None:
+        return []
+    found: Iterable[Backed | None] = _backing(claimed, passages).values()
+    if claimed.free and not claimed.quotes:
+        found = lines_cited(claimed.answer, passages)
+    return [(q.document_id, q.line) for q in found if q is not None and q.name == BIO]
+
+
+def _through_sources(quotes: Sequence[Backed], behind: Mapping[str, Backed]) -> list[Backed]:
+    """Each quote found in a bio.md line replaced by the source's own words that line rests
+    on, where they are known; each once."""
+    out: list[Backed] = []
+    for q in quotes:
+        q = behind.get(q.line, q) if q.name == BIO else q
+        if q not in out:
+            out.append(q)
+    return out
+
+
+def quote_at(p: ShownPassage, start: int, end: int) -> Backed:
+    """The quote at [start, end) of a passage, with its line's date and speaker."""
+    return _at(p, start, end)
+
+
 def _listed(words: Sequence[str]) -> str:
     shown = [f"“{w}”" for w in words[:4]]
     return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
@@ -407,7 +413,7 @@ def claims(text: str) -> bool:
     or a name (a capitalised word inside a sentence); "No changes needed." doesn't."""
     if _CITED.search(text) or re.search(r"\d", text):
         return True
-    return any(w != "I" for s in sentences(text) for w in _NAME.findall(s)[1:])
+    return any(w != "I" for s in sentences(text) for w in who.NAME.findall(s)[1:])
 
 
 def in_bio(bio: str) -> list[ShownPassage]:

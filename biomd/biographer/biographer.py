@@ -62,6 +62,7 @@ class Biographer:
             self.agent,
             self.cost,
             self.budget,
+            s.owner.language,
         )
 
     @property

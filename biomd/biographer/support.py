@@ -6,9 +6,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from biomd.fold import fold
 
+SENTENCES: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string"},
+            "lines": {"type": "array", "items": {"type": "integer"}},
+        },
+        "required": ["text", "lines"],
+        "additionalProperties": False,
+    },
+}
+"""The JSON schema of sentences that each name the lines they rest on (L numbers)."""
 _WORD = re.compile(r"\w+")
 _NUMBER = re.compile(r"\d+")
 _STEM = 5  # letters compared: "moved" and "moving", "potter" and "pottery"

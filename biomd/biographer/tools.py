@@ -21,7 +21,7 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from biomd.biographer import evidence, evidence_search
+from biomd.biographer import bio_lines, evidence, evidence_search
 from biomd.biographer.citations import bracket_bare, chat_days, source_ids
 from biomd.biographer.edits import removed_share
 from biomd.biographer.evidence import ShownPassage
@@ -42,12 +42,14 @@ from biomd.models.tools import (
     tool,
 )
 from biomd.retrieval.search import Searcher
+from biomd.retrieval.when import day_of
 
 log = logging.getLogger(__name__)
 
 _WRAPPERS = re.compile(r"[ \t]*</?(?:source_data|tool_result|bio_md)\b[^>]*>")  # echoed back
 LONGEST_LINE = 600  # characters: a longer "line" is a paragraph pasted from a source
 SMALL_REMOVAL = 400  # characters an edit may always remove, however small bio.md is
+BEHIND = 200  # characters of a source on each side of the quote a bio.md line rests on
 AROUND_WORDS = 4  # words of a cited sentence looked for in its source (the longest)
 AROUND_PLACES = 4  # stretches of a source read to check what a turn's free text cites
 REPEATS = 3  # the same call with the same arguments this many times is not run again
@@ -85,10 +87,46 @@ class Toolbox:
         except BiomdError as exc:  # the turn goes on; the model can still search
             log.warning("no evidence for the chat turn: %s", exc.user_message)
             return ""
+        passages = [*await self._behind_bio(message), *passages]
         text, shown = evidence.render(passages, notes, budget)
         self.state.seen.update(shown)
         self.shown = [p for p in passages if p.document_id in shown]
         return text
+
+    async def _behind_bio(self, message: str) -> list[ShownPassage]:
+        """The source passages behind bio.md's lines that share words with the message
+        (bio_lines.py): bio.md is evidence only through what its sources say."""
+        out: list[ShownPassage] = []
+        for source, line in bio_lines.matching(await self.profile.load(), message):
+            found = await self.behind(source, line)
+            if found is not None and found[0] not in out:
+                out.append(found[0])
+        return out
+
+    async def behind(self, source: int, line: str) -> tuple[ShownPassage, int, int] | None:
+        """The passage of `source` that a bio.md line rests on (the note it came from, with
+        the lines around its quote), and where the quote is in it; None when no note of
+        that source says it."""
+        note = bio_lines.behind(line, await self.searcher.store.notes.of_source(source))
+        if note is None:
+            return None
+        try:
+            doc = await self.searcher.source(source)
+            lo = max(0, note.start - BEHIND)
+            part = await self.searcher.read_source(source, lo, note.end - lo + BEHIND)
+        except BiomdError:
+            return None
+        start = part.text.rfind("\n", 0, note.start - lo) + 1
+        end = part.text.find("\n", note.end - lo)
+        text = part.text[start : end if end >= 0 else len(part.text)]
+        first = ((doc.content_start or "") if doc else "")[:10]
+        last = ((doc.content_end or first) if doc else "")[:10]
+        day = day_of(first) if first and first == last else None
+        at = note.start - lo - start
+        passage = ShownPassage(
+            source, part.document, first if first == last else f"{first} to {last}", day, text
+        )
+        return passage, at, at + note.end - note.start
 
     async def around(self, wanted: Sequence[tuple[int, Sequence[str]]]) -> list[ShownPassage]:
         """Where the words an answer cites are: for each (source, words) of a source that

@@ -268,9 +268,13 @@ class Agent:
         )
         wanted = answer_check.wanted(claimed)[:CHECKED_CITATIONS]
         found = await toolbox.around(wanted)
-        bio = answer_check.in_bio(await self._load_bio())
+        passages = [*toolbox.shown, *found, *answer_check.in_bio(await self._load_bio())]
+        behind = {}
+        for source, line in answer_check.bio_hits(claimed, passages):
+            if (at := await toolbox.behind(source, line)) is not None:
+                behind[line] = answer_check.quote_at(*at)
         report, _ = answer_check.checked(
-            question, claimed, [*toolbox.shown, *found, *bio], self.owner_names, strict=strict
+            question, claimed, passages, self.owner_names, strict=strict, behind=behind
         )
         return replace(outcome, report=report)
 

@@ -12,9 +12,11 @@ from biomd.biographer.answer_check import (
     SILENT,
     ask_for,
     backed,
+    bio_hits,
     checked,
     in_bio,
     parse,
+    quote_at,
 )
 from biomd.biographer.answer_claims import terms
 from biomd.biographer.evidence import ShownPassage
@@ -195,3 +197,14 @@ def test_an_answer_resting_on_a_bio_md_line_says_the_words_are_bio_mds() -> None
     source = ShownPassage(3, "2021-02-10.md", "2021-02-10", None, "We moved into a flat in Graça")
     text, _ = checked("Where is my flat?", claimed, [source, *in_bio(bio)])
     assert text.endswith("“moved into a flat in Graça” [#3, 2021-02-10]")  # the source, as said
+
+
+def test_a_quote_of_a_bio_md_line_is_shown_as_the_source_words_the_line_rests_on() -> None:
+    bio = "## Identity\n- Nina's cat is called Biscuit [#3]\n"
+    claimed = parse(reply("Biscuit.", (3, "Nina's cat is called Biscuit")))
+    source = ShownPassage(3, "2021-02-10.md", "2021-02-10", None, "Biscuit hates the stairs.")
+    passages = in_bio(bio)
+    assert bio_hits(claimed, passages) == [(3, "Nina's cat is called Biscuit [#3]")]
+    behind = {"Nina's cat is called Biscuit [#3]": quote_at(source, 0, 24)}
+    text, _ = checked("What is my cat called?", claimed, passages, behind=behind)
+    assert text == "Biscuit.\n- “Biscuit hates the stairs” [#3, 2021-02-10]"

@@ -17,7 +17,8 @@ from biomd.biographer.evidence import ShownPassage, is_question, render, wants_s
 from biomd.retrieval.relative import resolve, resolve_lines
 from biomd.settings import Settings
 from tests.conftest import llm_settings
-from tests.support.fake_llm import FakeLLM, answer_reply
+from tests.support.fake_llm import FakeLLM, answer_reply, notes_reply
+from tests.support.reading import read_round
 from tests.support.samples import add_sources
 
 CHAT = (
@@ -256,3 +257,32 @@ def test_a_long_answer_is_sent_as_its_first_sentence_then_the_rest() -> None:
     checked = "He is Biscuit. He came from Sligo.\n- “a lurcher called Biscuit” [#3]\n" * 6
     first, quotes = first_sentence_first(checked)  # a checked answer: then its quotes
     assert first == "He is Biscuit. He came from Sligo." and quotes.startswith("- “a lurcher")
+
+
+@pytest.mark.slow
+async def test_an_answer_finds_what_bio_md_holds_and_shows_the_source_words_behind_it(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = llm_settings(tmp_path, minilm_path, llm, owner_names="Nina Castell, Nina")
+    llm.notes.append(
+        notes_reply(
+            {"kind": "fact", "statement": "Nina has a cat called Biscuit",
+             "quote": "My cat Biscuit hates the stairs."},
+        )
+    )  # fmt: skip
+    async with await Engine.open(settings) as engine:
+        journal = (
+            "Ten days in Lisbon. The flat has a lemon tree.\n\nMy cat Biscuit hates the stairs.\n"
+        )
+        doc = await engine.sources.keep_text(journal, "2021-02-10.md")
+        await read_round(engine)
+        assert f"- Nina has a cat called Biscuit [#{doc}]" in await engine.profile.load()
+        llm.reply_with(answer_reply("Biscuit.", (doc, "Nina has a cat called Biscuit")))
+        answer = await engine.biographer.chat.ask("What is my cat called?")
+    asked = llm.bodies[-1]["messages"][-1]["content"]
+    assert (
+        "My cat Biscuit hates the stairs." in asked
+    )  # the source behind bio.md's line, in the evidence
+    # the quote is bio.md's wording; what is shown is the source's own words behind it
+    assert answer.report.startswith("Biscuit.\n- “My cat Biscuit hates the stairs.” [#")
+    assert "bio.md's line" not in answer.report

@@ -152,6 +152,11 @@ class FakeLLM:
         default=lambda body: auto_notes(body)
     )  # the reader's notes when none are scripted
     responder: Callable[[dict[str, Any]], Scripted] | None = None  # when no reply is scripted
+    # Reading's small calls, also answered apart: a note's line (from `lines` while it holds
+    # replies, else the note's own statement) and the Summary (from `summaries`, else none).
+    lines: list[Scripted] = field(default_factory=list)
+    summaries: list[Scripted] = field(default_factory=list)
+    writer_requests: list[dict[str, Any]] = field(default_factory=list)
 
     def reply_with(self, *items: Scripted) -> None:
         """Queue replies: a string is an assistant text; a dict is a whole response body."""
@@ -162,6 +167,10 @@ class FakeLLM:
         return [r["body"] for r in self.requests]
 
     @property
+    def writer_bodies(self) -> list[dict[str, Any]]:
+        return [r["body"] for r in self.writer_requests]
+
+    @property
     def reader_bodies(self) -> list[dict[str, Any]]:
         return [r["body"] for r in self.reader_requests]
 
@@ -170,6 +179,17 @@ class FakeLLM:
             return self._as_reply(self.notes.pop(0), str(body.get("model", "")))
         notes = {"notes": self.notes_for(body)}
         return self._as_reply(json.dumps(notes), str(body.get("model", "")))
+
+    def _next_written(self, body: dict[str, Any]) -> dict[str, Any] | Status | Raw:
+        model = str(body.get("model", ""))
+        if content((body.get("messages") or [{}])[0]).startswith(LINE):
+            if self.lines:
+                return self._as_reply(self.lines.pop(0), model)
+            said = re.search(r"^Note: (.*)$", content(body["messages"][1]), re.M)
+            return self._as_reply(json.dumps({"line": said.group(1) if said else ""}), model)
+        if self.summaries:
+            return self._as_reply(self.summaries.pop(0), model)
+        return self._as_reply(json.dumps({"summary": [], "identity": []}), model)
 
     def _next(self, model: str) -> dict[str, Any] | Status | Raw:
         return self._as_reply(self.replies.pop(0) if self.replies else self.default_reply, model)
@@ -197,6 +217,8 @@ class FakeLLM:
 
 
 READER = "You are biomd's reader"
+LINE = "You write one line of"  # reading/wording.py
+SUMMARY = "You write the top of"  # reading/summary.py
 _BLOCK = re.compile(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", re.S)
 
 
@@ -211,6 +233,12 @@ def content(message: dict[str, Any]) -> str:
 def is_reader(body: dict[str, Any]) -> bool:
     messages = body.get("messages") or [{}]
     return content(messages[0]).startswith(READER)
+
+
+def is_writer(body: dict[str, Any]) -> bool:
+    """A call of reading's own: one note's line, or the Summary."""
+    messages = body.get("messages") or [{}]
+    return content(messages[0]).startswith((LINE, SUMMARY))
 
 
 def auto_notes(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -301,7 +329,10 @@ def fake_llm() -> Iterator[FakeLLM]:
             if not self.path.endswith("/chat/completions"):
                 self._route(body)
                 return
-            if is_reader(body):
+            if is_writer(body):
+                state.writer_requests.append({"path": self.path, "body": body})
+                reply = state._next_written(body)
+            elif is_reader(body):
                 state.reader_requests.append({"path": self.path, "body": body, "headers": headers})
                 if body.get("response_format") and not state.structured:
                     reply: dict[str, Any] | Status | Raw = Status(

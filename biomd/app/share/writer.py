@@ -10,7 +10,7 @@ from typing import Any
 
 from biomd.app.share.portrait import LEFT_OUT, Item, Portrait, PortraitPart
 from biomd.biographer.json_reply import Unreadable, json_values
-from biomd.biographer.support import refusal
+from biomd.biographer.support import SENTENCES, refusal
 from biomd.models.llm import JsonModel
 
 ROUNDS = 2  # the first writing, then one more for the sentences refused
@@ -23,18 +23,7 @@ SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "properties": {
                     "section": {"type": "string"},
-                    "sentences": {
-                        "type": "array",
-                        "items": {
-                            "type": "object",
-                            "properties": {
-                                "text": {"type": "string"},
-                                "lines": {"type": "array", "items": {"type": "integer"}},
-                            },
-                            "required": ["text", "lines"],
-                            "additionalProperties": False,
-                        },
-                    },
+                    "sentences": SENTENCES,
                 },
                 "required": ["section", "sentences"],
                 "additionalProperties": False,

@@ -15,7 +15,7 @@ away again and again. Pure functions."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from biomd.biographer.edits import apply_edit, find_section
@@ -70,10 +70,10 @@ def is_routine(x: Note) -> bool:
     return x.kind in ROUTINE
 
 
-def line(x: Note) -> tuple[str, str]:
-    """(section, the line) for one note."""
+def line(x: Note, worded: str | None = None) -> tuple[str, str]:
+    """(section, the line) for one note, in its own words or as `worded`."""
     cite = f"[#{x.document_id}]"
-    statement = x.statement.rstrip(".")
+    statement = (worded or x.statement).rstrip(".")
     if x.kind == "gap":
         return "Open questions", f"- {statement.rstrip('?')}? {cite}"
     if x.kind == "person" and x.people:
@@ -89,15 +89,35 @@ def line(x: Note) -> tuple[str, str]:
     return section, f"- {statement} {cite}"
 
 
-def place(bio: str, notes: Sequence[Note], room: Room = Room()) -> tuple[str, int]:
+def place(
+    bio: str,
+    notes: Sequence[Note],
+    room: Room = Room(),
+    worded: Mapping[int, str | None] | None = None,
+) -> tuple[str, int]:
     """bio.md with the notes' lines added at the end of their sections (the Timeline in date
     order as written), as far as `room` allows, and how many were added; a section bio.md
-    lacks is skipped."""
+    lacks is skipped. With `worded`, a note's line says what it holds for the note's id
+    (wording.py), and a note it holds None for has no line."""
+    bio, placed = placing(bio, notes, room, worded)
+    return bio, len(placed)
+
+
+def placing(
+    bio: str,
+    notes: Sequence[Note],
+    room: Room = Room(),
+    worded: Mapping[int, str | None] | None = None,
+) -> tuple[str, list[Note]]:
+    """As place, with the notes that were given a line (the ones worth wording)."""
     held = fold(bio)
-    added = 0
+    placed: list[Note] = []
     for x in sorted(notes, key=lambda x: (x.date or "9999", x.document_id, x.start)):
-        section, text = line(x)
-        if fold(x.statement.rstrip(".")) in held:
+        said = x.statement if worded is None else worded.get(x.id, x.statement)
+        if said is None:
+            continue
+        section, text = line(x, said)
+        if fold(said.rstrip(".")) in held:
             continue
         try:
             region = find_section(bio, section)
@@ -114,8 +134,8 @@ def place(bio: str, notes: Sequence[Note], room: Room = Room()) -> tuple[str, in
         except ProfileEditError:
             continue
         held = fold(bio)
-        added += 1
-    return bio, added
+        placed.append(x)
+    return bio, placed
 
 
 def _full(body: str, section: str, x: Note, room: Room) -> bool:

@@ -17,9 +17,10 @@ from biomd.biographer.bio_budget import BioBudget
 from biomd.biographer.edits import apply_edit
 from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import changed_sections
-from biomd.biographer.reading import briefing, leads
+from biomd.biographer.reading import briefing, leads, summary, wording
 from biomd.biographer.reading.notes_pass import NotesPass, NotesReport, describe
-from biomd.biographer.reading.placement import Room, is_routine, months_spanned, place
+from biomd.biographer.reading.people_section import PeopleSection
+from biomd.biographer.reading.placement import Room, is_routine, months_spanned, place, placing
 from biomd.biographer.reading.reader import Part
 from biomd.biographer.reading.reading_cost import ReadingCost, notes_room
 from biomd.biographer.turn import Agent, Runner, StepFn, TurnResult
@@ -46,8 +47,11 @@ class ReadingRounds:
         agent: Callable[[], Agent],
         cost: ReadingCost,
         budget: BioBudget,
+        language: str = "",
     ) -> None:
         self.settings = reading
+        self.language = language  # bio.md's, or "" for each source's own
+        self.people = PeopleSection(store, profile, owner_names)
         self.owner_names = owner_names
         self.store = store
         self.searcher = searcher
@@ -126,7 +130,11 @@ class ReadingRounds:
         said = {r.document_id: await self._settle(r, skipped[r.document_id]) for r in readings}
         if stopped is not None:
             raise stopped
-        raised = await self.raise_leads()
+        raised = "; ".join(
+            x
+            for x in (await self.raise_leads(), await self.people.update(), await self.summed())
+            if x
+        )
         for result in reversed(results):  # each source's state, on its last turn
             states = [said.pop(d) for d in result.sources if d in said]
             result.reading = "; ".join(x for x in (*states, result.reading) if x)
@@ -281,7 +289,19 @@ class ReadingRounds:
         revision; how many lines went in."""
         sources = [by_doc[d] for d in dict.fromkeys(x.document_id for x in batch)]
         room = Room.within(await self.budget.held_to(), months_spanned(sources))
-        placed, n = place(await self.profile.load(), batch, room)
+        _, placed_as_is = placing(await self.profile.load(), batch, room)
+        chosen = [x for x in placed_as_is if x.kind != "gap"]  # a gap is asked as it is
+        shown = await wording.shown(self.store, chosen, {r.document_id: r.name for r in sources})
+        people = {p for x in batch for p in x.people}
+        worded = await wording.word(
+            self.backend.reader(), chosen, shown, self.owner_names, self.language, people
+        )
+        texts: dict[int, str | None] = {x.id: None for x in batch}
+        texts.update({x.id: x.statement for x in placed_as_is if x.kind == "gap"})
+        texts.update(worded.texts)
+        placed, n = place(await self.profile.load(), batch, room, texts)
+        if worded.refused:
+            log.info("lines refused: %s", "; ".join(worded.refused))
         if n:
             await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
         return n
@@ -318,6 +338,28 @@ class ReadingRounds:
             f"{counted(asks, 'open question')} and "
             f"{counted(len(added) - asks, 'possible contradiction')} found by rules"
         )
+
+    async def summed(self) -> str:
+        """The Summary and Identity written from bio.md's lines when it has facts but no
+        Summary (summary.py); what was written, in a few words, or ''. An outage leaves it
+        for the next round."""
+        bio = await self.profile.load()
+        if not summary.wanted(bio):
+            return ""
+        try:
+            top = await summary.write(self.backend.reader(), bio, self.owner_names, self.language)
+        except (LLMError, SpendLimitReached) as exc:
+            log.warning("no summary this round: %s", exc)
+            return ""
+        if not top.summary and not top.identity:
+            return ""
+        await self.profile.replace(
+            summary.into(await self.profile.load(), top),
+            turn_id=None,
+            mode="reading",
+            reason="summary from bio.md's lines",
+        )
+        return f"a Summary of {counted(len(top.summary), 'sentence')} written"
 
     async def _notes_room(self) -> int:
         """Characters of notes a reading turn can take now (reading_cost.notes_room)."""

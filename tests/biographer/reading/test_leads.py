@@ -129,7 +129,7 @@ async def test_a_reading_round_raises_them_with_a_model_that_raises_nothing(
         assert re.search(rf"\[Q\d+\] Where did you grow up, .*before 2021\? .*\[#{doc}\]", bio)
         assert "2 open questions and 0 possible contradictions found by rules" in result.reading
         history = await engine.profile.history()
-        assert history[0].reason == "questions and contradictions by rules"
+        assert "questions and contradictions by rules" in [h.reason for h in history]
         # the owner removes one; another round does not raise it again
         tom = next(x for x in bio.splitlines() if "Who is Tom" in x)
         await engine.profile.replace(

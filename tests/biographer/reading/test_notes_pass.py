@@ -612,7 +612,7 @@ async def test_a_source_whose_notes_in_a_shared_call_all_quote_another_gets_a_ca
 
 MARATHON = {
     "kind": "event",
-    "statement": "Ran the Westport half marathon in 2:04:51",
+    "statement": "She ran the Westport half marathon in 2:04:51",
     "date": "2019-04-07",
     "quote": "Finished the Westport half marathon in 2:04:51!",
 }
@@ -641,7 +641,7 @@ async def test_rules_place_the_notes_first_and_the_biographer_tidies(
         await read_round(engine)
         bio = await engine.profile.load()
         history = await engine.profile.history()
-    assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
+    assert f"- 2019-04-07: She ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
     assert f"- Tom: Proud of her, asks her to dinner [#{doc}]" in bio
     assert re.search(rf"- \[Q\d+\] Who is Mario\? \[#{doc}\]", bio)
     assert [h.reason for h in history[:2]] == [
@@ -663,7 +663,7 @@ async def test_a_reading_turn_that_places_nothing_leaves_its_notes_placed_by_rul
         (result,) = await read_round(engine)
         bio = await engine.profile.load()
         history = await engine.profile.history()
-    assert f"- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
+    assert f"- 2019-04-07: She ran the Westport half marathon in 2:04:51 [#{doc}]" in bio
     assert history[1].reason == "the model placed none of its notes"
     assert "the model placed none of its 1 note; 1 went in by rules" in result.reading
 

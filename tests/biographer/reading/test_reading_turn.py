@@ -146,7 +146,7 @@ CHAT = (
 )
 MARATHON = {
     "kind": "event",
-    "statement": "Ran the Westport half marathon in 2:04:51",
+    "statement": "She ran the Westport half marathon in 2:04:51",
     "date": "2019-04-07",
     "quote": "Finished the Westport half marathon in 2:04:51!",
 }
@@ -196,7 +196,7 @@ async def test_routine_notes_go_in_by_rules_and_a_turn_judges_the_rest_in_one_ca
     request = content(turn["messages"][-1])
     assert "Feels like a fraud" in request and "Tom says she always doubts" in request
     assert "Westport half marathon" not in request  # placed by rules, not sent again
-    assert "- 2019-04-07: Ran the Westport half marathon in 2:04:51 [#1]" in bio
+    assert "- 2019-04-07: She ran the Westport half marathon in 2:04:51 [#1]" in bio
     assert bio.count(pattern) == 1
     assert re.search(r"- \[Q\d+\] Why a fraud\?", bio)
     reasons = [h.reason for h in history]

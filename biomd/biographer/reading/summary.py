@@ -1,0 +1,138 @@
+"""The Summary and Identity written from bio.md's own lines: once a reading round leaves
+bio.md with facts but no Summary, one small call gets its lines, numbered, and writes at
+most five sentences of Summary and a few lines of Identity, each naming the lines it rests
+on. A sentence whose lines don't exist or don't say it (a name, number or date none of them
+has: support.refusal) is dropped; each kept sentence cites the sources its lines cite."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from biomd.biographer.edits import apply_edit, find_section
+from biomd.biographer.json_reply import json_values
+from biomd.biographer.profile_text import NOTHING_YET, bullets, citations, section
+from biomd.biographer.support import SENTENCES, refusal
+from biomd.fold import fold
+from biomd.models.llm import JsonModel
+
+log = logging.getLogger(__name__)
+
+SUMMARY_SENTENCES = 5
+IDENTITY_LINES = 6
+MOST_LINES = 80  # bio.md lines a call is given, at most
+REPLY_TOKENS = 700
+FROM = ("identity", "timeline", "people", "patterns", "inferences")
+"""The sections whose lines the Summary may rest on."""
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"summary": SENTENCES, "identity": SENTENCES},
+    "required": ["summary", "identity"],
+    "additionalProperties": False,
+}
+SYSTEM = (
+    "You write the top of {name}'s biography from the numbered lines below and nothing "
+    "else. summary: at most {sentences} short sentences in the third person that say who "
+    "{name} is and what matters most in their life. identity: at most {identity} short "
+    "facts about {name} themselves (work, home, languages, age, what they care about). Each "
+    'sentence has "lines": the L numbers of the lines that say it. Add no name, number or '
+    "date that its lines do not give. {language}\n"
+    'Reply with JSON only: {{"summary": [{{"text": "...", "lines": [1, 2]}}], '
+    '"identity": [{{"text": "...", "lines": [3]}}]}}.'
+)
+_CITES = re.compile(r"\s*\[[^\]\n]*#\d+[^\]\n]*\]")
+
+
+@dataclass
+class Top:
+    """What the call gave: the kept sentences, each with the sources it cites."""
+
+    summary: list[str] = field(default_factory=list)
+    identity: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+
+
+def wanted(bio: str) -> bool:
+    """Whether bio.md has facts but no Summary yet."""
+    summary = section(bio, "summary").strip().strip("_").strip()
+    empty = not summary or summary in NOTHING_YET.values()
+    return empty and bool(numbered(bio))
+
+
+def numbered(bio: str) -> dict[int, str]:
+    """bio.md's lines that state something, numbered from 1 (Identity, Timeline, People,
+    Patterns, Inferences), at most MOST_LINES of them."""
+    out: dict[int, str] = {}
+    for key in FROM:
+        for item in bullets(section(bio, key)):
+            if citations(item) and len(out) < MOST_LINES:
+                out[len(out) + 1] = item
+    return out
+
+
+def request(lines: dict[int, str], owner: Sequence[str], language: str) -> list[dict[str, str]]:
+    name = owner[0] if owner else "the owner"
+    tongue = (
+        f"Write in the language whose code is '{language}'."
+        if language
+        else "Write in the language of the lines."
+    )
+    system = SYSTEM.format(
+        name=name, sentences=SUMMARY_SENTENCES, identity=IDENTITY_LINES, language=tongue
+    )
+    text = "\n".join(f"L{n}: {line}" for n, line in lines.items())
+    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+
+
+def kept(reply: str, lines: dict[int, str]) -> Top:
+    """The reply's sentences that rest on their lines, each ending in its lines' citations."""
+    out = Top()
+    data = next((v for v in json_values(reply) if isinstance(v, dict)), {})
+    bare = {n: _CITES.sub("", line) for n, line in lines.items()}
+    for part, most, into in (
+        ("summary", SUMMARY_SENTENCES, out.summary),
+        ("identity", IDENTITY_LINES, out.identity),
+    ):
+        items = data.get(part)
+        for item in items if isinstance(items, list) else []:
+            if not isinstance(item, dict) or len(into) >= most:
+                continue
+            text = " ".join(str(item.get("text", "")).split())
+            cited = [n for n in item.get("lines", []) if isinstance(n, int)]
+            why = refusal(text, cited, bare) if text else "it is empty"
+            if why:
+                out.refused.append(f"{text!r}: {why}")
+                continue
+            ids = sorted({i for n in cited for i in citations(lines[n])})
+            into.append(f"{text.rstrip()} [{', '.join(f'#{i}' for i in ids)}]")
+    return out
+
+
+async def write(model: JsonModel, bio: str, owner: Sequence[str], language: str = "") -> Top:
+    """The Summary and Identity for bio.md as it is, from one call."""
+    lines = numbered(bio)
+    await model.check_budget()
+    reply = await model.complete_json(
+        request(lines, owner, language), SCHEMA, "summary", REPLY_TOKENS, steady=True
+    )
+    top = kept(reply.text, lines)
+    if top.refused:
+        log.info("summary sentences dropped: %s", "; ".join(top.refused))
+    return top
+
+
+def into(bio: str, top: Top) -> str:
+    """bio.md with the Summary in place of its placeholder, as one paragraph, and the
+    Identity lines it doesn't hold yet added."""
+    if top.summary:
+        region = find_section(bio, "summary")
+        rest = bio[region.end :].lstrip("\n")
+        bio = f"{bio[: region.body_start]}{' '.join(top.summary)}\n\n{rest}"
+    held = fold(bio)
+    for line in top.identity:
+        if fold(_CITES.sub("", line)) not in held:
+            bio = apply_edit(bio, "", f"- {line}", "identity")
+    return bio

@@ -1,0 +1,89 @@
+"""The Summary and Identity, written from bio.md's lines once it has facts and no Summary;
+a sentence its lines don't support is dropped (issue 51)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from biomd.app.engine import Engine
+from biomd.biographer.profile_text import section, skeleton
+from biomd.biographer.reading.summary import into, kept, numbered, wanted
+from tests.conftest import llm_settings
+from tests.support.fake_llm import FakeLLM, content, notes_reply
+from tests.support.reading import read_round
+
+BIO = skeleton().replace(
+    "## Timeline\n",
+    "## Timeline\n- 2020-12-18: Nina handed in her notice at Fieldnote [#2]\n"
+    "- 2021-02: Nina moved to Lisbon with her cat Biscuit [#3]\n",
+)
+
+
+def test_a_bio_md_with_facts_and_no_summary_wants_one() -> None:
+    assert wanted(BIO) and not wanted(skeleton())
+    assert numbered(BIO) == {
+        1: "2020-12-18: Nina handed in her notice at Fieldnote [#2]",
+        2: "2021-02: Nina moved to Lisbon with her cat Biscuit [#3]",
+    }
+    assert not wanted(
+        into(BIO, kept(_reply(("Nina left Fieldnote for Lisbon.", [1, 2])), numbered(BIO)))
+    )
+
+
+def _reply(
+    *summary: tuple[str, list[int]], identity: tuple[tuple[str, list[int]], ...] = ()
+) -> str:
+    return json.dumps(
+        {
+            "summary": [{"text": t, "lines": n} for t, n in summary],
+            "identity": [{"text": t, "lines": n} for t, n in identity],
+        }
+    )
+
+
+def test_each_sentence_must_rest_on_the_lines_it_names_and_cites_their_sources() -> None:
+    reply = _reply(
+        ("Nina left Fieldnote in 2020 and moved to Lisbon.", [1, 2]),
+        ("Nina moved to Lisbon in 2019.", [2]),  # a year no line gives
+        ("Nina lives with Inês.", [2]),  # a name no line gives
+        ("Nina has a cat.", [7]),  # a line that isn't there
+        identity=(("Nina has a cat called Biscuit.", [2]),),
+    )
+    top = kept(reply, numbered(BIO))
+    assert top.summary == ["Nina left Fieldnote in 2020 and moved to Lisbon. [#2, #3]"]
+    assert top.identity == ["Nina has a cat called Biscuit. [#3]"]
+    assert len(top.refused) == 3
+    bio = into(BIO, top)
+    assert section(bio, "summary") == "Nina left Fieldnote in 2020 and moved to Lisbon. [#2, #3]"
+    assert section(bio, "identity") == "- Nina has a cat called Biscuit. [#3]"
+
+
+@pytest.mark.slow
+async def test_a_reading_round_writes_the_summary_once(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM
+) -> None:
+    settings = llm_settings(tmp_path, minilm_path, llm, owner_names="Nina Castell, Nina")
+    journal = "Handed in my notice today. Daniel took it well.\n"
+    llm.notes.append(
+        notes_reply(
+            {"kind": "event", "date": "2020-12-18", "people": ["Daniel"],
+             "statement": "Nina handed in her notice", "quote": "Handed in my notice today."},
+        )
+    )  # fmt: skip
+    llm.summaries.append(_reply(("Nina handed in her notice in 2020.", [1])))
+    async with await Engine.open(settings) as engine:
+        await engine.sources.keep_text(journal, "2020-12-18.md")
+        (result,) = await read_round(engine)
+        bio = await engine.profile.load()
+        assert section(bio, "summary") == "Nina handed in her notice in 2020. [#1]"
+        assert "a Summary of 1 sentence written" in result.reading
+        await engine.sources.keep_text("Ten days in Lisbon.\n", "2021-02-10.md")
+        await read_round(engine)
+    asked = [
+        b for b in llm.writer_bodies if content(b["messages"][0]).startswith("You write the top")
+    ]
+    assert len(asked) == 1  # the Summary is written once; the owner's or a model's stays
+    assert "L1: 2020-12-18: Nina handed in her notice [#1]" in content(asked[0]["messages"][1])
