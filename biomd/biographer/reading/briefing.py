@@ -61,6 +61,19 @@ def people(notes: Sequence[Note]) -> str:
     return ", ".join(f"{name} ({n})" for name, n in counts.most_common(30))
 
 
+TIDY = (
+    "These lines of bio.md were put in words by simple rules, as the reader wrote them, and "
+    "may read badly. Reword each in place (old_text the line, new_text the better line) as "
+    "one sentence in the third person with who did what and when, keeping its citation:"
+)
+
+
+def to_tidy(lines: Sequence[str]) -> str:
+    """The part of a reading turn's request that asks it to reword rules' lines ('' for
+    none)."""
+    return f"{TIDY}\n" + "\n".join(lines) if lines else ""
+
+
 def request(sources: Sequence[Reading], notes: Sequence[Note]) -> str:
     """The message of a reading turn over these notes of these sources."""
     names = "; ".join(

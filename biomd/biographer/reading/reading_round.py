@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -20,7 +21,14 @@ from biomd.biographer.profile_text import changed_sections
 from biomd.biographer.reading import briefing, leads, summary, wording
 from biomd.biographer.reading.notes_pass import NotesPass, NotesReport, describe
 from biomd.biographer.reading.people_section import PeopleSection
-from biomd.biographer.reading.placement import Room, is_routine, months_spanned, place, placing
+from biomd.biographer.reading.placement import (
+    Room,
+    is_routine,
+    line,
+    months_spanned,
+    place,
+    placing,
+)
 from biomd.biographer.reading.reader import Part
 from biomd.biographer.reading.reading_cost import ReadingCost, notes_room
 from biomd.biographer.turn import Agent, Runner, StepFn, TurnResult
@@ -33,6 +41,7 @@ from biomd.storage.reading import Reading, SetAside
 from biomd.storage.store import Store
 
 log = logging.getLogger(__name__)
+TIDY = "reading.tidy"  # meta: bio.md lines in the rules' wording, for a turn to reword
 
 
 class ReadingRounds:
@@ -261,6 +270,9 @@ class ReadingRounds:
         request = briefing.request([by_doc[d] for d in docs], batch)
         if placed:
             request += "\n\n" + briefing.PLACED
+        tidy = [x for x in await self._tidy() if x in bio]
+        if tidy:
+            request += "\n\n" + briefing.to_tidy(tidy)
         result = await self.agent().run(
             "reading",
             request,
@@ -304,7 +316,19 @@ class ReadingRounds:
             log.info("lines refused: %s", "; ".join(worded.refused))
         if n:
             await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
+        await self._mark_tidy([line(x, texts[x.id])[1] for x in batch if x.id in worded.tidy])
         return n
+
+    async def _tidy(self) -> list[str]:
+        """The lines worded by rules that wait for a reading turn to reword them."""
+        return list(json.loads(await self.store.meta.get(TIDY) or "[]"))
+
+    async def _mark_tidy(self, lines: Sequence[str]) -> None:
+        """Lines in the rules' wording, kept for the next reading turn (the latest 40; a line
+        no longer in bio.md is dropped)."""
+        bio = await self.profile.load()
+        kept = [x for x in [*await self._tidy(), *lines] if x in bio]
+        await self.store.meta.set({TIDY: json.dumps(list(dict.fromkeys(kept))[-40:])})
 
     async def raise_leads(self) -> str:
         """Open questions and contradictions found by rules in every note (leads.py), each

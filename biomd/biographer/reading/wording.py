@@ -65,6 +65,7 @@ class Worded:
     """What wording a batch of notes gave: each placed note's statement (None: no line)."""
 
     texts: dict[int, str | None] = field(default_factory=dict)
+    tidy: set[int] = field(default_factory=set)  # notes in the rules' wording, to reword
     by_model: int = 0
     by_rules: int = 0  # the model's lines refused: the rules' wording, to tidy
     left: int = 0  # notes with no line at all
@@ -167,6 +168,7 @@ async def word(
             line = rules_line(note, where, owner)
             if line:
                 out.by_rules += 1
+                out.tidy.add(note.id)
             else:
                 out.left += 1
         out.texts[note.id] = line

@@ -96,6 +96,10 @@ async def test_each_note_is_worded_by_the_model_and_checked_before_it_is_placed(
              "quote": "Paul und ich haben ein Datum!!"},
             {"kind": "fact", "date": "2019-12-01", "statement": "I said maybe",
              "quote": "Ich sagte vielleicht"},
+            {"kind": "event", "date": "2019-03-10", "statement": "I said I would be there",
+             "quote": "Ich bin dabei"},
+            {"kind": "feeling", "date": "2019-03-10", "statement": "Jonas is glad",
+             "quote": "Endlich!!!"},
         )
     )  # fmt: skip
     good = "Miriam and Paul set the date of their wedding: 14 September, in Warnemünde"
@@ -103,7 +107,10 @@ async def test_each_note_is_worded_by_the_model_and_checked_before_it_is_placed(
         json.dumps({"line": "Jonas and Paul have set a date for the wedding"}),
         json.dumps({"line": good}),
         json.dumps({"line": ""}),  # "I said maybe": nothing to say
+        json.dumps({"line": "I will be there"}),  # refused twice: the rules' wording
+        json.dumps({"line": "I will be there!"}),
     ]
+    llm.reply_with(json.dumps({"edits": [], "check": [], "report": "Judged."}))
     async with await Engine.open(settings) as engine:
         await engine.sources.keep_text(CHAT, "WhatsApp Chat mit Miriam.txt")
         await read_round(engine)
@@ -116,3 +123,8 @@ async def test_each_note_is_worded_by_the_model_and_checked_before_it_is_placed(
     assert "Nur wenn er nicht wieder den Kuchen klaut" in first  # the lines around it
     assert "refused: it makes Jonas Berger a party" in retry
     assert "Ich sagte vielleicht" in maybe
+    # the rules' wording, marked for the reading turn to reword
+    assert "- 2019-03-10: Jonas said Jonas would be there [#1]" in timeline
+    turn = content(llm.bodies[0]["messages"][-1])
+    assert "put in words by simple rules" in turn
+    assert "- 2019-03-10: Jonas said Jonas would be there [#1]" in turn
