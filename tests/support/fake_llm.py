@@ -153,9 +153,11 @@ class FakeLLM:
     )  # the reader's notes when none are scripted
     responder: Callable[[dict[str, Any]], Scripted] | None = None  # when no reply is scripted
     # Reading's small calls, also answered apart: a note's line (from `lines` while it holds
-    # replies, else the note's own statement) and the Summary (from `summaries`, else none).
+    # replies, else the note's own statement), a person's line (from `phrasings`, else none)
+    # and the Summary (from `summaries`, else none).
     lines: list[Scripted] = field(default_factory=list)
     summaries: list[Scripted] = field(default_factory=list)
+    phrasings: list[Scripted] = field(default_factory=list)  # People lines (else the rules')
     writer_requests: list[dict[str, Any]] = field(default_factory=list)
 
     def reply_with(self, *items: Scripted) -> None:
@@ -187,6 +189,9 @@ class FakeLLM:
                 return self._as_reply(self.lines.pop(0), model)
             said = re.search(r"^Note: (.*)$", content(body["messages"][1]), re.M)
             return self._as_reply(json.dumps({"line": said.group(1) if said else ""}), model)
+        if content((body.get("messages") or [{}])[0]).startswith(PHRASE):
+            said = self.phrasings.pop(0) if self.phrasings else json.dumps({"line": ""})
+            return self._as_reply(said, model)
         if self.summaries:
             return self._as_reply(self.summaries.pop(0), model)
         return self._as_reply(json.dumps({"summary": [], "identity": []}), model)
@@ -219,6 +224,7 @@ class FakeLLM:
 READER = "You are biomd's reader"
 LINE = "You write one line of"  # reading/wording.py
 SUMMARY = "You write the top of"  # reading/summary.py
+PHRASE = "You phrase one line of"  # reading/people.py
 _BLOCK = re.compile(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", re.S)
 
 
@@ -238,7 +244,7 @@ def is_reader(body: dict[str, Any]) -> bool:
 def is_writer(body: dict[str, Any]) -> bool:
     """A call of reading's own: one note's line, or the Summary."""
     messages = body.get("messages") or [{}]
-    return content(messages[0]).startswith((LINE, SUMMARY))
+    return content(messages[0]).startswith((LINE, SUMMARY, PHRASE))
 
 
 def auto_notes(body: dict[str, Any]) -> list[dict[str, Any]]:

@@ -325,3 +325,43 @@ def _about(row: str, name: str) -> bool:
         return False
     head = re.split(r"[:—–(\[]", row[2:], maxsplit=1)[0].strip(" *")
     return bool(head) and person_key(head) == person_key(name)
+
+
+PHRASE = (
+    "You phrase one line of the People section of {name}'s biography from the facts below "
+    "and nothing else: who the person is to {name}, where they live, the years. One short "
+    "sentence in the third person that starts with the person's name. Add no fact, name or "
+    "number. {language}\n"
+    'Reply with JSON only: {{"line": "..."}}.'
+)
+_FACTS = re.compile(r"^- (?P<name>[^:]+): (?P<facts>.*?)(?P<cites> \[[^\]]+\])$")
+
+
+def phrasing(facts: str, owner: Sequence[str], language: str) -> list[dict[str, str]]:
+    """The request that asks a model to phrase a person's rules line."""
+    name = owner[0] if owner else "the owner"
+    tongue = f"Write in the language whose code is '{language}'." if language else ""
+    m = _FACTS.match(facts)
+    said = f"{m.group('name')}: {m.group('facts')}" if m else facts
+    system = PHRASE.format(name=name, language=tongue)
+    return [{"role": "system", "content": system}, {"role": "user", "content": said}]
+
+
+def phrased(text: str, facts: str, p: Person, owner: Sequence[str], language: str) -> str | None:
+    """The model's phrasing as a People line with the facts' citations, when it names the
+    person, keeps the relation, the place and the years, and adds no name or number; else
+    None."""
+    m = _FACTS.match(facts)
+    if not text or m is None or len(text) > 2 * len(facts) + 40:
+        return None
+    folded, given = fold(text), fold(facts)
+    wanted = [person_key(p.name), *fold(p.place).split()]
+    if p.relation:
+        wanted += fold(kinship.label(p.relation, language)).split()
+    if any(w not in folded for w in wanted):
+        return None
+    if set(re.findall(r"\d+", text)) != set(re.findall(r"\d+", m.group("facts"))):
+        return None  # a year dropped or added
+    if [w for w in who.NAME.findall(text) if fold(w) not in given]:
+        return None  # a name the facts don't give
+    return f"- {m.group('name')}: {text.rstrip('.')}{m.group('cites')}"

@@ -6,21 +6,33 @@ next round updates it in place and never undoes the owner's own edit."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import logging
+from collections.abc import Callable, Sequence
 
 from biomd.biographer.profile import Profile
-from biomd.biographer.reading import people
-from biomd.errors import ProfileEditError
+from biomd.biographer.reading import people, wording
+from biomd.errors import LLMError, ProfileEditError, SpendLimitReached
+from biomd.models.llm import JsonModel
 from biomd.storage.store import Store
 
+log = logging.getLogger(__name__)
 PAGE = 400  # chunks read at a time from a long source
 
 
 class PeopleSection:
-    def __init__(self, store: Store, profile: Profile, owner: Sequence[str]) -> None:
+    def __init__(
+        self,
+        store: Store,
+        profile: Profile,
+        owner: Sequence[str],
+        model: Callable[[], JsonModel] | None = None,
+        language: str = "",
+    ) -> None:
         self.store = store
         self.profile = profile
         self.owner = tuple(owner)
+        self.model = model  # phrases each line; None: the rules' wording
+        self.language = language
 
     async def update(self) -> str:
         """People & relationships brought up to date, as one revision; what changed, in a
@@ -35,18 +47,43 @@ class PeopleSection:
         for p in persons:
             k = f"people.line.{people.person_key(p.name)}"
             new = people.line(p, self.owner, self.profile.language)
-            if written.get(k) == new:
+            if written.get(f"{k}.facts") == new:
                 continue
+            facts = new
+            new = await self._phrased(p, new)
             try:
                 bio = people.into(bio, new, written.get(k), p.name)
             except ProfileEditError:  # a bio.md without the section
                 return ""
             lines[k] = new
+            lines[f"{k}.facts"] = facts
         if bio == before:
             return ""
         await self.profile.replace(bio, turn_id=None, mode="reading", reason="people by rules")
         await self.store.meta.set(lines)
-        return f"People & relationships: {len(lines)} by rules"
+        return f"People & relationships: {len(lines) // 2} by rules"
+
+    async def _phrased(self, p: people.Person, facts: str) -> str:
+        """The person's line as the model phrases its facts, where the check passes; else
+        the facts as rules wrote them. An outage leaves the rules' wording."""
+        if self.model is None:
+            return facts
+        model = self.model()
+        try:
+            await model.check_budget()
+            reply = await model.complete_json(
+                people.phrasing(facts, self.owner, self.language),
+                wording.SCHEMA,
+                "wording",
+                wording.REPLY_TOKENS,
+                steady=True,
+            )
+        except (LLMError, SpendLimitReached) as exc:
+            log.warning("people are worded by rules: %s", exc)
+            self.model = None
+            return facts
+        said = wording.parsed(reply.text)
+        return people.phrased(said, facts, p, self.owner, self.profile.language) or facts
 
     async def _found(self, doc: int, year: str) -> people.Found:
         """What one source says of people: found once, then kept."""

@@ -17,7 +17,7 @@ from biomd.biographer.backend import Backend
 from biomd.biographer.bio_budget import BioBudget
 from biomd.biographer.edits import apply_edit
 from biomd.biographer.profile import Profile
-from biomd.biographer.profile_text import changed_sections
+from biomd.biographer.profile_text import changed_sections, citations
 from biomd.biographer.reading import briefing, leads, summary, wording
 from biomd.biographer.reading.notes_pass import NotesPass, NotesReport, describe
 from biomd.biographer.reading.people_section import PeopleSection
@@ -60,7 +60,7 @@ class ReadingRounds:
     ) -> None:
         self.settings = reading
         self.language = language  # bio.md's, or "" for each source's own
-        self.people = PeopleSection(store, profile, owner_names)
+        self.people = PeopleSection(store, profile, owner_names, backend.reader, language)
         self.owner_names = owner_names
         self.store = store
         self.searcher = searcher
@@ -270,7 +270,7 @@ class ReadingRounds:
         request = briefing.request([by_doc[d] for d in docs], batch)
         if placed:
             request += "\n\n" + briefing.PLACED
-        tidy = [x for x in await self._tidy() if x in bio]
+        tidy = [x for x in await self._tidy() if x in bio and citations(x) & set(docs)]
         if tidy:
             request += "\n\n" + briefing.to_tidy(tidy)
         result = await self.agent().run(

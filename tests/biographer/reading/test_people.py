@@ -9,7 +9,7 @@ import pytest
 
 from biomd.app.engine import Engine
 from biomd.biographer.profile_text import section
-from biomd.biographer.reading.people import Found, found_in, gather, into, line
+from biomd.biographer.reading.people import Found, found_in, gather, into, line, phrased
 from biomd.storage.notes import Note
 from tests.conftest import llm_settings
 from tests.support.fake_llm import FakeLLM, notes_reply
@@ -147,3 +147,20 @@ async def test_a_reading_round_writes_people_and_the_next_one_updates_them(
         await read_round(engine)
         people = section(await engine.profile.load(), "people")
     assert people == "- Miriam: Jonas's sister; lives in Rostock (2018–2019) [#1, #2]"
+
+
+def test_a_persons_line_as_the_model_phrases_it_keeps_every_fact_and_adds_none() -> None:
+    (miriam,) = gather([], {1: Found([("Miriam", "sister")], [("Miriam", "Rostock")])}, JONAS)
+    miriam.years = {"2018", "2019"}
+    facts = line(miriam, JONAS, "en")
+    good = "Miriam is Jonas's sister and lives in Rostock; named from 2018 to 2019."
+    assert phrased(good, facts, miriam, JONAS, "en") == (
+        "- Miriam: Miriam is Jonas's sister and lives in Rostock; named from 2018 to 2019 [#1]"
+    )
+    for bad in (
+        "Miriam is Jonas's sister, named from 2018 to 2019.",  # the place left out
+        "Miriam is Jonas's sister and lives in Rostock with Paul (2018 to 2019).",  # a new name
+        "Miriam is Jonas's older sister in Rostock, born 1990; named 2018 to 2019.",  # a number
+        "Miriam is Jonas's sister and lives in Rostock.",  # the years left out
+    ):
+        assert phrased(bad, facts, miriam, JONAS, "en") is None
