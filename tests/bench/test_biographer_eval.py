@@ -78,9 +78,11 @@ async def test_the_eval_scores_a_scripted_run_and_appends_a_dated_row(
     text = results.read_text(encoding="utf-8")
     assert text.startswith("# Results\n\nEarlier text.\n")
     assert ev.HEADING in text
-    (row,) = [line for line in text.splitlines() if "| test |" in line]
+    row, portrait = [line for line in text.splitlines() if "| test |" in line]
     assert f"| scripted | {s.facts}/17 | {s.facts_cited}/17 |" in row
+    assert ev.PORTRAIT_HEADING in text and f"| sample | test | {s.facts_cited}/17 |" in portrait
+    assert "| 2/2 |" in portrait  # Mum and Inês, with relations from the sample's own words
     await ev.main([*argv[:-2], "--label", "second"])
     rows = [line for line in results.read_text().splitlines() if line.startswith("| 20")]
-    assert len(rows) == 2, "a second run adds a row to the same table"
+    assert len(rows) == 4, "a second run adds a row to each table"
     assert (tmp_path / "out" / "bio.md").read_text(encoding="utf-8") == r.bio
