@@ -42,6 +42,7 @@ from biomd.storage.store import Store
 
 log = logging.getLogger(__name__)
 TIDY = "reading.tidy"  # meta: bio.md lines in the rules' wording, for a turn to reword
+SUMMARY = "reading.summary"  # meta: the Summary biomd wrote last, and from how many lines
 
 
 class ReadingRounds:
@@ -365,10 +366,11 @@ class ReadingRounds:
 
     async def summed(self) -> str:
         """The Summary and Identity written from bio.md's lines when it has facts but no
-        Summary (summary.py); what was written, in a few words, or ''. An outage leaves it
-        for the next round."""
+        Summary, or when bio.md has grown well past the Summary biomd wrote (summary.py);
+        what was written, in a few words, or ''. An outage leaves it for the next round."""
         bio = await self.profile.load()
-        if not summary.wanted(bio):
+        ours = await self.store.meta.get(SUMMARY) or ""
+        if not summary.wanted(bio, ours, int(await self.store.meta.get(f"{SUMMARY}.lines") or 0)):
             return ""
         try:
             top = await summary.write(self.backend.reader(), bio, self.owner_names, self.language)
@@ -377,12 +379,12 @@ class ReadingRounds:
             return ""
         if not top.summary and not top.identity:
             return ""
+        bio = summary.into(await self.profile.load(), top)
         await self.profile.replace(
-            summary.into(await self.profile.load(), top),
-            turn_id=None,
-            mode="reading",
-            reason="summary from bio.md's lines",
+            bio, turn_id=None, mode="reading", reason="summary from bio.md's lines"
         )
+        lines = str(len(summary.numbered(bio)))
+        await self.store.meta.set({SUMMARY: summary.written(bio), f"{SUMMARY}.lines": lines})
         return f"a Summary of {counted(len(top.summary), 'sentence')} written"
 
     async def _notes_room(self) -> int:

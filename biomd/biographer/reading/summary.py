@@ -55,11 +55,23 @@ class Top:
     refused: list[str] = field(default_factory=list)
 
 
-def wanted(bio: str) -> bool:
-    """Whether bio.md has facts but no Summary yet."""
+GROWTH = 1.5  # a Summary biomd wrote is written again once bio.md has this many times its lines
+
+
+def wanted(bio: str, written: str = "", lines: int = 0) -> bool:
+    """Whether bio.md wants a Summary: it has facts but no Summary yet, or the Summary is the
+    one biomd wrote (`written`, from `lines` lines) and bio.md has grown well past it. A
+    Summary the owner or a model wrote stays."""
     summary = section(bio, "summary").strip().strip("_").strip()
-    empty = not summary or summary in NOTHING_YET.values()
-    return empty and bool(numbered(bio))
+    now = len(numbered(bio))
+    if not summary or summary in NOTHING_YET.values():
+        return bool(now)
+    return bool(written) and summary == written.strip() and now >= GROWTH * max(1, lines)
+
+
+def written(bio: str) -> str:
+    """The Summary as it stands, to know it again."""
+    return section(bio, "summary").strip()
 
 
 def numbered(bio: str) -> dict[int, str]:

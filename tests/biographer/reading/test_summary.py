@@ -33,6 +33,20 @@ def test_a_bio_md_with_facts_and_no_summary_wants_one() -> None:
     )
 
 
+def test_a_summary_biomd_wrote_is_written_again_once_bio_md_has_grown_and_the_owners_never() -> (
+    None
+):
+    ours = into(BIO, kept(_reply(("Nina left Fieldnote for Lisbon.", [1, 2])), numbered(BIO)))
+    text = section(ours, "summary")
+    assert not wanted(ours, text, 2)
+    grown = ours.replace(
+        "## Timeline\n", "## Timeline\n- 2022-01: Nina took Portuguese lessons [#4]\n"
+    )
+    assert wanted(grown, text, 2)  # 3 lines from 2
+    mine = grown.replace(text, "I am Nina, and this is my life. [#2]")
+    assert not wanted(mine, text, 2)
+
+
 def _reply(
     *summary: tuple[str, list[int]], identity: tuple[tuple[str, list[int]], ...] = ()
 ) -> str:
@@ -81,9 +95,16 @@ async def test_a_reading_round_writes_the_summary_once(
         assert section(bio, "summary") == "Nina handed in her notice in 2020. [#1]"
         assert "a Summary of 1 sentence written" in result.reading
         await engine.sources.keep_text("Ten days in Lisbon.\n", "2021-02-10.md")
+        await read_round(engine)  # bio.md grows from 1 line to 2: biomd's Summary is redone
+        bio = await engine.profile.load()
+        mine = bio.replace(section(bio, "summary"), "Nina, in her own words. [#1]")
+        await engine.profile.replace(mine, turn_id=None, mode="manual", reason="owner")
+        for i, text in enumerate(("Porto next?\n", "Rent is up.\n", "Biscuit is fine.\n")):
+            await engine.sources.keep_text(text, f"2022-0{i + 1}-01.md")
         await read_round(engine)
+        assert section(await engine.profile.load(), "summary") == "Nina, in her own words. [#1]"
     asked = [
         b for b in llm.writer_bodies if content(b["messages"][0]).startswith("You write the top")
     ]
-    assert len(asked) == 1  # the Summary is written once; the owner's or a model's stays
+    assert len(asked) == 2  # the owner's Summary stays, however bio.md grows
     assert "L1: 2020-12-18: Nina handed in her notice [#1]" in content(asked[0]["messages"][1])
