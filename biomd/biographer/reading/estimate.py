@@ -16,6 +16,9 @@ JUDGED_SHARE = 0.35  # of the notes, those not routine (placement.ROUTINE): a tu
 EDIT_TOKENS_OUT = 35  # one cited edit, in the turn's JSON reply
 EDIT_LINE_CHARS = 60  # what one edit adds to bio.md
 CITED_LINE_CHARS = 80  # the least bio.md keeps of each source it cites
+WORDING_CALLS = 1.3  # calls to word one line placed by rules (a refused line is asked again)
+WORDING_PROMPT_TOKENS = 700  # one wording call: the note, its quote and the lines around it
+WORDING_TOKENS_OUT = 50
 JSON_OVERHEAD = 1.06  # a source's text escaped in a JSON request
 
 TURN_CALLS_SHARE = 0.25  # of what a reading turn has left, kept for its own calls and results
@@ -142,6 +145,9 @@ def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
     by_rules = notes * RULE_LINE_CHARS if sizes.by_rules else 0.0
     if sizes.rules_room:  # rules fill bio.md only as far as its budget holds (placement.Room)
         by_rules = min(by_rules, sizes.rules_room)
+    worded = math.ceil(by_rules / RULE_LINE_CHARS * WORDING_CALLS)  # wording.py, a line a time
+    w_prompt, w_out = worded * WORDING_PROMPT_TOKENS, worded * WORDING_TOKENS_OUT
+    r_prompt, r_out = r_prompt + w_prompt, r_out + w_out
     added = by_rules + judged / 3 * EDIT_LINE_CHARS
     # consolidation keeps a line citing each source, so bio.md can't shrink below that
     cap = max(sizes.bio_cap, sizes.sources * CITED_LINE_CHARS)
@@ -182,10 +188,19 @@ def reading(chars: int, sizes: Sizes, sent: int | None = None) -> Estimate:
             cached = usd - saved * (1 - cache.read) + extra * (cache.write - 1)
     r_waves = math.ceil(parts / max(1, sizes.concurrency))
     t_waves = math.ceil(turns / max(1, sizes.turns_at_once))
-    seconds = r_waves * call_seconds(r_prompt / parts, r_out / parts, sizes.local)
+    seconds = r_waves * call_seconds(
+        (r_prompt - w_prompt) / parts, (r_out - w_out) / parts, sizes.local
+    )
+    if worded:  # one line at a time
+        seconds += worded * call_seconds(WORDING_PROMPT_TOKENS, WORDING_TOKENS_OUT, sizes.local)
     if b_calls:
         per_call = call_seconds(b_prompt / b_calls, b_out / b_calls, sizes.local)
         seconds += (t_waves + math.ceil(rewrites)) * per_call
     return Estimate(
-        parts + b_calls, round(r_prompt + b_prompt), round(r_out + b_out), usd, seconds, cached
+        parts + worded + b_calls,
+        round(r_prompt + b_prompt),
+        round(r_out + b_out),
+        usd,
+        seconds,
+        cached,
     )
