@@ -68,8 +68,8 @@ class PeopleSection:
         the facts as rules wrote them. An outage leaves the rules' wording."""
         if self.model is None:
             return facts
-        model = self.model()
         try:
+            model = self.model()
             await model.check_budget()
             reply = await model.complete_json(
                 people.phrasing(facts, self.owner, self.language),

@@ -33,6 +33,7 @@ from biomd.biographer.reading.reader import Part
 from biomd.biographer.reading.reading_cost import ReadingCost, notes_room
 from biomd.biographer.turn import Agent, Runner, StepFn, TurnResult
 from biomd.errors import BiomdError, LLMError, ProfileEditError, SpendLimitReached
+from biomd.models.llm import JsonModel
 from biomd.plural import counted
 from biomd.retrieval.search import Searcher
 from biomd.settings.groups import ReadingSettings
@@ -306,9 +307,11 @@ class ReadingRounds:
         chosen = [x for x in placed_as_is if x.kind != "gap"]  # a gap is asked as it is
         shown = await wording.shown(self.store, chosen, {r.document_id: r.name for r in sources})
         people = {p for x in batch for p in x.people}
-        worded = await wording.word(
-            self.backend.reader(), chosen, shown, self.owner_names, self.language, people
-        )
+        try:
+            reader: JsonModel | None = self.backend.reader()
+        except LLMError:  # no model: the rules' wording
+            reader = None
+        worded = await wording.word(reader, chosen, shown, self.owner_names, self.language, people)
         texts: dict[int, str | None] = {x.id: None for x in batch}
         texts.update({x.id: x.statement for x in placed_as_is if x.kind == "gap"})
         texts.update(worded.texts)

@@ -141,7 +141,7 @@ def rules_line(note: Note, shown: Shown, owner: Sequence[str]) -> str | None:
 
 
 async def word(
-    model: JsonModel,
+    model: JsonModel | None,
     notes: Sequence[Note],
     shown: Mapping[int, Shown],
     owner: Sequence[str],
@@ -149,14 +149,14 @@ async def word(
     people: Iterable[str] = (),
 ) -> Worded:
     """Each note's line: the model's where it passes the check (in TRIES), else the rules'.
-    An outage or the spend limit leaves the rest to the rules."""
+    No model, an outage or the spend limit leaves the rest to the rules."""
     out = Worded()
     known = list(people)
-    model_up = True
+    model_up = model is not None
     for note in notes:
         where = shown.get(note.id, Shown("", "", ""))
         line = None
-        if model_up:
+        if model_up and model is not None:
             try:
                 line = await _asked(model, note, where, owner, language, known, out)
             except (LLMError, SpendLimitReached) as exc:
