@@ -42,7 +42,7 @@ SCHEMA: dict[str, Any] = {
 SYSTEM = (
     "You write one line of {name}'s biography from a note on one of {name}'s sources. The "
     "line is one complete sentence in the third person: who did what, and when if the "
-    "source says. Call {name} by name; never write 'I', 'we' or 'the owner'. In a chat, "
+    "source says. Call {name} {first}; never write 'I', 'we' or 'the owner'. In a chat, "
     "'I' is whoever writes that message, and 'you' is the one they write to. Say only what "
     "the quote and the lines around it say. Keep the note's names, numbers and dates, and "
     "name no one they don't name. At most {limit} characters. {language}\n"
@@ -76,12 +76,13 @@ class Worded:
 def request(note: Note, shown: Shown, owner: Sequence[str], language: str) -> list[dict[str, str]]:
     """The messages that ask for one note's line."""
     name = owner[0] if owner else "the owner"
+    first = name.split()[0] if owner and name.split() else name
     tongue = (
         f"Write in the language whose code is '{language}'."
         if language
         else "Write in the language of the quote."
     )
-    system = SYSTEM.format(name=name, limit=LIMIT, language=tongue)
+    system = SYSTEM.format(name=name, first=first, limit=LIMIT, language=tongue)
     said = f", said by {shown.speaker}" if shown.speaker else ""
     user = (
         f"Source: {shown.source}{', ' + note.date if note.date else ''}.\n"
