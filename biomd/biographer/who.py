@@ -71,15 +71,28 @@ def is_owner(name: str, owner: Sequence[str]) -> bool:
     return bool(name) and key(name) in {key(o) for o in owner}
 
 
-def of_owner(quote: str, said_by: str, owner: Sequence[str]) -> bool:
+def of_owner(quote: str, said_by: str, owner: Sequence[str], people: Sequence[str] = ()) -> bool:
     """Whether a quote is by the owner about themselves, names them, or (said to them in a
-    chat) speaks to them: what it says may be of the owner."""
+    chat) speaks to them: what it says may be of the owner. The owner's own lines (their
+    journal) are theirs unless they open with someone else ("Miriam and Paul marry", "My
+    sister Lena and Jakob…"), one of `people` or a relation."""
     names = {key(w) for w in NAME.findall(quote)}
     if names & {key(o) for o in owner}:
         return True
     if not said_by or is_owner(said_by, owner):  # the owner's own words, or their journal
-        return _of_self(quote) or not names
+        return _of_self(quote) or not _opens_with_other(quote, people)
     return bool(SECOND_PERSON.search(quote))
+
+
+def _opens_with_other(quote: str, people: Sequence[str]) -> bool:
+    """Whether a quote opens with a person: one of `people`, or "my sister" and the like."""
+    words = fold(quote).split()
+    if not words:
+        return False
+    kin = kinship.by_fold()
+    if words[0] in _POSSESSIVES and any(" ".join(words[1 : 1 + n]) in kin for n in (1, 2, 3)):
+        return True
+    return words[0].strip(",.:;!?") in {key(p) for p in people}
 
 
 def _of_self(quote: str) -> bool:
@@ -125,15 +138,18 @@ def _forms(owner: Sequence[str]) -> list[str]:
     return sorted({x for x in out if x}, key=len, reverse=True)
 
 
-def who_did_what(line: str, quote: str, said_by: str, owner: Sequence[str]) -> str | None:
+def who_did_what(
+    line: str, quote: str, said_by: str, owner: Sequence[str], people: Sequence[str] = ()
+) -> str | None:
     """Why a line misplaces who did what, or None: it makes the owner a party to what the
-    quote says of someone else (the sister's wedding as the owner's)."""
-    if not owner_acts(line, owner) or of_owner(quote, said_by, owner):
+    quote says of someone else (the sister's wedding as the owner's); `people` are those
+    the sources name."""
+    if not owner_acts(line, owner) or of_owner(quote, said_by, owner, people):
         return None
     if _has_own(line, quote, said_by, owner):
         return None
-    others = sorted(parties(quote, said_by) - {key(o) for o in owner})
-    of = f"of {', '.join(o.title() for o in others)}" if others else "of someone else"
+    others = [x for x in [said_by, *named(quote, people)] if x and not is_owner(x, owner)]
+    of = f"of {', '.join(dict.fromkeys(others))}" if others else "of someone else"
     return f"it makes {owner[0]} a party to what the quote says {of}"
 
 

@@ -187,7 +187,7 @@ class FakeLLM:
         if content((body.get("messages") or [{}])[0]).startswith(LINE):
             if self.lines:
                 return self._as_reply(self.lines.pop(0), model)
-            said = re.search(r"^Note: (.*)$", content(body["messages"][1]), re.M)
+            said = re.search(r"^Note: (.*)$", content(body["messages"][-1]), re.M)
             return self._as_reply(json.dumps({"line": said.group(1) if said else ""}), model)
         if content((body.get("messages") or [{}])[0]).startswith(PHRASE):
             said = self.phrasings.pop(0) if self.phrasings else json.dumps({"line": ""})
@@ -222,7 +222,7 @@ class FakeLLM:
 
 
 READER = "You are biomd's reader"
-LINE = "You write one line of"  # reading/wording.py
+LINE = "You turn a note on"  # reading/wording.py
 SUMMARY = "You write the top of"  # reading/summary.py
 PHRASE = "You phrase one line of"  # reading/people.py
 _BLOCK = re.compile(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", re.S)

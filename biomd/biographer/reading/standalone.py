@@ -96,9 +96,27 @@ def fault(line: str, owner: Sequence[str] = ()) -> str | None:
         return "a fragment"
     if first_person(said):
         return "in the first person of its source"
-    if words[0].casefold() in SUBJECTLESS and not _names_owner(text, owner):
+    if _YOU.search(said):
+        return "spoken to someone ('you')"
+    if _OWNER.search(said):
+        return "about 'the owner', not by name"
+    opening = words[0].casefold()
+    if opening in SUBJECTLESS or opening in _NUMBERS or opening.endswith("ing"):
         return "without a subject"
     return None
+
+
+_NUMBERS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve twenty hundred".split()
+)
+"""A line opening with a count has no subject ("Two years without a cigarette now")."""
+_YOU = re.compile(
+    r"\b(?:you|your|yours|yourself|du|dich|dir|dein\w{0,2}|tú|contigo|usted|toi|vous|votre"
+    r"|você|vocês|teu|tua|teus|tuas)\b",
+    re.I,
+)
+"""The one spoken to, in a line ("ihr", "ton", "te" are too often other words to count)."""
+_OWNER = re.compile(r"\b(?:the owner|owner's|des besitzers|der besitzerin)\b", re.I)
 
 
 def first_person(text: str) -> bool:
@@ -108,10 +126,6 @@ def first_person(text: str) -> bool:
     )
 
 
-def _names_owner(text: str, owner: Sequence[str]) -> bool:
-    return any(who.key(o) in {who.key(w) for w in who.NAME.findall(text)} for o in owner)
-
-
 def third_person(statement: str, owner: Sequence[str]) -> str | None:
     """The statement with the owner in the third person by name, or as it is when it isn't in
     the first person; None when no table can put it there."""
@@ -119,10 +133,35 @@ def third_person(statement: str, owner: Sequence[str]) -> str | None:
         return statement
     name = owner[0].split()[0] if owner and owner[0].split() else "The owner"
     genitive = f"{name}'" if name[-1:] in "sßxz" else f"{name}s"
-    for rules in THIRD_PERSON.values():
+    for language, rules in THIRD_PERSON.items():
         out = statement
         for pattern, replacement in rules:
             out = re.sub(pattern, replacement.format(name=name, genitive=genitive), out)
+        if language == "en":
+            out = re.sub(rf"\b({re.escape(name)}) ([a-z]+)\b", _conjugated, out)
         if not first_person(_QUOTED.sub(" ", out)):
             return out[:1].upper() + out[1:]
     return None
+
+
+_NOT_PRESENT = frozenset(
+    "is was has had would will can could should might must may did does never always just "
+    "still also really only often even ran went met told said took made got left sold bought "
+    "felt thought knew saw came wrote found gave kept lost won began became spent paid put "
+    "read heard sent brought taught caught held stood sat slept woke wore".split()
+)
+"""Words after "Nina" that are not a present-tense verb to put in the third person."""
+
+
+def _conjugated(m: re.Match[str]) -> str:
+    """ "Nina keep" as "Nina keeps", "Nina miss" as "Nina misses"; a past or a modal as it is."""
+    name, verb = m.group(1), m.group(2)
+    if verb.endswith("ss"):
+        return f"{name} {verb}es"
+    if verb in _NOT_PRESENT or verb.endswith(("ed", "s")):
+        return m.group(0)
+    if verb.endswith(("sh", "ch", "x", "o")):
+        return f"{name} {verb}es"
+    if verb.endswith("y") and verb[-2:-1] not in "aeiou":
+        return f"{name} {verb[:-1]}ies"
+    return f"{name} {verb}s"

@@ -7,6 +7,7 @@ words stays a note, searchable, without a line."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biomd.biographer import data, who
+from biomd.biographer.answer_claims import sentences
 from biomd.biographer.json_reply import json_values
 from biomd.biographer.reading.standalone import fault, third_person
 from biomd.errors import LLMError, SpendLimitReached
@@ -27,11 +29,18 @@ from biomd.storage.store import Store
 log = logging.getLogger(__name__)
 
 LIMIT = 220  # characters of a worded line
+RULE_WORDS = 6  # a sentence the rules take alone has at least this many words
 TRIES = 2  # the first line, then one more with why the first was refused
 REPLY_TOKENS = 160
 _STEM = 4  # letters a name is matched by: "Miriams" is Miriam's
 _NUMBER = re.compile(r"\d+")
 _CALENDAR = frozenset(fold(w) for w in [*MONTHS, *WEEKDAYS])
+_RELATIVE = re.compile(
+    r"\b(?:today|yesterday|tomorrow|tonight|this morning|last night|heute|gestern|morgen"
+    r"|hoy|ayer|mañana|aujourd'hui|hier|demain|hoje|ontem|amanhã)\b",
+    re.I,
+)
+"""Times a line can't keep: "today" in a biography is no day at all."""
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -40,15 +49,27 @@ SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 SYSTEM = (
-    "You write one line of {name}'s biography from a note on one of {name}'s sources. The "
-    "line is one complete sentence in the third person: who did what, and when if the "
-    "source says. Call {name} {first}; never write 'I', 'we' or 'the owner'. In a chat, "
-    "'I' is whoever writes that message, and 'you' is the one they write to. Say only what "
-    "the quote and the lines around it say. Keep the note's names, numbers and dates, and "
-    "name no one they don't name. At most {limit} characters. {language}\n"
-    'Reply with JSON only: {{"line": "..."}}, or {{"line": ""}} when the quote tells '
-    "nothing about a life (a greeting, a sign-off, an e-mail header, small talk)."
+    "You turn a note on {name}'s diary, chats or e-mails into one line of {name}'s "
+    "biography: one short sentence in the third person about {first} or a person in "
+    "{first}'s life, saying who did what, and when if the note says. Never write 'I', 'me', "
+    "'my' or 'we'. Use only what the note says: keep its names, numbers and dates, and add "
+    "no one. At most {limit} characters. {language}\n"
+    'Reply with JSON only: {{"line": "..."}}, or {{"line": ""}} when the note tells nothing '
+    "about a life (a greeting, a sign-off, an e-mail header, small talk)."
 )
+EXAMPLES = (
+    ("Quote: “Ran the Westport 10k this morning. 52:10. Legs like jelly.”\n"
+     "Note: Ran the Westport 10k, 52:10",
+     "{first} ran the Westport 10k in 52:10."),
+    ("Quote, said by Maya to {first}: “Paul and I have set a date! The wedding is on 3 June.”\n"
+     "Note: {first} and Paul set a date for the wedding",
+     "Maya and Paul set their wedding for 3 June."),
+    ("Quote: “I've met someone. Her name is Priya, she teaches the yoga class. So happy.”\n"
+     "Note: I met Priya",
+     "{first} met Priya, who teaches the yoga class."),
+    ("Quote: “Best wishes, the committee”\nNote: A greeting from the committee", ""),
+)  # fmt: skip
+"""What a small model is shown before its note: examples work where instructions don't."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,22 +95,43 @@ class Worded:
 
 
 def request(note: Note, shown: Shown, owner: Sequence[str], language: str) -> list[dict[str, str]]:
-    """The messages that ask for one note's line."""
+    """The messages that ask for one note's line: the rules, the examples, then the lines
+    around the note (for context) and the note, in the third person where rules can put it
+    there."""
     name = owner[0] if owner else "the owner"
     first = name.split()[0] if owner and name.split() else name
     tongue = (
         f"Write in the language whose code is '{language}'."
         if language
-        else "Write in the language of the quote."
+        else "Write in the language of the note."
     )
-    system = SYSTEM.format(name=name, first=first, limit=LIMIT, language=tongue)
-    said = f", said by {shown.speaker}" if shown.speaker else ""
+    messages = [
+        {
+            "role": "system",
+            "content": SYSTEM.format(name=name, first=first, limit=LIMIT, language=tongue),
+        }
+    ]
+    for asked, line in EXAMPLES:
+        messages += [
+            {"role": "user", "content": asked.format(first=first)},
+            {
+                "role": "assistant",
+                "content": json.dumps({"line": line.format(first=first)}, ensure_ascii=False),
+            },
+        ]
+    said = (
+        f", said by {shown.speaker} to {first}"
+        if shown.speaker and not who.is_owner(shown.speaker, owner)
+        else ""
+    )
+    when = f" ({note.date})" if note.date else ""
+    statement = third_person(note.statement, owner) or note.statement
     user = (
-        f"Source: {shown.source}{', ' + note.date if note.date else ''}.\n"
-        f"The lines around the quote:\n{data.wrap(shown.context)}\n\n"
-        f"Quote{said}: “{note.quote.strip()}”\nNote: {note.statement}"
+        f"The lines around it in {shown.source or 'the source'}, for context only:\n"
+        f"{data.wrap(shown.context)}\n\nQuote{said}{when}: “{note.quote.strip()}”\n"
+        f"Note: {statement}"
     )
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    return [*messages, {"role": "user", "content": user}]
 
 
 def parsed(reply: str) -> str:
@@ -111,34 +153,48 @@ def check(
     why = fault(line, owner)
     if why:
         return f"it is {why}"
+    if len(sentences(line)) > 1:
+        return "it is more than one sentence"
+    if (relative := _RELATIVE.search(line)) is not None:
+        return f"it says {relative.group(0)!r}, which is not a date"
     said = f"{note.quote} {shown.context}"
     real = set(_NUMBER.findall(said)) | set(_NUMBER.findall(note.date or ""))
     added = sorted(set(_NUMBER.findall(line)) - real)
     if added:
         return f"the source does not say {', '.join(added)}"
-    kept = set(_NUMBER.findall(note.statement)) & real
-    lost = sorted(n for n in kept if n not in line and n not in (note.date or ""))
-    if lost:
-        return f"it leaves out {', '.join(lost)}"
-    stems = _stems(line)
-    gone = [p for p in who.named(note.quote, note.people) if _stem(p) not in stems]
-    if gone:
-        return f"it leaves out {', '.join(gone)}"
-    new = _new_names(line, f"{said} {note.statement} {shown.source}", owner, people)
+    if len(sentences(note.statement)) <= 1:  # a note of one fact: its line keeps all of it
+        kept = set(_NUMBER.findall(note.statement)) & real
+        lost = sorted(n for n in kept if n not in line and n not in (note.date or ""))
+        if lost:
+            return f"it leaves out {', '.join(lost)}"
+        stems = _stems(line)
+        gone = [p for p in who.named(note.quote, note.people) if _stem(p) not in stems]
+        if gone:
+            return f"it leaves out {', '.join(gone)}"
+    speakers = " ".join(who.speaker(x) for x in shown.context.split("\n"))
+    given = f"{note.quote} {note.statement} {shown.speaker} {speakers} {shown.source}"
+    new = _new_names(line, given, said, owner, people)
     if new:
         return f"the source does not name {', '.join(new)}"
-    return who.who_did_what(line, note.quote, shown.speaker, owner)
+    return who.who_did_what(line, note.quote, shown.speaker, owner, [*people, *note.people])
 
 
-def rules_line(note: Note, shown: Shown, owner: Sequence[str]) -> str | None:
-    """The note's statement as a line by rules: in the third person, standing alone, with
-    who did what right; None when it can't be."""
-    text = third_person(note.statement, owner)
-    if text is None or fault(text, owner):
-        return None
-    if who.who_did_what(text, note.quote, shown.speaker, owner):
-        return None
-    return text
+def rules_line(
+    note: Note, shown: Shown, owner: Sequence[str], people: Sequence[str] = ()
+) -> str | None:
+    """The note's statement as a line by rules: its first sentence that, in the third
+    person, stands alone, is short, names no relative time and has who did what right; None
+    when none can be."""
+    for sentence in sentences(note.statement) or [note.statement]:
+        if len(sentence.split()) < RULE_WORDS:
+            continue  # "I know, I know: January."
+        text = third_person(sentence, owner)
+        if text is None or len(text) > LIMIT or fault(text, owner) or _RELATIVE.search(text):
+            continue
+        if who.who_did_what(text, note.quote, shown.speaker, owner, people):
+            continue
+        return text
+    return None
 
 
 async def word(
@@ -166,7 +222,7 @@ async def word(
         if line:
             out.by_model += 1
         else:
-            line = rules_line(note, where, owner)
+            line = rules_line(note, where, owner, [*known, *note.people])
             if line:
                 out.by_rules += 1
                 out.tidy.add(note.id)
@@ -188,6 +244,7 @@ async def _asked(
     """The model's line for one note, checked; None when it was refused TRIES times or
     said there is nothing to say."""
     messages: list[dict[str, str]] = request(note, shown, owner, language)
+    first = owner[0].split()[0] if owner and owner[0].split() else "the owner"
     for _ in range(TRIES):
         await model.check_budget()
         reply = await model.complete_json(messages, SCHEMA, "wording", REPLY_TOKENS, steady=True)
@@ -204,8 +261,9 @@ async def _asked(
             {"role": "assistant", "content": reply.text},
             {
                 "role": "user",
-                "content": f"That line was refused: {why}. Reply with a better line, or "
-                '{"line": ""}.',
+                "content": f"That line can't be used: {why}. Write it again as one short "
+                f"sentence in the third person about {first} or the people in the note, "
+                'or reply {"line": ""}.',
             },
         ]
     return None
@@ -219,18 +277,24 @@ def _stems(text: str) -> set[str]:
     return {fold(w)[:_STEM] for w in re.findall(r"\w+", text)}
 
 
-def _new_names(line: str, said: str, owner: Sequence[str], people: Iterable[str]) -> list[str]:
-    """Names in the line that the source doesn't give: a known person it doesn't name, and
-    (where the source doesn't capitalise its nouns, as German does) any capitalised word."""
-    there = _stems(said) | {_stem(o) for o in owner for o in o.split()}
+def _new_names(
+    line: str, given: str, around: str, owner: Sequence[str], people: Iterable[str]
+) -> list[str]:
+    """Names in the line that the note doesn't give (its quote, its statement, who speaks):
+    a known person, and (where the source doesn't capitalise its nouns, as German does) any
+    capitalised word not in the lines around it either."""
+    mine = {_stem(w) for o in owner for w in o.split()}
+    named = _stems(given) | mine
+    there = named | _stems(around)
     words = [w for w in who.NAME.findall(line) if fold(w) not in _CALENDAR]
-    folded_people = {_stem(p) for p in people}
-    strict = not _capitalises_nouns(said)
+    known = {_stem(p) for p in people} - mine
+    strict = not _capitalises_nouns(around)
     return list(
         dict.fromkeys(
             w
             for i, w in enumerate(words)
-            if _stem(w) not in there and (_stem(w) in folded_people or (strict and i > 0))
+            if (_stem(w) in known and _stem(w) not in named)
+            or (strict and i > 0 and _stem(w) not in there)
         )
     )
 

@@ -21,6 +21,9 @@ NINA = ("Nina Castell", "Nina")
         ("- 2021-05: I met Inês at the pottery class [#4]", "in the first person of its source"),
         ("- Ich habe Deniz im Ruderclub kennengelernt [#4]", "in the first person of its source"),
         ("- Write to nina.castell@example.com about the flat [#8]", "an address, not a statement"),
+        ("- Nina knows you think she should ring Tom first [#8]", "spoken to someone ('you')"),
+        ("- Mum is the owner's mother, in Bristol [#7]", "about 'the owner', not by name"),
+        ("- Handed in Nina's notice today [#2]", "without a subject"),
     ],
 )
 def test_lines_that_cannot_stand_alone_say_why(line: str, why: str) -> None:
@@ -33,7 +36,7 @@ def test_lines_that_cannot_stand_alone_say_why(line: str, why: str) -> None:
         "- 2019-04-07: Nina ran the Bath half marathon in 2:04:51 [#1]",
         "- 2023-10: Nina told Mum “I am fine for money” while short of it [#5, #7]",
         "- Miriam und Paul heiraten am 14. September in Warnemünde [#2]",
-        "- Moved to the US in 2020 with Ana, Nina says (confidence: low) [#2]",
+        "- Nina moved to the US in 2020 with Ana, Tom says (confidence: low) [#2]",
     ],
 )
 def test_a_statement_with_a_subject_stands_alone(line: str) -> None:
@@ -54,3 +57,11 @@ def test_rules_put_english_and_german_into_the_third_person_where_a_table_can() 
         third_person("Ich mache nur noch Nachtdienste", ["Jonas"]) is None
     )  # the verb would change
     assert third_person("Nina moved to Lisbon", NINA) == "Nina moved to Lisbon"
+    assert (
+        third_person("I keep waiting and I miss the sea", NINA)
+        == "Nina keeps waiting and Nina misses the sea"
+    )
+    assert (
+        third_person("I went home and I never called", NINA)
+        == "Nina went home and Nina never called"
+    )

@@ -119,9 +119,9 @@ async def test_each_note_is_worded_by_the_model_and_checked_before_it_is_placed(
     assert f"- 2019-03-10: {good} [#1]" in timeline
     assert "Jonas and Paul" not in bio and "said maybe" not in bio
     first, retry, maybe = (content(b["messages"][-1]) for b in llm.writer_bodies[:3])
-    assert "Quote, said by Miriam: “Paul und ich haben ein Datum!!”" in first
+    assert "Quote, said by Miriam to Jonas (2019-03-10): “Paul und ich haben ein Datum!!”" in first
     assert "Nur wenn er nicht wieder den Kuchen klaut" in first  # the lines around it
-    assert "refused: it makes Jonas Berger a party" in retry
+    assert "can't be used: it makes Jonas Berger a party to what the quote says of Miriam" in retry
     assert "Ich sagte vielleicht" in maybe
     # the rules' wording, marked for the reading turn to reword
     assert "- 2019-03-10: Jonas said Jonas would be there [#1]" in timeline
