@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from biomd.storage.database import Database, utc_now
 
-MODES = ("notes", "reading", "consolidate")  # the calls a round of reading makes
+MODES = ("notes", "wording", "reading", "summary", "consolidate")  # the calls a round makes
 
 
 @dataclass(frozen=True, slots=True)
