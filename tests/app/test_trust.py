@@ -242,12 +242,11 @@ async def test_an_injected_source_is_obeyed_only_as_far_as_the_tools_allow_and_u
             assert last.startswith("Error: refused: an edit that would have removed")
             assert "biomd refused" in turn.report
             after = await engine.profile.load()
-            # nothing was wiped; the source's note went in by rules, as data (the turn placed
-            # nothing itself), and says what the source says rather than doing it
+            # nothing was wiped; the source's note, taken in by rules (the turn placed nothing
+            # itself), got no line: it speaks to "you" and holds an address, no fact of a life
             assert all(line in after for line in filled.splitlines()), "bio.md was not wiped"
             added = [line for line in after.splitlines() if line not in filled.splitlines()]
-            assert len(added) == 1 and added[0].startswith("- The source says:")
-            assert added[0].endswith("[#1]")
+            assert added == [] and "evil.example" not in after
             placed = after
             assert "<source_data>" in llm.bodies[1]["messages"][-1]["content"]
 
