@@ -47,6 +47,7 @@ SUBJECTLESS = frozenset(
 """English verbs a reader's statement may open with, its subject left out ("Ran the Bath
 half marathon")."""
 
+_CONJUGATED = "conjugated"  # the verb after "I", put in the third person (_conjugated)
 THIRD_PERSON: dict[str, list[tuple[str, str]]] = {
     "en": [
         (r"\bI['’]m\b|\bI am\b", "{name} is"),
@@ -55,6 +56,7 @@ THIRD_PERSON: dict[str, list[tuple[str, str]]] = {
         (r"\bI['’]d\b", "{name} would"),
         (r"\bI['’]ll\b|\bI will\b", "{name} will"),
         (r"\bI don['’]t\b|\bI do not\b", "{name} doesn't"),
+        (r"\bI ([a-z]+)\b(?![’'])", _CONJUGATED),
         (r"\bI\b", "{name}"),
         (r"\b[Mm]y\b|\b[Mm]ine\b", "{name}'s"),
         (r"\b[Mm]yself\b|\b[Mm]e\b", "{name}"),
@@ -133,12 +135,14 @@ def third_person(statement: str, owner: Sequence[str]) -> str | None:
         return statement
     name = owner[0].split()[0] if owner and owner[0].split() else "The owner"
     genitive = f"{name}'" if name[-1:] in "sßxz" else f"{name}s"
-    for language, rules in THIRD_PERSON.items():
+    for rules in THIRD_PERSON.values():
         out = statement
         for pattern, replacement in rules:
-            out = re.sub(pattern, replacement.format(name=name, genitive=genitive), out)
-        if language == "en":
-            out = re.sub(rf"\b({re.escape(name)}) ([a-z]+)\b", _conjugated, out)
+            if replacement == _CONJUGATED:  # "I keep" as "Nina keeps"
+                out = re.sub(pattern, lambda m: _conjugated(name, m.group(1)), out)
+            else:
+                out = re.sub(pattern, replacement.format(name=name, genitive=genitive), out)
+
         if not first_person(_QUOTED.sub(" ", out)):
             return out[:1].upper() + out[1:]
     return None
@@ -153,13 +157,12 @@ _NOT_PRESENT = frozenset(
 """Words after "Nina" that are not a present-tense verb to put in the third person."""
 
 
-def _conjugated(m: re.Match[str]) -> str:
-    """ "Nina keep" as "Nina keeps", "Nina miss" as "Nina misses"; a past or a modal as it is."""
-    name, verb = m.group(1), m.group(2)
+def _conjugated(name: str, verb: str) -> str:
+    """ "I keep" as "Nina keeps", "I miss" as "Nina misses"; a past or a modal as it is."""
     if verb.endswith("ss"):
         return f"{name} {verb}es"
     if verb in _NOT_PRESENT or verb.endswith(("ed", "s")):
-        return m.group(0)
+        return f"{name} {verb}"
     if verb.endswith(("sh", "ch", "x", "o")):
         return f"{name} {verb}es"
     if verb.endswith("y") and verb[-2:-1] not in "aeiou":

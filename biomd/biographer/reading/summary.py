@@ -12,10 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from biomd.biographer.answer_claims import sentences
 from biomd.biographer.edits import apply_edit, find_section
 from biomd.biographer.json_reply import json_values
 from biomd.biographer.profile_text import NOTHING_YET, bullets, citations, section
-from biomd.biographer.support import SENTENCES, refusal
+from biomd.biographer.support import SENTENCES, content_stems, refusal
 from biomd.fold import fold
 from biomd.models.llm import JsonModel
 
@@ -25,6 +26,7 @@ SUMMARY_SENTENCES = 5
 IDENTITY_LINES = 6
 MOST_LINES = 80  # bio.md lines a call is given, at most
 REPLY_TOKENS = 700
+CITED = 3  # lines a sentence rests on, at most
 FROM = ("identity", "timeline", "people", "patterns", "inferences")
 """The sections whose lines the Summary may rest on."""
 SCHEMA: dict[str, Any] = {
@@ -38,8 +40,9 @@ SYSTEM = (
     "else. summary: at most {sentences} short sentences in the third person that say who "
     "{name} is and what matters most in their life. identity: at most {identity} short "
     "facts about {name} themselves (work, home, languages, age, what they care about). Each "
-    'sentence has "lines": the L numbers of the lines that say it. Add no name, number or '
-    "date that its lines do not give. {language}\n"
+    'item is one sentence that says one thing, with "lines": the L numbers of the one to '
+    "three lines that say it. Add no name, number or date that its lines do not give. "
+    "{language}\n"
     'Reply with JSON only: {{"summary": [{{"text": "...", "lines": [1, 2]}}], '
     '"identity": [{{"text": "...", "lines": [3]}}]}}.'
 )
@@ -110,17 +113,33 @@ def kept(reply: str, lines: dict[int, str]) -> Top:
     ):
         items = data.get(part)
         for item in items if isinstance(items, list) else []:
-            if not isinstance(item, dict) or len(into) >= most:
+            if not isinstance(item, dict):
                 continue
-            text = " ".join(str(item.get("text", "")).split())
             cited = [n for n in item.get("lines", []) if isinstance(n, int)]
-            why = refusal(text, cited, bare) if text else "it is empty"
-            if why:
-                out.refused.append(f"{text!r}: {why}")
-                continue
-            ids = sorted({i for n in cited for i in citations(lines[n])})
-            into.append(f"{text.rstrip()} [{', '.join(f'#{i}' for i in ids)}]")
+            for text in sentences(" ".join(str(item.get("text", "")).split())):
+                if len(into) >= most:
+                    break
+                named = _narrowed(text, cited, bare)
+                why = refusal(text, named, bare) if text else "it is empty"
+                if why:
+                    out.refused.append(f"{text!r}: {why}")
+                    continue
+                ids = sorted({i for n in named for i in citations(lines[n])})
+                into.append(f"{text.rstrip()} [{', '.join(f'#{i}' for i in ids)}]")
     return out
+
+
+def _narrowed(text: str, cited: list[int], lines: dict[int, str]) -> list[int]:
+    """Of many lines named, the few (CITED at most) that share most words with the
+    sentence: a sentence naming every line rests on those that say it."""
+    if len(cited) <= CITED:
+        return cited
+    words = content_stems(text)
+    shared = sorted(
+        (n for n in cited if n in lines and words & content_stems(lines[n])),
+        key=lambda n: -len(words & content_stems(lines[n])),
+    )
+    return sorted(shared[:CITED])
 
 
 async def write(model: JsonModel, bio: str, owner: Sequence[str], language: str = "") -> Top:
