@@ -36,11 +36,23 @@ _STEM = 4  # letters a name is matched by: "Miriams" is Miriam's
 _NUMBER = re.compile(r"\d+")
 _CALENDAR = frozenset(fold(w) for w in [*MONTHS, *WEEKDAYS])
 _RELATIVE = re.compile(
-    r"\b(?:today|yesterday|tomorrow|tonight|this morning|last night|heute|gestern|morgen"
-    r"|hoy|ayer|mañana|aujourd'hui|hier|demain|hoje|ontem|amanhã)\b",
+    r",?\s*\b(?:today|yesterday|tomorrow|tonight|this morning|last night|heute|gestern"
+    r"|hoy|ayer|aujourd'hui|hoje|ontem)\b",
     re.I,
 )
-"""Times a line can't keep: "today" in a biography is no day at all."""
+"""Times a line can't keep: "today" in a biography is no day at all (the line's date is)."""
+SENTENCES = 2  # a worded line holds at most this many
+
+
+def undated(line: str) -> str:
+    """A line without its relative times: "Nina handed in her notice today." loses "today"."""
+    return _RELATIVE.sub("", line).strip()
+
+
+def _weight(sentence: str) -> int:
+    """The more names and numbers a sentence holds, the more it says (ranked first)."""
+    return -len(who.NAME.findall(sentence)[1:]) - len(_NUMBER.findall(sentence))
+
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -50,7 +62,7 @@ SCHEMA: dict[str, Any] = {
 }
 SYSTEM = (
     "You turn a note on {name}'s diary, chats or e-mails into one line of {name}'s "
-    "biography: one short sentence in the third person about {first} or a person in "
+    "biography: one or two short sentences in the third person about {first} or a person in "
     "{first}'s life, saying who did what, and when if the note says. Never write 'I', 'me', "
     "'my' or 'we'. Use only what the note says: keep its names, numbers and dates, and add "
     "no one. At most {limit} characters. {language}\n"
@@ -153,10 +165,8 @@ def check(
     why = fault(line, owner)
     if why:
         return f"it is {why}"
-    if len(sentences(line)) > 1:
-        return "it is more than one sentence"
-    if (relative := _RELATIVE.search(line)) is not None:
-        return f"it says {relative.group(0)!r}, which is not a date"
+    if len(sentences(line)) > SENTENCES:
+        return f"it is more than {SENTENCES} sentences"
     said = f"{note.quote} {shown.context}"
     real = set(_NUMBER.findall(said)) | set(_NUMBER.findall(note.date or ""))
     added = sorted(set(_NUMBER.findall(line)) - real)
@@ -182,14 +192,14 @@ def check(
 def rules_line(
     note: Note, shown: Shown, owner: Sequence[str], people: Sequence[str] = ()
 ) -> str | None:
-    """The note's statement as a line by rules: its first sentence that, in the third
-    person, stands alone, is short, names no relative time and has who did what right; None
-    when none can be."""
-    for sentence in sentences(note.statement) or [note.statement]:
+    """The note's statement as a line by rules: of its sentences that, in the third person,
+    stand alone, are short and have who did what right, the one with the most names and
+    numbers (a relative time taken out); None when none can be."""
+    for sentence in sorted(sentences(note.statement) or [note.statement], key=_weight):
         if len(sentence.split()) < RULE_WORDS:
             continue  # "I know, I know: January."
-        text = third_person(sentence, owner)
-        if text is None or len(text) > LIMIT or fault(text, owner) or _RELATIVE.search(text):
+        text = undated(third_person(sentence, owner) or "")
+        if not text or len(text) > LIMIT or fault(text, owner):
             continue
         if who.who_did_what(text, note.quote, shown.speaker, owner, people):
             continue
@@ -249,7 +259,7 @@ async def _asked(
         await model.check_budget()
         reply = await model.complete_json(messages, SCHEMA, "wording", REPLY_TOKENS, steady=True)
         out.calls += 1
-        line = parsed(reply.text)
+        line = undated(parsed(reply.text))
         if not line:
             return None
         why = check(line, note, shown, owner, people)

@@ -128,3 +128,14 @@ async def test_each_note_is_worded_by_the_model_and_checked_before_it_is_placed(
     turn = content(llm.bodies[0]["messages"][-1])
     assert "put in words by simple rules" in turn
     assert "- 2019-03-10: Jonas said Jonas would be there [#1]" in turn
+
+
+def test_the_rules_take_the_sentence_that_says_most_and_drop_its_relative_time() -> None:
+    journal = Shown("Handed in my notice today. Daniel took it well.", "", "2020-12-18.md")
+    x = note(
+        "I handed in my notice today. Daniel took it well, better than I did.",
+        "Handed in my notice today.",
+    )
+    assert rules_line(x, journal, ["Nina"]) == "Daniel took it well, better than Nina did."
+    y = note("I handed in my notice to Daniel today.", "Handed in my notice today.")
+    assert rules_line(y, journal, ["Nina"]) == "Nina handed in Nina's notice to Daniel."
