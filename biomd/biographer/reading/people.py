@@ -365,3 +365,44 @@ def phrased(text: str, facts: str, p: Person, owner: Sequence[str], language: st
     if [w for w in who.NAME.findall(text) if fold(w) not in given]:
         return None  # a name the facts don't give
     return f"- {m.group('name')}: {text.rstrip('.')}{m.group('cites')}"
+
+
+SPOUSE = frozenset({"married", "verheiratet", "casado", "casada", "marié", "mariée", "marido",
+                    "wife", "husband", "spouse"})  # fmt: skip
+
+
+def relations_in(people: str) -> dict[str, set[str]]:
+    """Each person of a People section (by key) and the relations its line gives them."""
+    out: dict[str, set[str]] = {}
+    for row in people.split("\n"):
+        if not row.startswith("- ") or ":" not in row:
+            continue
+        name, said = row[2:].split(":", 1)
+        found = {
+            r for w, r in kinship.by_fold().items() if re.search(rf"\b{re.escape(w)}\b", fold(said))
+        }
+        if found:
+            out[person_key(name.strip(" *"))] = found
+    return out
+
+
+def relation_conflict(sentence: str, relations: Mapping[str, set[str]]) -> str | None:
+    """Why a sentence misstates who someone is to the owner, or None: it calls a person by
+    a relation their People line doesn't give ("married to Deniz", a partner), or turns
+    theirs round ("a father of Werner", the father)."""
+    text = fold(sentence)
+    for key, known in relations.items():
+        if not re.search(rf"\b{re.escape(key)}\b", text):
+            continue
+        said = {r for w, r in kinship.by_fold().items() if re.search(rf"\b{re.escape(w)}\b", text)}
+        if any(w in text.split() for w in SPOUSE) and not known & {"wife", "husband"}:
+            return f"it makes {key.title()} a spouse; bio.md says {', '.join(sorted(known))}"
+        for w, r in kinship.by_fold().items():
+            if r in known and re.search(
+                rf"\b{re.escape(w)}\s+(?:of|von|de|do|da|du)\s+{re.escape(key)}\b", text
+            ):
+                return f"it turns round who {key.title()} is ({r})"
+        if said and not said & known and not said <= {"friend", "best friend"}:
+            called, says = ", ".join(sorted(said)), ", ".join(sorted(known))
+            return f"it calls {key.title()} {called}; bio.md says {says}"
+    return None

@@ -16,6 +16,7 @@ from biomd.biographer.answer_claims import sentences
 from biomd.biographer.edits import apply_edit, find_section
 from biomd.biographer.json_reply import json_values
 from biomd.biographer.profile_text import NOTHING_YET, bullets, citations, section
+from biomd.biographer.reading import people
 from biomd.biographer.support import SENTENCES, content_stems, refusal
 from biomd.fold import fold
 from biomd.models.llm import JsonModel
@@ -102,9 +103,11 @@ def request(lines: dict[int, str], owner: Sequence[str], language: str) -> list[
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
-def kept(reply: str, lines: dict[int, str]) -> Top:
-    """The reply's sentences that rest on their lines, each ending in its lines' citations."""
+def kept(reply: str, lines: dict[int, str], bio: str = "") -> Top:
+    """The reply's sentences that rest on their lines, each ending in its lines' citations,
+    and that call no one by another relation than bio.md's People section does."""
     out = Top()
+    relations = people.relations_in(section(bio, "people"))
     data = next((v for v in json_values(reply) if isinstance(v, dict)), {})
     bare = {n: _CITES.sub("", line) for n, line in lines.items()}
     for part, most, into in (
@@ -121,6 +124,7 @@ def kept(reply: str, lines: dict[int, str]) -> Top:
                     break
                 named = _narrowed(text, cited, bare)
                 why = refusal(text, named, bare) if text else "it is empty"
+                why = why or people.relation_conflict(text, relations)
                 if why:
                     out.refused.append(f"{text!r}: {why}")
                     continue
@@ -149,7 +153,7 @@ async def write(model: JsonModel, bio: str, owner: Sequence[str], language: str 
     reply = await model.complete_json(
         request(lines, owner, language), SCHEMA, "summary", REPLY_TOKENS, steady=True
     )
-    top = kept(reply.text, lines)
+    top = kept(reply.text, lines, bio)
     if top.refused:
         log.info("summary sentences dropped: %s", "; ".join(top.refused))
     return top

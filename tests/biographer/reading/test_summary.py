@@ -108,3 +108,22 @@ async def test_a_reading_round_writes_the_summary_once(
     ]
     assert len(asked) == 2  # the owner's Summary stays, however bio.md grows
     assert "L1: 2020-12-18: Nina handed in her notice [#1]" in content(asked[0]["messages"][1])
+
+
+def test_a_sentence_that_misstates_who_someone_is_is_dropped() -> None:
+    bio = BIO.replace(
+        "## People & relationships\n",
+        "## People & relationships\n- Werner: Nina's father [#2]\n- Inês: Nina's partner [#3]\n",
+    )
+    lines = numbered(bio)
+    top = kept(
+        _reply(
+            ("Nina is a father of Werner.", [3]),  # L3, L4: the People lines
+            ("Nina is married to Inês.", [4]),
+            ("Nina lives with her partner Inês.", [4]),
+        ),
+        lines,
+        bio,
+    )
+    assert [x.split(" [")[0] for x in top.summary] == ["Nina lives with her partner Inês."]
+    assert len(top.refused) == 2
