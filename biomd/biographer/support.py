@@ -75,8 +75,9 @@ def refusal(sentence: str, cited: Sequence[int], lines: Mapping[int, str]) -> st
     if numbers:
         return f"the lines it names do not say {', '.join(sorted(numbers))}"
     stems, theirs = content_stems(sentence), content_stems(said)
-    names = {fold(w)[:_STEM] for w in names_in(sentence)}
-    invented = sorted(n for n in names - theirs if n not in _MINOR)
+    names = {fold(re.sub(r"['’]s$", "", w))[:_STEM] for w in names_in(sentence)}
+    every = {fold(w)[:_STEM] for w in _WORD.findall(said)}  # "Ana" and "Tom" too
+    invented = sorted(n for n in names - every if n not in _MINOR)
     if invented:
         return f"the lines it names do not mention {', '.join(invented)}"
     if stems and not stems & theirs:

@@ -371,6 +371,11 @@ SPOUSE = frozenset({"married", "verheiratet", "casado", "casada", "marié", "mar
                     "wife", "husband", "spouse"})  # fmt: skip
 
 
+SYMMETRIC = frozenset({"partner", "friend", "best friend", "colleague", "neighbour", "cousin",
+                       "flatmate"})  # fmt: skip
+"""Relations that read the same both ways: "a partner of Inês" is Inês's partner."""
+
+
 def relations_in(people: str) -> dict[str, set[str]]:
     """Each person of a People section (by key) and the relations its line gives them."""
     out: dict[str, set[str]] = {}
@@ -398,8 +403,12 @@ def relation_conflict(sentence: str, relations: Mapping[str, set[str]]) -> str |
         if any(w in text.split() for w in SPOUSE) and not known & {"wife", "husband"}:
             return f"it makes {key.title()} a spouse; bio.md says {', '.join(sorted(known))}"
         for w, r in kinship.by_fold().items():
-            if r in known and re.search(
-                rf"\b{re.escape(w)}\s+(?:of|von|de|do|da|du)\s+{re.escape(key)}\b", text
+            if (
+                r in known
+                and r not in SYMMETRIC
+                and re.search(
+                    rf"\b{re.escape(w)}\s+(?:of|von|de|do|da|du)\s+{re.escape(key)}\b", text
+                )
             ):
                 return f"it turns round who {key.title()} is ({r})"
         if said and not said & known and not said <= {"friend", "best friend"}:

@@ -26,13 +26,21 @@ log = logging.getLogger(__name__)
 SUMMARY_SENTENCES = 5
 IDENTITY_LINES = 6
 MOST_LINES = 80  # bio.md lines a call is given, at most
-REPLY_TOKENS = 700
+REPLY_TOKENS = 600
+TRIES = 2
+RAN_ON = (
+    "That reply ran on and was cut off. Reply again with the same JSON: at most five items "
+    "in summary and six in identity, each ONE short sentence that says one thing, and stop."
+)
 CITED = 3  # lines a sentence rests on, at most
 FROM = ("identity", "timeline", "people", "patterns", "inferences")
 """The sections whose lines the Summary may rest on."""
 SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"summary": SENTENCES, "identity": SENTENCES},
+    "properties": {
+        "summary": {**SENTENCES, "maxItems": SUMMARY_SENTENCES},
+        "identity": {**SENTENCES, "maxItems": IDENTITY_LINES},
+    },
     "required": ["summary", "identity"],
     "additionalProperties": False,
 }
@@ -103,13 +111,14 @@ def request(lines: dict[int, str], owner: Sequence[str], language: str) -> list[
     return [{"role": "system", "content": system}, {"role": "user", "content": text}]
 
 
-def kept(reply: str, lines: dict[int, str], bio: str = "") -> Top:
+def kept(reply: str, lines: dict[int, str], bio: str = "", owner: Sequence[str] = ()) -> Top:
     """The reply's sentences that rest on their lines, each ending in its lines' citations,
     and that call no one by another relation than bio.md's People section does."""
     out = Top()
     relations = people.relations_in(section(bio, "people"))
-    data = next((v for v in json_values(reply) if isinstance(v, dict)), {})
-    bare = {n: _CITES.sub("", line) for n, line in lines.items()}
+    data = next((v for v in json_values(reply) if isinstance(v, dict)), None) or _salvaged(reply)
+    known = " ".join(owner)  # the owner's own names need no line
+    bare = {n: f"{_CITES.sub('', line)} {known}" for n, line in lines.items()}
     for part, most, into in (
         ("summary", SUMMARY_SENTENCES, out.summary),
         ("identity", IDENTITY_LINES, out.identity),
@@ -122,7 +131,9 @@ def kept(reply: str, lines: dict[int, str], bio: str = "") -> Top:
             for text in sentences(" ".join(str(item.get("text", "")).split())):
                 if len(into) >= most:
                     break
-                named = _narrowed(text, cited, bare)
+                if any(text in x for x in into):
+                    continue  # said already (a small model repeats itself)
+                named = _narrowed(text, cited, bare, known)
                 why = refusal(text, named, bare) if text else "it is empty"
                 why = why or people.relation_conflict(text, relations)
                 if why:
@@ -133,12 +144,27 @@ def kept(reply: str, lines: dict[int, str], bio: str = "") -> Top:
     return out
 
 
-def _narrowed(text: str, cited: list[int], lines: dict[int, str]) -> list[int]:
+_TEXT = re.compile(r'"(summary|identity)"\s*:\s*\[\s*\{\s*"text"\s*:\s*"((?:[^"\\]|\\.)*)')
+
+
+def _salvaged(reply: str) -> dict[str, Any]:
+    """Of a reply cut off inside its JSON, the text each part began: its sentences are
+    checked against the lines that share their words (no lines were named)."""
+    out: dict[str, Any] = {}
+    for part, text in _TEXT.findall(reply):
+        whole = text[: max(text.rfind(". "), text.rfind("! "), text.rfind("? ")) + 1]
+        out.setdefault(part, []).append({"text": whole.replace('\\"', '"'), "lines": []})
+    return out
+
+
+def _narrowed(text: str, cited: list[int], lines: dict[int, str], owner: str = "") -> list[int]:
     """Of many lines named, the few (CITED at most) that share most words with the
-    sentence: a sentence naming every line rests on those that say it."""
-    if len(cited) <= CITED:
+    sentence, the owner's names aside: a sentence naming every line rests on those that
+    say it."""
+    if cited and len(cited) <= CITED:
         return cited
-    words = content_stems(text)
+    words = content_stems(text) - content_stems(owner)
+    cited = cited or list(lines)  # none named (a reply cut off): the lines that say it
     shared = sorted(
         (n for n in cited if n in lines and words & content_stems(lines[n])),
         key=lambda n: -len(words & content_stems(lines[n])),
@@ -147,13 +173,22 @@ def _narrowed(text: str, cited: list[int], lines: dict[int, str]) -> list[int]:
 
 
 async def write(model: JsonModel, bio: str, owner: Sequence[str], language: str = "") -> Top:
-    """The Summary and Identity for bio.md as it is, from one call."""
+    """The Summary and Identity for bio.md as it is, from one call; a second when the first
+    reply ran on (cut at its length, or repeating itself) and gave nothing."""
     lines = numbered(bio)
-    await model.check_budget()
-    reply = await model.complete_json(
-        request(lines, owner, language), SCHEMA, "summary", REPLY_TOKENS, steady=True
-    )
-    top = kept(reply.text, lines, bio)
+    messages = request(lines, owner, language)
+    top = Top()
+    for _ in range(TRIES):
+        await model.check_budget()
+        reply = await model.complete_json(messages, SCHEMA, "summary", REPLY_TOKENS, steady=True)
+        top = kept(reply.text, lines, bio, owner)
+        if top.summary or top.identity or reply.finish_reason == "stop":
+            break
+        messages = [
+            *messages,
+            {"role": "assistant", "content": reply.text[:600]},
+            {"role": "user", "content": RAN_ON},
+        ]
     if top.refused:
         log.info("summary sentences dropped: %s", "; ".join(top.refused))
     return top

@@ -127,3 +127,15 @@ def test_a_sentence_that_misstates_who_someone_is_is_dropped() -> None:
     )
     assert [x.split(" [")[0] for x in top.summary] == ["Nina lives with her partner Inês."]
     assert len(top.refused) == 2
+
+
+def test_a_reply_cut_off_inside_its_json_keeps_the_whole_sentences_that_rest_on_lines() -> None:
+    ran_on = (
+        '{"summary": [{"text": "Nina Castell is a British designer. Nina moved to Lisbon with '
+        "her cat Biscuit. Nina moved to Lisbon with her cat Biscuit. Nina is currently wor"
+    )
+    top = kept(ran_on, numbered(BIO), BIO, ("Nina Castell", "Nina"))
+    assert top.summary == ["Nina moved to Lisbon with her cat Biscuit. [#3]"]  # once, cited
+    assert top.refused == [
+        "'Nina Castell is a British designer.': the lines it names do not mention briti"
+    ]
