@@ -136,6 +136,4 @@ def test_a_reply_cut_off_inside_its_json_keeps_the_whole_sentences_that_rest_on_
     )
     top = kept(ran_on, numbered(BIO), BIO, ("Nina Castell", "Nina"))
     assert top.summary == ["Nina moved to Lisbon with her cat Biscuit. [#3]"]  # once, cited
-    assert top.refused == [
-        "'Nina Castell is a British designer.': it names no line"
-    ]
+    assert top.refused == ["'Nina Castell is a British designer.': it names no line"]
