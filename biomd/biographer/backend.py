@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 
 class Backend(Protocol):
     name: str  # as metered in llm_usage: openai or codex
+    small_calls: bool  # a call per bio.md line (its wording) costs little: not a CLI run each
 
     @property
     def configured(self) -> bool:
@@ -92,6 +93,7 @@ class OpenAIBackend:
     """Any OpenAI-compatible endpoint: OpenRouter, Ollama, llama.cpp, vLLM…"""
 
     name = "openai"
+    small_calls = True
 
     def __init__(self, endpoints: Endpoints, ledger: Ledger) -> None:
         self.endpoints = endpoints
@@ -155,6 +157,7 @@ class CodexBackend:
     """The Codex CLI on a ChatGPT subscription: a turn is one `codex exec` run."""
 
     name = "codex"
+    small_calls = False  # each call is a `codex exec` run: lines are worded by rules
 
     def __init__(
         self, codex: CodexSettings, endpoints: Endpoints, ledger: Ledger, spec: dict[str, Any]

@@ -131,7 +131,11 @@ async def test_a_reading_turn_researches_edits_and_is_recorded_like_any(
         (u.backend, u.mode, u.prompt_tokens, u.completion_tokens, u.cost_usd)
         for u in db.usage(engine.settings.db_path)
     ]
-    assert found == [("codex", "notes", 1000, 50, 0.0), ("codex", "reading", 4000, 200, 0.0)]
+    assert found == [
+        ("codex", "notes", 1000, 50, 0.0),
+        ("codex", "reading", 4000, 200, 0.0),
+        ("codex", "summary", 1000, 50, 0.0),  # bio.md's Summary, from its lines; no wording
+    ]
 
 
 @pytest.mark.slow

@@ -62,7 +62,8 @@ class ReadingRounds:
     ) -> None:
         self.settings = reading
         self.language = language  # bio.md's, or "" for each source's own
-        self.people = PeopleSection(store, profile, owner_names, backend.reader, language)
+        phrase = backend.reader if backend.small_calls else None
+        self.people = PeopleSection(store, profile, owner_names, phrase, language)
         self.owner_names = owner_names
         self.store = store
         self.searcher = searcher
@@ -308,7 +309,7 @@ class ReadingRounds:
         shown = await wording.shown(self.store, chosen, {r.document_id: r.name for r in sources})
         people = {p for x in batch for p in x.people}
         try:
-            reader: JsonModel | None = self.backend.reader()
+            reader: JsonModel | None = self.backend.reader() if self.backend.small_calls else None
         except LLMError:  # no model: the rules' wording
             reader = None
         worded = await wording.word(reader, chosen, shown, self.owner_names, self.language, people)
