@@ -117,7 +117,8 @@ def dated(answer: str, quote: Backed) -> str:
 
 
 _NUMBER_WORDS = "zero one two three four five six seven eight nine ten eleven twelve".split()
-_MONTH_WORDS = frozenset([*MONTHS, *WEEKDAYS])
+CALENDAR = frozenset([*MONTHS, *WEEKDAYS])
+"""Month and weekday names, folded: capitalised words that are no one's name."""
 
 
 def terms(answer: str, question: str) -> list[str]:
@@ -129,7 +130,7 @@ def terms(answer: str, question: str) -> list[str]:
     for sentence in sentences(_DATE_IN.sub(" ", cited)):  # citations are not names
         words = re.findall(r"[\w'’-]+", sentence)
         for w in (re.sub(r"['’][sS]$", "", w.strip("'’-")) for w in words[1:]):  # "John's"
-            if (w[:1].isupper() or w.isdigit()) and fold(w) not in asked | _MONTH_WORDS:
+            if (w[:1].isupper() or w.isdigit()) and fold(w) not in asked | CALENDAR:
                 found.append(w)
     return list(dict.fromkeys(w for w in found if w != "I" and not w.startswith("I'")))
 

@@ -14,14 +14,12 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from biomd.biographer import who
+from biomd.biographer.answer_claims import CALENDAR
 from biomd.biographer.edits import apply_edit, find_section
 from biomd.biographer.reading import kinship
 from biomd.fold import fold
-from biomd.retrieval.relative import WEEKDAYS
-from biomd.retrieval.when import MONTHS
 from biomd.storage.notes import Note
 
-_CALENDAR = frozenset(fold(w) for w in [*MONTHS, *WEEKDAYS])
 CITES = 4  # sources a person's line cites, at most
 _CAP = r"[A-ZÀ-ÖØ-Þ][\w'’-]+"
 _PLACE = re.compile(rf"\s*(?P<place>{_CAP}(?:[ -]{_CAP})?)")
@@ -127,7 +125,7 @@ def _places(
         names = [
             w
             for w in who.NAME.findall(sentence)
-            if not who.is_owner(w, owner) and len(w) > 1 and fold(w) not in _CALENDAR
+            if not who.is_owner(w, owner) and len(w) > 1 and fold(w) not in CALENDAR
         ]
         for m in lives.finditer(sentence):
             place = _PLACE.match(sentence, m.end())

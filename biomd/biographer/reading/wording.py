@@ -15,14 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from biomd.biographer import data, who
-from biomd.biographer.answer_claims import sentences
+from biomd.biographer.answer_claims import CALENDAR, sentences
 from biomd.biographer.json_reply import json_values
 from biomd.biographer.reading.standalone import fault, third_person
 from biomd.errors import LLMError, SpendLimitReached
 from biomd.fold import fold
 from biomd.models.llm import JsonModel
-from biomd.retrieval.relative import WEEKDAYS
-from biomd.retrieval.when import MONTHS
 from biomd.storage.notes import Note
 from biomd.storage.store import Store
 
@@ -34,7 +32,6 @@ TRIES = 2  # the first line, then one more with why the first was refused
 REPLY_TOKENS = 160
 _STEM = 4  # letters a name is matched by: "Miriams" is Miriam's
 _NUMBER = re.compile(r"\d+")
-_CALENDAR = frozenset(fold(w) for w in [*MONTHS, *WEEKDAYS])
 _RELATIVE = re.compile(
     r",?\s*\b(?:today|yesterday|tomorrow|tonight|this morning|last night|heute|gestern"
     r"|hoy|ayer|aujourd'hui|hoje|ontem)\b",
@@ -296,7 +293,7 @@ def _new_names(
     mine = {_stem(w) for o in owner for w in o.split()}
     named = _stems(given) | mine
     there = named | _stems(around)
-    words = [w for w in who.NAME.findall(line) if fold(w) not in _CALENDAR]
+    words = [w for w in who.NAME.findall(line) if fold(w) not in CALENDAR]
     known = {_stem(p) for p in people} - mine
     strict = not _capitalises_nouns(around)
     return list(
