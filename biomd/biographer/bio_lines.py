@@ -8,14 +8,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from biomd.biographer.profile_text import bullets, section
+from biomd.biographer.profile_text import CITES, bullets, section
 from biomd.retrieval.fts_query import content_tokens
 from biomd.storage.notes import Note
 
 MATCHED = 3  # bio.md lines an answer starts from, at most
 FROM = ("summary", "identity", "timeline", "people", "patterns", "inferences")
 _CITED = re.compile(r"#(\d+)")
-_CITES = re.compile(r"\s*\[[^\]\n]*#\d+[^\]\n]*\]")
 
 
 def matching(bio: str, question: str, most: int = MATCHED) -> list[tuple[int, str]]:
@@ -27,7 +26,7 @@ def matching(bio: str, question: str, most: int = MATCHED) -> list[tuple[int, st
     scored = []
     for key in FROM:
         for i, line in enumerate(bullets(section(bio, key))):
-            shared = len(wanted & set(content_tokens(_CITES.sub(" ", line))))
+            shared = len(wanted & set(content_tokens(CITES.sub(" ", line))))
             if shared and _CITED.search(line):
                 scored.append((-shared, key != "people", i, line))
     out: list[tuple[int, str]] = []
@@ -39,7 +38,7 @@ def matching(bio: str, question: str, most: int = MATCHED) -> list[tuple[int, st
 def behind(line: str, notes: Sequence[Note]) -> Note | None:
     """The note a line rests on: of its source's notes, the one sharing most content words
     with it (two at least, or all of a short line's)."""
-    words = set(content_tokens(_CITES.sub(" ", line)))
+    words = set(content_tokens(CITES.sub(" ", line)))
     best, most = None, 0
     for x in notes:
         shared = len(words & set(content_tokens(f"{x.statement} {x.quote}")))

@@ -70,6 +70,9 @@ SKELETON = skeleton()
 MIRROR_MARK = "(the mirror, "
 """How a line of Patterns that the owner confirmed from the mirror ends in bio.md."""
 
+CITES = re.compile(r"\s*\[[^\]\n]*#\d+[^\]\n]*\]")
+"""A line's citations as bio.md writes them ("[#3]", "[#3, #8]", "[#3 'journal']"), with the
+space before them: what is left when they are taken out is what the line says."""
 _CITATION = re.compile(r"#(\d+)")
 _CITE_GROUP = re.compile(r"\[(#\d+(?:\s*,\s*#\d+)*)\]")
 _QUESTION_ID = re.compile(r"^\s*[-*]\s+\[(Q\d+)\]\s*(.*)$")

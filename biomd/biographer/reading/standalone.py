@@ -9,9 +9,10 @@ import re
 from collections.abc import Sequence
 
 from biomd.biographer import who
+from biomd.biographer.profile_text import CITES
 
 FRAGMENT_WORDS = 4  # a line of fewer words says too little to stand alone
-_CITES = re.compile(r"\s*\[[^\]\n]*#\d+[^\]\n]*\]|\s*\(confidence: \w+\)")
+_CONFIDENCE = re.compile(r"\s*\(confidence: \w+\)")
 _DATED = re.compile(r"^\s*-?\s*\d{4}(?:-\d{2}){0,2}:\s*")
 _QUOTED = re.compile(r'“[^”\n]*”|"[^"\n]*"|„[^“”\n]*[“”]|«[^»\n]*»')
 _HEADER = re.compile(
@@ -80,7 +81,7 @@ after its table (German "ich mache": the verb would change) is not placed as wri
 
 def bare(line: str) -> str:
     """A line's statement: without its bullet, date, citations and confidence."""
-    return _DATED.sub("", _CITES.sub("", line.strip().lstrip("-* "))).strip()
+    return _DATED.sub("", _CONFIDENCE.sub("", CITES.sub("", line.strip().lstrip("-* ")))).strip()
 
 
 def fault(line: str, owner: Sequence[str] = ()) -> str | None:

@@ -15,7 +15,7 @@ from typing import Any
 from biomd.biographer.answer_claims import sentences
 from biomd.biographer.edits import apply_edit, find_section
 from biomd.biographer.json_reply import json_values
-from biomd.biographer.profile_text import NOTHING_YET, bullets, citations, section
+from biomd.biographer.profile_text import CITES, NOTHING_YET, bullets, citations, section
 from biomd.biographer.reading import people
 from biomd.biographer.support import SENTENCES, content_stems, refusal
 from biomd.fold import fold
@@ -55,7 +55,6 @@ SYSTEM = (
     'Reply with JSON only: {{"summary": [{{"text": "...", "lines": [1, 2]}}], '
     '"identity": [{{"text": "...", "lines": [3]}}]}}.'
 )
-_CITES = re.compile(r"\s*\[[^\]\n]*#\d+[^\]\n]*\]")
 
 
 @dataclass
@@ -118,7 +117,7 @@ def kept(reply: str, lines: dict[int, str], bio: str = "", owner: Sequence[str] 
     relations = people.relations_in(section(bio, "people"))
     data = next((v for v in json_values(reply) if isinstance(v, dict)), None) or _salvaged(reply)
     known = " ".join(owner)  # the owner's own names need no line
-    bare = {n: f"{_CITES.sub('', line)} {known}" for n, line in lines.items()}
+    bare = {n: f"{CITES.sub('', line)} {known}" for n, line in lines.items()}
     for part, most, into in (
         ("summary", SUMMARY_SENTENCES, out.summary),
         ("identity", IDENTITY_LINES, out.identity),
@@ -203,6 +202,6 @@ def into(bio: str, top: Top) -> str:
         bio = f"{bio[: region.body_start]}{' '.join(top.summary)}\n\n{rest}"
     held = fold(bio)
     for line in top.identity:
-        if fold(_CITES.sub("", line)) not in held:
+        if fold(CITES.sub("", line)) not in held:
             bio = apply_edit(bio, "", f"- {line}", "identity")
     return bio
