@@ -15,7 +15,7 @@ away again and again. Pure functions."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from biomd.biographer.edits import apply_edit, find_section
@@ -93,12 +93,12 @@ def place(
     bio: str,
     notes: Sequence[Note],
     room: Room = Room(),
-    worded: Mapping[int, str | None] | None = None,
+    worded: Mapping[int, Sequence[str]] | None = None,
 ) -> tuple[str, int]:
     """bio.md with the notes' lines added at the end of their sections (the Timeline in date
-    order as written), as far as `room` allows, and how many were added; a section bio.md
-    lacks is skipped. With `worded`, a note's line says what it holds for the note's id
-    (wording.py), and a note it holds None for has no line."""
+    order as written), as far as `room` allows, and how many notes were given a line; a
+    section bio.md lacks is skipped. With `worded`, a note's lines say what it holds for the
+    note's id (wording.py: one a fact), and a note it holds none for has no line."""
     bio, placed = placing(bio, notes, room, worded)
     return bio, len(placed)
 
@@ -107,35 +107,42 @@ def placing(
     bio: str,
     notes: Sequence[Note],
     room: Room = Room(),
-    worded: Mapping[int, str | None] | None = None,
+    worded: Mapping[int, Sequence[str]] | None = None,
 ) -> tuple[str, list[Note]]:
     """As place, with the notes that were given a line (the ones worth wording)."""
     held = fold(bio)
     placed: list[Note] = []
     for x in sorted(notes, key=lambda x: (x.date or "9999", x.document_id, x.start)):
-        said = x.statement if worded is None else worded.get(x.id, x.statement)
-        if said is None:
-            continue
-        section, text = line(x, said)
-        if fold(said.rstrip(".")) in held:
-            continue
-        try:
-            region = find_section(bio, section)
-            body = bio[region.body_start : region.end]
-            known = _person_line(body, x)
-            if known is not None:
-                if len(known) >= PERSON_LINE:
-                    continue  # their line is full: the note stays a note
-                bio = apply_edit(bio, known, f"{known}; {text.split(': ', 1)[1]}", section)
-            elif _full(body, section, x, room):
+        said = [x.statement] if worded is None else worded.get(x.id, [x.statement])
+        added = False
+        for statement in said:
+            if fold(statement.rstrip(".")) in held:
                 continue
-            else:
-                bio = apply_edit(bio, "", text, section)
-        except ProfileEditError:
-            continue
-        held = fold(bio)
-        placed.append(x)
+            grown = _added(bio, x, statement, room)
+            if grown is not bio:
+                bio, held, added = grown, fold(grown), True
+        if added:
+            placed.append(x)
     return bio, placed
+
+
+def _added(bio: str, x: Note, said: str, room: Room) -> str:
+    """bio.md with one line of a note added, as far as its place holds (the same bio.md
+    when its place is full, or bio.md lacks its section)."""
+    section, text = line(x, said)
+    try:
+        region = find_section(bio, section)
+        body = bio[region.body_start : region.end]
+        known = _person_line(body, x)
+        if known is not None:
+            if len(known) >= PERSON_LINE:
+                return bio  # their line is full: the note stays a note
+            return apply_edit(bio, known, f"{known}; {text.split(': ', 1)[1]}", section)
+        if _full(body, section, x, room):
+            return bio
+        return apply_edit(bio, "", text, section)
+    except ProfileEditError:
+        return bio
 
 
 def _full(body: str, section: str, x: Note, room: Room) -> bool:
@@ -159,14 +166,23 @@ def _person_line(section: str, x: Note) -> str | None:
     return None
 
 
-def months_spanned(readings: Sequence[Reading]) -> int:
-    """How many months the sources' dates span (1 when they have none)."""
-    starts = [r.content_start[:7] for r in readings if r.content_start]
-    ends = [(r.content_end or r.content_start or "")[:7] for r in readings if r.content_start]
-    if not starts:
-        return 1
-    first, last = min(starts), max(ends)
-    try:
-        return 1 + (int(last[:4]) - int(first[:4])) * 12 + int(last[5:7]) - int(first[5:7])
-    except ValueError:  # a year alone
-        return 12 * (1 + int(last[:4]) - int(first[:4])) if last[:4].isdigit() else 1
+def months_covered(readings: Iterable[Reading]) -> int:
+    """How many months the sources' dates cover, each from its first date to its last (1 when
+    they have none): a journal of five entries over five years covers five, not sixty, and
+    a chat of three years thirty-six."""
+    months: set[int] = set()
+    for r in readings:
+        first = _month(r.content_start or "")
+        if first is None:
+            continue
+        last = _month(r.content_end or "") or first
+        months.update(range(first, max(first, last) + 1))
+    return max(1, len(months))
+
+
+def _month(date: str) -> int | None:
+    """A date's month as a count from year 0 ("2021" alone: its January)."""
+    if not date[:4].isdigit():
+        return None
+    month = date[5:7]
+    return int(date[:4]) * 12 + (int(month) - 1 if month.isdigit() else 0)

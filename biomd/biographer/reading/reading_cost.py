@@ -19,7 +19,7 @@ from biomd.biographer.reading import briefing, estimate, filler
 from biomd.biographer.reading import scope as scope_of
 from biomd.biographer.reading.estimate import TURN_CALLS_SHARE, Cache, Estimate, Sizes
 from biomd.biographer.reading.notes_pass import ReaderPlan
-from biomd.biographer.reading.placement import Room, months_spanned
+from biomd.biographer.reading.placement import Room, months_covered
 from biomd.biographer.reading.reader import SCHEMA
 from biomd.biographer.reading.reader import system_prompt as reader_prompt
 from biomd.biographer.reading.reading_turn import SCHEMA as READING_TURN_SCHEMA
@@ -168,8 +168,8 @@ class ReadingCost:
         return estimate.reading(sum(c for c, _ in left), sizes, sum(s for _, s in left))
 
     async def _sizes_for(self, readings: Sequence[Reading]) -> Sizes:
-        """The sizes, with how far rules may fill bio.md over the months these sources span."""
-        months = months_spanned(readings)
+        """The sizes, with how far rules may fill bio.md over the months these sources cover."""
+        months = months_covered(readings)
         sizes = await self.sizes()
         room = Room.within(sizes.bio_cap, months).chars(months)
         return replace(sizes, rules_room=room, sources=len(readings))

@@ -25,7 +25,7 @@ from biomd.biographer.reading.placement import (
     Room,
     is_routine,
     line,
-    months_spanned,
+    months_covered,
     place,
     placing,
 )
@@ -303,7 +303,7 @@ class ReadingRounds:
         budget (or the model's window) holds over the months their sources span, as one
         revision; how many lines went in."""
         sources = [by_doc[d] for d in dict.fromkeys(x.document_id for x in batch)]
-        room = Room.within(await self.budget.held_to(), months_spanned(sources))
+        room = Room.within(await self.budget.held_to(), months_covered(by_doc.values()))
         _, placed_as_is = placing(await self.profile.load(), batch, room)
         chosen = [x for x in placed_as_is if x.kind != "gap"]  # a gap is asked as it is
         shown = await wording.shown(self.store, chosen, {r.document_id: r.name for r in sources})
@@ -313,15 +313,15 @@ class ReadingRounds:
         except LLMError:  # no model: the rules' wording
             reader = None
         worded = await wording.word(reader, chosen, shown, self.owner_names, self.language, people)
-        texts: dict[int, str | None] = {x.id: None for x in batch}
-        texts.update({x.id: x.statement for x in placed_as_is if x.kind == "gap"})
+        texts: dict[int, list[str]] = {x.id: [] for x in batch}
+        texts.update({x.id: [x.statement] for x in placed_as_is if x.kind == "gap"})
         texts.update(worded.texts)
         placed, n = place(await self.profile.load(), batch, room, texts)
         if worded.refused:
             log.info("lines refused: %s", "; ".join(worded.refused))
         if n:
             await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
-        await self._mark_tidy([line(x, texts[x.id])[1] for x in batch if x.id in worded.tidy])
+        await self._mark_tidy([line(x, t)[1] for x in batch for t in worded.tidy.get(x.id, [])])
         return n
 
     async def _tidy(self) -> list[str]:

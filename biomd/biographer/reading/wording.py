@@ -1,9 +1,9 @@
-"""A note put in words for bio.md, one line at a time: the model gets the note, its quote
-and the lines around it, and writes one line in the third person, which rules check (it
-keeps the note's names and numbers, names no one the source doesn't, is short, stands alone
-and says who did what). A line refused twice gives way to the rules' wording of the note
-(standalone.third_person), marked for the biographer to tidy; a note neither can put in
-words stays a note, searchable, without a line."""
+"""A note put in words for bio.md, one line for each of its facts (facts.py): the model gets
+a fact, the note's quote and the lines around it, and writes one line in the third person,
+which rules check (it keeps the fact's names and numbers, names no one the source doesn't,
+is short, stands alone and says who did what). A line refused twice gives way to the
+rules' wording of the fact (standalone.third_person), marked for the biographer to tidy; a
+fact neither can put in words is left out, and the note stays searchable."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import Any
 from biomd.biographer import data, who
 from biomd.biographer.answer_claims import CALENDAR, sentences
 from biomd.biographer.json_reply import json_values
+from biomd.biographer.reading import facts
 from biomd.biographer.reading.standalone import fault, third_person
 from biomd.errors import LLMError, SpendLimitReached
 from biomd.fold import fold
@@ -44,11 +45,6 @@ SENTENCES = 2  # a worded line holds at most this many
 def undated(line: str) -> str:
     """A line without its relative times: "Nina handed in her notice today." loses "today"."""
     return _RELATIVE.sub("", line).strip()
-
-
-def _weight(sentence: str) -> int:
-    """The more names and numbers a sentence holds, the more it says (ranked first)."""
-    return -len(who.NAME.findall(sentence)[1:]) - len(_NUMBER.findall(sentence))
 
 
 SCHEMA: dict[str, Any] = {
@@ -92,10 +88,10 @@ class Shown:
 
 @dataclass
 class Worded:
-    """What wording a batch of notes gave: each placed note's statement (None: no line)."""
+    """What wording a batch of notes gave: each note's lines (none: the note stays a note)."""
 
-    texts: dict[int, str | None] = field(default_factory=dict)
-    tidy: set[int] = field(default_factory=set)  # notes in the rules' wording, to reword
+    texts: dict[int, list[str]] = field(default_factory=dict)
+    tidy: dict[int, list[str]] = field(default_factory=dict)  # in the rules' wording, to reword
     by_model: int = 0
     by_rules: int = 0  # the model's lines refused: the rules' wording, to tidy
     left: int = 0  # notes with no line at all
@@ -169,13 +165,18 @@ def check(
     added = sorted(set(_NUMBER.findall(line)) - real)
     if added:
         return f"the source does not say {', '.join(added)}"
-    if len(sentences(note.statement)) <= 1:  # a note of one fact: its line keeps all of it
+    if len(sentences(note.statement)) <= facts.SENTENCES:  # a fact: its line keeps all of it
         kept = set(_NUMBER.findall(note.statement)) & real
         lost = sorted(n for n in kept if n not in line and n not in (note.date or ""))
         if lost:
             return f"it leaves out {', '.join(lost)}"
         stems = _stems(line)
-        gone = [p for p in who.named(note.quote, note.people) if _stem(p) not in stems]
+        told = _stems(note.statement)
+        gone = [
+            p
+            for p in who.named(note.quote, note.people)
+            if _stem(p) in told and _stem(p) not in stems
+        ]
         if gone:
             return f"it leaves out {', '.join(gone)}"
     speakers = " ".join(who.speaker(x) for x in shown.context.split("\n"))
@@ -192,7 +193,7 @@ def rules_line(
     """The note's statement as a line by rules: of its sentences that, in the third person,
     stand alone, are short and have who did what right, the one with the most names and
     numbers (a relative time taken out); None when none can be."""
-    for sentence in sorted(sentences(note.statement) or [note.statement], key=_weight):
+    for sentence in sorted(sentences(note.statement) or [note.statement], key=facts.weight):
         if len(sentence.split()) < RULE_WORDS:
             continue  # "I know, I know: January."
         text = undated(third_person(sentence, owner) or "")
@@ -212,30 +213,33 @@ async def word(
     language: str = "",
     people: Iterable[str] = (),
 ) -> Worded:
-    """Each note's line: the model's where it passes the check (in TRIES), else the rules'.
-    No model, an outage or the spend limit leaves the rest to the rules."""
+    """Each note's lines, one a fact: the model's where it passes the check (in TRIES), else
+    the rules'. No model, an outage or the spend limit leaves the rest to the rules."""
     out = Worded()
     known = list(people)
     model_up = model is not None
     for note in notes:
         where = shown.get(note.id, Shown("", "", ""))
-        line = None
-        if model_up and model is not None:
-            try:
-                line = await _asked(model, note, where, owner, language, known, out)
-            except (LLMError, SpendLimitReached) as exc:
-                log.warning("lines are worded by rules: %s", exc)
-                model_up = False
-        if line:
-            out.by_model += 1
-        else:
-            line = rules_line(note, where, owner, [*known, *note.people])
+        lines = out.texts.setdefault(note.id, [])
+        for fact in facts.of(note):
+            line = None
+            if model_up and model is not None:
+                try:
+                    line = await _asked(model, fact, where, owner, language, known, out)
+                except (LLMError, SpendLimitReached) as exc:
+                    log.warning("lines are worded by rules: %s", exc)
+                    model_up = False
             if line:
-                out.by_rules += 1
-                out.tidy.add(note.id)
+                out.by_model += 1
             else:
-                out.left += 1
-        out.texts[note.id] = line
+                line = rules_line(fact, where, owner, [*known, *note.people])
+                if line:
+                    out.by_rules += 1
+                    out.tidy.setdefault(note.id, []).append(line)
+                else:
+                    out.left += 1
+            if line and fold(line) not in {fold(x) for x in lines}:
+                lines.append(line)
     return out
 
 
@@ -268,8 +272,8 @@ async def _asked(
             {"role": "assistant", "content": reply.text},
             {
                 "role": "user",
-                "content": f"That line can't be used: {why}. Write it again as one short "
-                f"sentence in the third person about {first} or the people in the note, "
+                "content": f"That line can't be used: {why}. Write it again as one or two "
+                f"short sentences in the third person about {first} or the people in the note, "
                 'or reply {"line": ""}.',
             },
         ]
@@ -289,19 +293,20 @@ def _new_names(
 ) -> list[str]:
     """Names in the line that the note doesn't give (its quote, its statement, who speaks):
     a known person, and (where the source doesn't capitalise its nouns, as German does) any
-    capitalised word not in the lines around it either."""
+    capitalised word inside a sentence and not in the lines around it either."""
     mine = {_stem(w) for o in owner for w in o.split()}
     named = _stems(given) | mine
     there = named | _stems(around)
     words = [w for w in who.NAME.findall(line) if fold(w) not in CALENDAR]
     known = {_stem(p) for p in people} - mine
     strict = not _capitalises_nouns(around)
+    opening = {m.group(1) for s in sentences(line) if (m := who.NAME.match(s.strip()))}
     return list(
         dict.fromkeys(
             w
-            for i, w in enumerate(words)
+            for w in words
             if (_stem(w) in known and _stem(w) not in named)
-            or (strict and i > 0 and _stem(w) not in there)
+            or (strict and w not in opening and _stem(w) not in there)
         )
     )
 
