@@ -19,9 +19,11 @@ from typing import Any
 from biomd.biographer import who
 from biomd.biographer.answer_claims import STAMP, Backed, dated, sentences, terms, unquoted
 from biomd.biographer.evidence import ShownPassage
+from biomd.biographer.prompts import LANGUAGE_NAMES
 from biomd.biographer.reading.quotes import RUN_WORDS, locate, longest_piece, longest_run
 from biomd.fold import fold, fold_mapped
 from biomd.retrieval.fts_query import content_tokens
+from biomd.retrieval.language import detect
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -41,6 +43,7 @@ SCHEMA: dict[str, Any] = {
 }
 """The reply of a chat turn that answers from passages, under the endpoint's JSON schema."""
 
+SURE_OF_LANGUAGE = 0.8  # how sure the detector must be of a question's language to name it
 ASK = (
     'Reply in JSON: {"answer": one or two sentences, the answer first, "quotes": [{"source":'
     ' the source id, "quote": the exact words from that passage that say it}], "silent":'
@@ -58,9 +61,15 @@ INFER = (
 
 
 def ask_for(question: str) -> str:
-    """How to reply to this question: ASK, and for one that asks what is likely ("Which
-    state might they live in?"), that an inference from quoted words is wanted."""
-    return f"{ASK} {INFER}" if _INFERS.search(question) else ASK
+    """How to reply to this question: ASK, for one that asks what is likely ("Which state
+    might they live in?") that an inference from quoted words is wanted, and the language
+    to answer in, the question's (a 1.5B model answered German questions in English, though
+    its rules said to answer in the language of the question)."""
+    asked = f"{ASK} {INFER}" if _INFERS.search(question) else ASK
+    found = detect(question)
+    if found is None or found[1] < SURE_OF_LANGUAGE or found[0] not in LANGUAGE_NAMES:
+        return asked
+    return f"{asked} Write the answer in {LANGUAGE_NAMES[found[0]]}."
 
 
 BIO = "bio.md"  # the name a bio.md line goes by as a passage (in_bio)

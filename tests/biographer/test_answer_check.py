@@ -169,8 +169,15 @@ def test_a_long_quote_is_shown_by_its_sentence_that_answers_and_its_speaker_left
 
 
 def test_a_question_of_what_is_likely_asks_for_an_inference_from_quoted_words() -> None:
-    assert ask_for("Which state might they live in?") == f"{ASK} {INFER}"
-    assert ask_for("Which state do they live in?") == ASK
+    assert ask_for("Which state might they live in?").startswith(f"{ASK} {INFER}")
+    assert ask_for("Which state do they live in?").startswith(f"{ASK} Write")
+
+
+def test_the_answer_is_asked_for_in_the_question_s_language() -> None:
+    assert ask_for("Wo wohnt meine Schwester Miriam?") == f"{ASK} Write the answer in German."
+    assert ask_for("What is my cat called?") == f"{ASK} Write the answer in English."
+    assert ask_for("Quem é a Inês?").endswith("in Portuguese.")
+    assert ask_for("ok?") == ASK  # too little to tell
 
 
 def test_a_quote_from_a_wrapped_email_is_shown_on_one_line() -> None:

@@ -41,7 +41,9 @@ async def test_a_chat_turn_starts_from_the_passages_found_for_its_message(
     first = llm.bodies[0]["messages"][-1]["content"]
     assert first.startswith("Passages biomd found in the owner's sources")
     # the question last, then how to reply: the answer and the words it rests on
-    assert first.endswith(f"\n\nThe owner's question:\nWhat is my dog called?\n\n{ASK}")
+    assert first.endswith(
+        f"\n\nThe owner's question:\nWhat is my dog called?\n\n{ASK} Write the answer in English."
+    )
     assert f"[#{diary} 'note-0.txt'" in first and "grey lurcher called Biscuit" in first
     assert "<source_data>" in first and first.index("<source_data>") < first.index("Biscuit")
     schema = llm.bodies[0]["response_format"]["json_schema"]["schema"]
