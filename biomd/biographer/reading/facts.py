@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from biomd.biographer import who
 from biomd.biographer.answer_claims import sentences
-from biomd.biographer.reading.standalone import FRAGMENT_WORDS
+from biomd.biographer.reading.standalone import FRAGMENT_WORDS, greeting, ungreeted
 from biomd.fold import fold
 from biomd.storage.notes import Note
 
@@ -37,11 +37,13 @@ def weight(sentence: str) -> int:
 
 def facts(statement: str) -> list[str]:
     """The statement's facts in their order: at most MOST, the ones with most names and
-    numbers kept; a fact of short sentences only ("Alive! Sorry.") is none."""
+    numbers kept; a fact of short sentences only ("Alive! Sorry."), a question or a
+    greeting is none, and a letter's greeting is taken off the sentence it opens."""
     groups: list[list[str]] = []
-    for sentence in (s.strip() for s in sentences(statement)):
-        if not sentence:
-            continue
+    for said in sentences(statement):
+        sentence = ungreeted(said.strip())
+        if not sentence or sentence.endswith("?") or greeting(said):
+            continue  # a question asks, a greeting greets: neither tells
         if groups and len(groups[-1]) < SENTENCES and _leans(sentence):
             groups[-1].append(sentence)
         else:

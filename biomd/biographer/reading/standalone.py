@@ -25,8 +25,8 @@ _ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+|https?://\S+")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 GREETINGS = {
-    "en": "dear hi hello hey best wishes kind warm regards cheers love thanks thank you yours "
-    "sincerely faithfully xx xoxo take care all the see soon talk",
+    "en": "dear hi hello hey best wishes kind warm regards greetings with sporty cheers love "
+    "thanks thank you yours sincerely faithfully xx xoxo take care all the see soon talk",
     "de": "liebe lieber liebes hallo hi moin servus viele liebe herzliche beste freundlichen "
     "sportlichen grüße gruß grüßen lg mfg mit bis bald danke dein deine euer eure der vorstand",
     "es": "querido querida queridos estimado estimada hola saludos un abrazo abrazos besos "
@@ -93,8 +93,10 @@ def fault(line: str, owner: Sequence[str] = ()) -> str | None:
         return "an address, not a statement"
     said = _QUOTED.sub(" ", text)  # what a line quotes is the source's, in its own person
     words = _WORD.findall(said)
-    if words and all(w.casefold() in _GREETING or w[:1].isupper() for w in words):
+    if greeting(said):
         return "a greeting or a sign-off"
+    if ungreeted(said) != said:
+        return "opened by a greeting"
     if len(words) < FRAGMENT_WORDS:
         return "a fragment"
     if first_person(said):
@@ -107,6 +109,28 @@ def fault(line: str, owner: Sequence[str] = ()) -> str | None:
     if opening in SUBJECTLESS or opening in _NUMBERS or opening.endswith("ing"):
         return "without a subject"
     return None
+
+
+_SALUTATION = re.compile(r"^([^,:!\n]{1,40})[,:!]\s*\S")
+
+
+def greeting(text: str) -> bool:
+    """Whether a text is only a greeting or a sign-off: its words greeting words and names
+    ("Lieber Jonas,", "Mit sportlichen Grüßen, der Vorstand")."""
+    words = _WORD.findall(text)
+    return any(w.casefold() in _GREETING for w in words) and all(
+        w.casefold() in _GREETING or w[:1].isupper() for w in words
+    )
+
+
+def ungreeted(text: str) -> str:
+    """A text without the letter's greeting it opens with ("Lieber Jonas, welcome to…" is
+    "welcome to…"), or as it is."""
+    m = _SALUTATION.match(text)
+    head = _WORD.findall(m.group(1)) if m else []
+    if m and head and head[0].casefold() in _GREETING and greeting(m.group(1)):
+        return text[m.end() - 1 :]
+    return text
 
 
 _NUMBERS = frozenset(

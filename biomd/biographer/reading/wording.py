@@ -171,12 +171,7 @@ def check(
         if lost:
             return f"it leaves out {', '.join(lost)}"
         stems = _stems(line)
-        told = _stems(note.statement)
-        gone = [
-            p
-            for p in who.named(note.quote, note.people)
-            if _stem(p) in told and _stem(p) not in stems
-        ]
+        gone = [p for p in _told(note, shown, owner, people) if _stem(p) not in stems]
         if gone:
             return f"it leaves out {', '.join(gone)}"
     speakers = " ".join(who.speaker(x) for x in shown.context.split("\n"))
@@ -185,6 +180,25 @@ def check(
     if new:
         return f"the source does not name {', '.join(new)}"
     return who.who_did_what(line, note.quote, shown.speaker, owner, [*people, *note.people])
+
+
+def _told(note: Note, shown: Shown, owner: Sequence[str], people: Iterable[str]) -> list[str]:
+    """The names a fact gives that its line must keep: the people it names (of the note's
+    and those known), and where the source doesn't capitalise its nouns, any word its
+    sentences capitalise past their first that its quote capitalises too ("Bath", "Roth");
+    never the owner's."""
+    told = _stems(note.statement)
+    names = [p for p in who.named(note.quote, [*note.people, *people]) if _stem(p) in told]
+    if not _capitalises_nouns(f"{note.quote}\n{shown.context}"):
+        quoted = {fold(w) for w in who.NAME.findall(note.quote)}
+        names += [
+            w
+            for s in sentences(note.statement)
+            for w in who.names_in(s)
+            if fold(w) in quoted and fold(w) not in CALENDAR
+        ]
+    mine = {_stem(w) for o in owner for w in o.split()}
+    return list(dict.fromkeys(p for p in names if _stem(p) not in mine))
 
 
 def rules_line(

@@ -67,3 +67,9 @@ def test_the_timeline_room_is_shared_by_the_months_the_sources_cover() -> None:
     assert months_covered([source("2021-01-01", "2023-12-30")]) == 36  # a chat of three years
     assert months_covered([*journals, source("2019-04-01", "2019-05-02")]) == 6
     assert months_covered([source(None)]) == 1
+
+
+def test_a_question_or_a_greeting_is_no_fact_and_a_letter_s_greeting_comes_off() -> None:
+    letter = "Liebe Aylin, ja, ich lebe noch. Kommst du im Mai? Mit sportlichen Grüßen, Jonas"
+    assert facts(letter) == ["ja, ich lebe noch."]
+    assert facts("I will be at the wedding. Can I bring Krümel?") == ["I will be at the wedding."]

@@ -17,6 +17,11 @@ NINA = ("Nina Castell", "Nina")
         ("From: Nina Castell <nina@example.com>", "an e-mail header"),
         ("- Mit sportlichen Grüßen, der Vorstand [#3]", "a greeting or a sign-off"),
         ("- Lieber Jonas, [#3]", "a greeting or a sign-off"),
+        (
+            "- 2020-08-14: Lieber Jonas, welcome to the Ruderclub Leipzig! [#3]",
+            "opened by a greeting",
+        ),
+        ("- Dear Nina, the team loved her portfolio [#9]", "opened by a greeting"),
         ("- 2019-04-07: Ran the Bath half marathon in 2:04:51 [#1]", "without a subject"),
         ("- 2021-05: I met Inês at the pottery class [#4]", "in the first person of its source"),
         ("- Ich habe Deniz im Ruderclub kennengelernt [#4]", "in the first person of its source"),
@@ -36,6 +41,7 @@ def test_lines_that_cannot_stand_alone_say_why(line: str, why: str) -> None:
         "- 2019-04-07: Nina ran the Bath half marathon in 2:04:51 [#1]",
         "- 2023-10: Nina told Mum “I am fine for money” while short of it [#5, #7]",
         "- Miriam und Paul heiraten am 14. September in Warnemünde [#2]",
+        "- Thanks to Rui, Nina got the job in Porto [#9]",
         "- Nina moved to the US in 2020 with Ana, Tom says (confidence: low) [#2]",
     ],
 )

@@ -139,3 +139,18 @@ def test_the_rules_take_the_sentence_that_says_most_and_drop_its_relative_time()
     assert rules_line(x, journal, ["Nina"]) == "Daniel took it well, better than Nina did."
     y = note("I handed in my notice to Daniel today.", "Handed in my notice today.")
     assert rules_line(y, journal, ["Nina"]) == "Nina handed in Nina's notice to Daniel."
+
+
+def test_a_line_keeps_the_names_its_fact_gives() -> None:
+    retires = "Frau Roth geht in Rente und hat mich vorgeschlagen."
+    x = note("Frau Roth is retiring and suggested me.", retires, date="2024-01-20")
+    journal = Shown(retires, "", "2024-01-20.md")
+    refused = check("Jonas is retiring and was suggested.", x, journal, JONAS, ["Frau Roth"])
+    assert refused is not None and "leaves out Frau Roth" in refused
+    bath = "Ran the Bath half marathon this morning. 2:04:51."
+    y = note("I ran the Bath half marathon in 2:04:51.", bath, date="2019-04-07")
+    said = Shown(bath, "", "2019-04-07.md")
+    assert "leaves out Bath" in (
+        check("Nina ran a half marathon in 2:04:51.", y, said, ["Nina"]) or ""
+    )
+    assert check("Nina ran the Bath half marathon in 2:04:51.", y, said, ["Nina"]) is None
