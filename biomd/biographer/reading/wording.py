@@ -195,10 +195,22 @@ def _told(note: Note, shown: Shown, owner: Sequence[str], people: Iterable[str])
             w
             for s in sentences(note.statement)
             for w in who.names_in(s)
-            if fold(w) in quoted and fold(w) not in CALENDAR
+            if fold(w) in quoted and not _common(w)
         ]
     mine = {_stem(w) for o in owner for w in o.split()}
     return list(dict.fromkeys(p for p in names if _stem(p) not in mine))
+
+
+def _common(word: str) -> bool:
+    """A capitalised word that is no one's name: "I'd", "Tuesdays", "September"."""
+    folded = fold(word)
+    return folded.split("'")[0].split("’")[0] == "i" or folded.removesuffix("s") in CALENDAR
+
+
+def _title(note: Note) -> bool:
+    """Whether a note's quote is its source's title line ("WhatsApp chat: Mum"), which
+    says nothing of a life whatever a reader makes of it."""
+    return note.start == 0 and "\n" not in note.quote.strip() and fault(note.quote) is not None
 
 
 def rules_line(
@@ -235,7 +247,7 @@ async def word(
     for note in notes:
         where = shown.get(note.id, Shown("", "", ""))
         lines = out.texts.setdefault(note.id, [])
-        for fact in facts.of(note):
+        for fact in [] if _title(note) else facts.of(note):
             line = None
             if model_up and model is not None:
                 try:

@@ -10,7 +10,7 @@ import pytest
 
 from biomd.app.engine import Engine
 from biomd.biographer.profile_text import section
-from biomd.biographer.reading.wording import Shown, check, rules_line
+from biomd.biographer.reading.wording import Shown, check, rules_line, word
 from biomd.storage.notes import Note
 from tests.conftest import llm_settings
 from tests.support.fake_llm import FakeLLM, content, notes_reply
@@ -154,3 +154,14 @@ def test_a_line_keeps_the_names_its_fact_gives() -> None:
         check("Nina ran a half marathon in 2:04:51.", y, said, ["Nina"]) or ""
     )
     assert check("Nina ran the Bath half marathon in 2:04:51.", y, said, ["Nina"]) is None
+
+
+async def test_no_line_for_a_title_and_no_weekday_or_i_counts_as_a_name() -> None:
+    title = Note(
+        3, 7, "fact", "Mum is a mother of Nina.", None, (), "WhatsApp chat: Mum", 0, 18, None
+    )
+    assert (await word(None, [title], {}, ["Nina"])).texts == {3: []}
+    said = "I signed up for a pottery class on Tuesdays. I'd like it."
+    x = note("I signed up for a pottery class in Anjos on Tuesdays.", said)
+    shown = Shown(said, "", "2021-02-10.md")
+    assert check("Nina signed up for a pottery class in Anjos.", x, shown, ["Nina"]) is None
