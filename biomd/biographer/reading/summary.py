@@ -33,8 +33,9 @@ RAN_ON = (
     "in summary and six in identity, each ONE short sentence that says one thing, and stop."
 )
 CITED = 3  # lines a sentence rests on, at most
-FROM = ("identity", "timeline", "people", "patterns", "inferences")
-"""The sections whose lines the Summary may rest on."""
+FROM = ("identity", "people", "timeline", "patterns", "inferences")
+"""The sections whose lines the Summary may rest on, the people first: a small model sums up
+what it reads first, and a Timeline read first gave "Krümel sleeps on his side of the bed"."""
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -55,6 +56,22 @@ SYSTEM = (
     'Reply with JSON only: {{"summary": [{{"text": "...", "lines": [1, 2]}}], '
     '"identity": [{{"text": "...", "lines": [3]}}]}}.'
 )
+
+
+EXAMPLE = (
+    ("user", "L1: Meera: Ravi's sister; lives in Leeds (2018–2023) [#2, #5]\n"
+     "L2: Pepper: Ravi's dog [#1]\n"
+     "L3: 2018-03-01: Ravi started as a nurse at St Mary's hospital [#1]\n"
+     "L4: 2020-06-12: Ravi moved to Leeds to be near Meera [#3]\n"
+     "L5: 2022-09-10: Ravi ran the Leeds marathon in 4:05 [#4]"),
+    ("assistant", '{"summary": [{"text": "Ravi is a nurse who started at St Mary\'s hospital '
+     'in 2018.", "lines": [3]}, {"text": "In 2020 he moved to Leeds to be near his sister '
+     'Meera.", "lines": [1, 4]}, {"text": "He runs, and ran the Leeds marathon in 2022.", '
+     '"lines": [5]}], "identity": [{"text": "Ravi is a nurse.", "lines": [3]}, {"text": '
+     '"Ravi lives in Leeds.", "lines": [4]}, {"text": "Ravi has a dog, Pepper.", "lines": '
+     "[2]}]}"),
+)  # fmt: skip
+"""What a small model is shown before bio.md's lines: a portrait from lines, not a list."""
 
 
 @dataclass
@@ -107,7 +124,11 @@ def request(lines: dict[int, str], owner: Sequence[str], language: str) -> list[
         name=name, sentences=SUMMARY_SENTENCES, identity=IDENTITY_LINES, language=tongue
     )
     text = "\n".join(f"L{n}: {line}" for n, line in lines.items())
-    return [{"role": "system", "content": system}, {"role": "user", "content": text}]
+    return [
+        {"role": "system", "content": system},
+        *({"role": role, "content": said} for role, said in EXAMPLE),
+        {"role": "user", "content": text},
+    ]
 
 
 def kept(reply: str, lines: dict[int, str], bio: str = "", owner: Sequence[str] = ()) -> Top:

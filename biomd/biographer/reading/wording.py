@@ -210,7 +210,8 @@ def _common(word: str) -> bool:
 def _title(note: Note) -> bool:
     """Whether a note's quote is its source's title line ("WhatsApp chat: Mum"), which
     says nothing of a life whatever a reader makes of it."""
-    return note.start == 0 and "\n" not in note.quote.strip() and fault(note.quote) is not None
+    quote = note.quote.strip()
+    return note.start == 0 and (quote.startswith("#") or fault(quote) == "a fragment")
 
 
 def rules_line(

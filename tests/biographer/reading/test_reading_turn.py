@@ -248,7 +248,7 @@ async def test_turns_side_by_side_have_one_writer_and_lose_no_edit(
         return [
             {"source": int(d), "kind": "habit", "date": "", "people": [],
              "statement": f"Glazes pots late at night in the studio, batch {d}, every week",
-             "quote": block.splitlines()[0]}
+             "quote": block.splitlines()[-1]}
             for d, block in re.findall(r"<source_data id=(\d+)>\n(.*?)\n</source_data>", text, re.S)
         ]  # fmt: skip
 

@@ -161,6 +161,11 @@ async def test_no_line_for_a_title_and_no_weekday_or_i_counts_as_a_name() -> Non
         3, 7, "fact", "Mum is a mother of Nina.", None, (), "WhatsApp chat: Mum", 0, 18, None
     )
     assert (await word(None, [title], {}, ["Nina"])).texts == {3: []}
+    said = "I handed in my notice at Fieldnote today."
+    first = Note(4, 2, "event", said, "2020-12-18", (), said, 0, len(said), None)
+    assert (await word(None, [first], {}, ["Nina"])).texts == {
+        4: ["Nina handed in Nina's notice at Fieldnote."]
+    }
     said = "I signed up for a pottery class on Tuesdays. I'd like it."
     x = note("I signed up for a pottery class in Anjos on Tuesdays.", said)
     shown = Shown(said, "", "2021-02-10.md")
