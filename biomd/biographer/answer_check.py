@@ -21,6 +21,7 @@ from biomd.biographer.answer_claims import STAMP, Backed, dated, sentences, term
 from biomd.biographer.evidence import ShownPassage
 from biomd.biographer.prompts import LANGUAGE_NAMES
 from biomd.biographer.reading.quotes import RUN_WORDS, locate, longest_piece, longest_run
+from biomd.biographer.support import content_stems
 from biomd.fold import fold, fold_mapped
 from biomd.retrieval.fts_query import content_tokens
 from biomd.retrieval.language import detect
@@ -43,6 +44,9 @@ SCHEMA: dict[str, Any] = {
 }
 """The reply of a chat turn that answers from passages, under the endpoint's JSON schema."""
 
+UNSAID_WORDS = 4  # words an answer adds to its question before its quotes must say some
+UNSAID_SHARE = 0.25
+SAID_INSTEAD = "Your sources say, in their own words:"
 SURE_OF_LANGUAGE = 0.8  # how sure the detector must be of a question's language to name it
 ASK = (
     'Reply in JSON: {"answer": one or two sentences, the answer first, "quotes": [{"source":'
@@ -365,6 +369,9 @@ def checked(
     loose = unquoted(named, quotes)
     if loose and len(loose) == len(named):
         return _silent(passages, loose), []  # its quotes are real, but say none of it
+    if unsaid(answer, question, quotes, mine):  # the quotes are the answer, not its words
+        shown = [cite(q, question) for q in quotes[:SHOWN_QUOTES]]
+        return "\n".join([f"{SAID_INSTEAD} {shown[0]}", *(f"- {x}" for x in shown[1:])]), quotes
     if asks_when(question):
         answer = dated(answer, quotes[0])
     elif _INFERS.search(question):
@@ -375,6 +382,23 @@ def checked(
     if loose:
         lines.append(f"(No quote says {_listed(loose)}.)")
     return "\n".join(lines), quotes
+
+
+def unsaid(
+    answer: str, question: str, quotes: Sequence[Backed], owner_words: Iterable[str] = ()
+) -> bool:
+    """Whether an answer says what its real quotes don't: of the words it adds to the
+    question (UNSAID_WORDS at least), fewer than UNSAID_SHARE are in them ("because I was
+    busy with running" over "I stopped in April, the tutor moved to Brazil"). Only where the
+    answer and its quotes are in one language: a translation shares no words."""
+    added = content_stems(answer) - content_stems(question) - content_stems(" ".join(owner_words))
+    if len(added) < UNSAID_WORDS:
+        return False
+    said = " ".join(q.quote for q in quotes)
+    tongues = detect(answer), detect(said)
+    if all(tongues) and len({t[0] for t in tongues if t}) > 1:
+        return False
+    return len(added & content_stems(said)) < UNSAID_SHARE * len(added)
 
 
 def bio_hits(claimed: Claimed | None, passages: Sequence[ShownPassage]) -> list[tuple[int, str]]:

@@ -17,6 +17,7 @@ from biomd.biographer.answer_check import (
     in_bio,
     parse,
     quote_at,
+    unsaid,
 )
 from biomd.biographer.answer_claims import terms
 from biomd.biographer.evidence import ShownPassage
@@ -215,3 +216,22 @@ def test_a_quote_of_a_bio_md_line_is_shown_as_the_source_words_the_line_rests_on
     behind = {"Nina's cat is called Biscuit [#3]": quote_at(source, 0, 24)}
     text, _ = checked("What is my cat called?", claimed, passages, behind=behind)
     assert text == "Biscuit.\n- “Biscuit hates the stairs” [#3, 2021-02-10]"
+
+
+def test_an_answer_its_quotes_do_not_say_gives_way_to_the_quotes_own_words() -> None:
+    line = "[2023-02-19 17:04] Nina: Sort of. I stopped in April, the tutor moved to Brazil"
+    mum = ShownPassage(7, "Chat with Mum.txt", "2023-02-19", None, line)
+    busy = "I stopped because I was busy with running and taking care of my family."
+    claimed = parse(reply(busy, (7, "I stopped in April, the tutor moved to Brazil")))
+    question = "Why did I stop my Portuguese lessons?"
+    text, quotes = checked(question, claimed, [mum], owner=["Nina"])
+    assert text == (
+        "Your sources say, in their own words: “I stopped in April, the tutor moved to Brazil” "
+        "[#7, 2023-02-19, Nina]"
+    )
+    assert len(quotes) == 1
+    moved = parse(
+        reply("I stopped when my tutor moved to Brazil in April.", (7, "moved to Brazil"))
+    )
+    assert checked(question, moved, [mum], owner=["Nina"])[0].startswith("I stopped when my tutor")
+    assert not unsaid("Er ist Lehrer.", "Wer ist Deniz?", quotes)  # a few words: as said
