@@ -312,7 +312,10 @@ class ReadingRounds:
             reader: JsonModel | None = self.backend.reader() if self.backend.small_calls else None
         except LLMError:  # no model: the rules' wording
             reader = None
-        worded = await wording.word(reader, chosen, shown, self.owner_names, self.language, people)
+        languages = {
+            d: self.language or await self._language_of(d) for d in {x.document_id for x in chosen}
+        }
+        worded = await wording.word(reader, chosen, shown, self.owner_names, languages, people)
         texts: dict[int, list[str]] = {x.id: [] for x in batch}
         texts.update({x.id: [x.statement] for x in placed_as_is if x.kind == "gap"})
         texts.update(worded.texts)
@@ -323,6 +326,11 @@ class ReadingRounds:
             await self.profile.replace(placed, turn_id=None, mode="reading", reason=reason)
         await self._mark_tidy([line(x, t)[1] for x in batch for t in worded.tidy.get(x.id, [])])
         return n
+
+    async def _language_of(self, doc_id: int) -> str:
+        """The language a source is mostly in ('' when not known)."""
+        source = await self.store.documents.get(doc_id)
+        return source.languages.split(",")[0] if source else ""
 
     async def _tidy(self) -> list[str]:
         """The lines worded by rules that wait for a reading turn to reword them."""

@@ -17,6 +17,7 @@ from typing import Any
 from biomd.biographer import data, who
 from biomd.biographer.answer_claims import CALENDAR, sentences
 from biomd.biographer.json_reply import json_values
+from biomd.biographer.prompts import LANGUAGE_NAMES
 from biomd.biographer.reading import facts
 from biomd.biographer.reading.standalone import fault, third_person
 from biomd.errors import LLMError, SpendLimitReached
@@ -106,7 +107,7 @@ def request(note: Note, shown: Shown, owner: Sequence[str], language: str) -> li
     name = owner[0] if owner else "the owner"
     first = name.split()[0] if owner and name.split() else name
     tongue = (
-        f"Write in the language whose code is '{language}'."
+        f"Write in {LANGUAGE_NAMES.get(language, language)}, the source's language."
         if language
         else "Write in the language of the note."
     )
@@ -237,11 +238,13 @@ async def word(
     notes: Sequence[Note],
     shown: Mapping[int, Shown],
     owner: Sequence[str],
-    language: str = "",
+    languages: Mapping[int, str] | None = None,
     people: Iterable[str] = (),
 ) -> Worded:
     """Each note's lines, one a fact: the model's where it passes the check (in TRIES), else
-    the rules'. No model, an outage or the spend limit leaves the rest to the rules."""
+    the rules'. Each line is in its source's language (`languages`, by source id: a small
+    reader writes its notes in English whatever the source). No model, an outage or the
+    spend limit leaves the rest to the rules."""
     out = Worded()
     known = list(people)
     model_up = model is not None
@@ -252,6 +255,7 @@ async def word(
             line = None
             if model_up and model is not None:
                 try:
+                    language = (languages or {}).get(note.document_id, "")
                     line = await _asked(model, fact, where, owner, language, known, out)
                 except (LLMError, SpendLimitReached) as exc:
                     log.warning("lines are worded by rules: %s", exc)

@@ -121,6 +121,8 @@ async def test_each_note_is_worded_by_the_model_and_checked_before_it_is_placed(
     first, retry, maybe = (content(b["messages"][-1]) for b in llm.writer_bodies[:3])
     assert "Quote, said by Miriam to Jonas (2019-03-10): “Paul und ich haben ein Datum!!”" in first
     assert "Nur wenn er nicht wieder den Kuchen klaut" in first  # the lines around it
+    system = content(llm.writer_bodies[0]["messages"][0])
+    assert "Write in German, the source's language." in system  # not the reader's English
     assert "can't be used: it makes Jonas Berger a party to what the quote says of Miriam" in retry
     assert "Ich sagte vielleicht" in maybe
     # the rules' wording, marked for the reading turn to reword
