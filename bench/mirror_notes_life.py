@@ -118,17 +118,24 @@ def whatsapp(lines: list[tuple[str, str, str]]) -> str:
     return "".join(out)
 
 
-def write_notes_life(folder: Path) -> list[Path]:
-    """The life's journal entries (one file a day) and chats, in `folder`."""
-    journal = folder / "journal"
-    journal.mkdir(parents=True, exist_ok=True)
+def write_notes_life(
+    folder: Path,
+    journal: dict[str, str] | None = None,
+    chats: dict[str, list[tuple[str, str, str]]] | None = None,
+    names: tuple[str, str] = ("journal", "WhatsApp Chat with {person}.txt"),
+) -> list[Path]:
+    """A life's journal entries (one file a day) and chats, in `folder`: this life's, or
+    the `journal` and `chats` given, in a folder and files named as `names` say."""
+    folder_name, chat_name = names
+    days = folder / folder_name
+    days.mkdir(parents=True, exist_ok=True)
     files = []
-    for day, text in JOURNAL.items():
-        path = journal / f"{day}.md"
+    for day, text in (JOURNAL if journal is None else journal).items():
+        path = days / f"{day}.md"
         path.write_text(f"# {day}\n\n{text}\n", encoding="utf-8")
         files.append(path)
-    for person, lines in CHATS.items():
-        path = folder / f"WhatsApp Chat with {person}.txt"
+    for person, lines in (CHATS if chats is None else chats).items():
+        path = folder / chat_name.format(person=person)
         path.write_text(whatsapp(lines), encoding="utf-8")
         files.append(path)
     return files

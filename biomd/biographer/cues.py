@@ -7,6 +7,7 @@ a word's beginning where the term ends with "*"."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping, Sequence
 
 from biomd.fold import fold
 from biomd.retrieval.language import STOPWORDS
@@ -45,16 +46,43 @@ def words(text: str) -> str:
 
 
 class Terms:
-    """A list of terms; calling it says whether a text has any of them."""
+    """A list of terms; calling it says whether a text has any of them, `found` which. One
+    regular expression for them all, so a long chat is read once per table, not once per
+    term."""
 
-    def __init__(self, terms: tuple[str, ...]) -> None:
+    def __init__(self, terms: Iterable[str]) -> None:
         self.terms = tuple(
             " " + words(t.rstrip("*")).strip() + ("" if t.endswith("*") else " ") for t in terms
         )
+        alternatives = sorted({t.strip() for t in self.terms if t.strip()}, key=len, reverse=True)
+        whole = {t.strip() for t in self.terms if t.endswith(" ")}
+        parts = [re.escape(t) + (" " if t in whole else "") for t in alternatives]
+        self._pattern = re.compile("(?<= )(?:" + "|".join(parts) + ")") if parts else None
+
+    @classmethod
+    def of(cls, table: Mapping[str, Sequence[str]], languages: Iterable[str]) -> Terms:
+        """The terms of a table (a tuple of terms per language) in these languages."""
+        return cls(t for lang in dict.fromkeys(languages) for t in table.get(lang, ()))
 
     def __call__(self, text: str) -> bool:
-        folded = words(text)
-        return any(t in folded for t in self.terms)
+        return self.within(words(text))
+
+    def __add__(self, other: Terms) -> Terms:
+        return Terms((*self.as_written(), *other.as_written()))
+
+    def as_written(self) -> tuple[str, ...]:
+        """The terms as a table writes them ("resent*" for a word's beginning)."""
+        return tuple(t.strip() + ("" if t.endswith(" ") else "*") for t in self.terms)
+
+    def within(self, folded: str) -> bool:
+        """Whether a text already made `words` has a term."""
+        return self._pattern is not None and self._pattern.search(folded) is not None
+
+    def found(self, folded: str) -> list[str]:
+        """The terms a text already made `words` has, in order, as folded words."""
+        if self._pattern is None:
+            return []
+        return [m.group().strip() for m in self._pattern.finditer(folded)]
 
 
 HURT = Terms((
