@@ -141,7 +141,9 @@ def write_notes_life(
     return files
 
 
-def found(patterns: list[dict[str, object]]) -> tuple[list[str], list[dict[str, object]]]:
+def found(
+    patterns: list[dict[str, object]], planted: tuple[Planted, ...] = PLANTED
+) -> tuple[list[str], list[dict[str, object]]]:
     """Which planted patterns a list of patterns (as the mirror's JSON) finds, and which of
     them match nothing planted (invented). A pattern finds a planted one when it is of the
     same kind and two of its quotes hold two of the planted lines."""
@@ -150,10 +152,10 @@ def found(patterns: list[dict[str, object]]) -> tuple[list[str], list[dict[str, 
     for p in patterns:
         quotes = [str(e.get("quote", "")) for e in p.get("evidence", [])]  # type: ignore[attr-defined]
         match = None
-        for planted in PLANTED:
-            held = {line for line in planted.lines for q in quotes if line.lower() in q.lower()}
-            if p.get("kind") == planted.kind and len(held) >= 2:
-                match = planted.kind
+        for one in planted:
+            held = {line for line in one.lines for q in quotes if line.lower() in q.lower()}
+            if p.get("kind") == one.kind and len(held) >= 2:
+                match = one.kind
         if match is None:
             invented.append(p)
         elif match not in hits:

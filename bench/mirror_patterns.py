@@ -1,13 +1,18 @@
-"""The mirror's judging pass with a real model, on the planted life of bench/mirror_notes_life.py
-(five patterns, an intention with nothing after it, a sign of crisis): how many planted
-patterns each design finds, how many it invents, and what it costs against the reading.
+"""The mirror's found half with a real model, on a planted life (`--life ana`: English, five
+patterns, bench/mirror_notes_life.py; `--life lucia`: Spanish, six, bench/mirror_life_es.py;
+each with an intention with nothing after it and a sign of crisis): how many planted
+patterns each design finds, how many it misfiles or invents, and what it costs against the
+reading.
 
     .venv/bin/python -m bench.mirror_patterns --base-url http://127.0.0.1:8080/v1 \\
-        --model qwen2.5-coder-1.5b-instruct-q4_k_m [--reader model|scripted] [--design both]
+        --model qwen2.5-coder-1.5b-instruct-q4_k_m [--life ana|lucia] \\
+        [--reader model|scripted|none] [--design shapes|judge|whole|all]
 
 --reader model: the real model reads the sources too (the whole pipeline, as a user gets
 it). --reader scripted: the notes come from a diligent scripted reader (a note a line, as
-a strong model would take), so the judging is measured apart from the reading."""
+a strong model would take), so the judging is measured apart from the reading. --reader
+none: nothing is read (the shapes design needs no notes). --no-model: the shapes design
+with no model configured, which shows its strongest shapes as worth a look."""
 
 from __future__ import annotations
 
@@ -21,7 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.mirror_notes_life import CRISIS, PLANTED, found, write_notes_life
+from bench import mirror_life_es, mirror_notes_life
+from bench.mirror_notes_life import Planted, found
 from biomd.app.engine import Engine
 from biomd.app.mirror.judging import SEEN
 from biomd.settings import Settings
@@ -29,15 +35,27 @@ from biomd.settings import Settings
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
 
 
-def settings_for(data: Path, base_url: str, model: str, reader_url: str | None) -> Settings:
+LIVES = {"ana": mirror_notes_life, "lucia": mirror_life_es}
+
+
+def life_files(life: str, folder: Path) -> list[Path]:
+    if life == "ana":
+        return mirror_notes_life.write_notes_life(folder)
+    return mirror_life_es.write_life(folder)
+
+
+def settings_for(
+    data: Path, base_url: str | None, model: str, reader_url: str | None, owner: str = "Ana"
+) -> Settings:
+    model_settings: dict[str, Any] = (
+        {"llm_base_url": base_url, "llm_api_key": "local", "llm_model": model} if base_url else {}
+    )  # no base URL: no model configured (the default endpoint, with no key)
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
         data_dir=data,
-        llm_base_url=base_url,
-        llm_api_key="local",
-        llm_model=model,
+        **model_settings,
         reader_base_url=reader_url,
-        owner_names="Ana",
+        owner_names=owner,
         timezone="UTC",
         reading_placement="rules",
         embed_model="sentence-transformers/all-MiniLM-L6-v2",
@@ -60,20 +78,27 @@ def tokens(db: Path, mirror: bool) -> tuple[int, int, int]:
 async def read(root: Path, args: argparse.Namespace) -> Path:
     """The planted life ingested and read (by the model, or by the scripted reader)."""
     data = root / "data"
-    files = write_notes_life(root / "life")
+    files = life_files(args.life, root / "life")
+    owner = LIVES[args.life].OWNER
+    if args.reader == "none":
+        settings = settings_for(data, args.base_url, args.model, None, owner)
+        async with await Engine.open(settings) as engine:
+            _ = [r async for r in engine.sources.ingest(files)]
+            await engine.sources.embed_pending()
+        return data
     if args.reader == "scripted":
         from tests.support.fake_llm import fake_llm
         from tests.support.mirror_fakes import diligent_notes
 
         with fake_llm() as fake:
             fake.notes_for = diligent_notes
-            settings = settings_for(data, fake.base_url, "scripted", None)
+            settings = settings_for(data, fake.base_url, "scripted", None, owner)
             async with await Engine.open(settings) as engine:
                 _ = [r async for r in engine.sources.ingest(files)]
                 await engine.sources.embed_pending()
                 await engine.biographer.reading.read_pending()
         return data
-    settings = settings_for(data, args.base_url, args.model, None)
+    settings = settings_for(data, args.base_url, args.model, None, owner)
     async with await Engine.open(settings) as engine:
         _ = [r async for r in engine.sources.ingest(files)]
         await engine.sources.embed_pending()
@@ -81,23 +106,28 @@ async def read(root: Path, args: argparse.Namespace) -> Path:
     return data
 
 
-def _holds_planted(pattern: dict[str, Any]) -> bool:
+def _holds_planted(pattern: dict[str, Any], planted: tuple[Planted, ...]) -> bool:
     """A pattern of another kind than the planted one whose quotes still hold two lines of
     a planted pattern: true of the life, filed under the wrong kind ("misfiled"); the rest
     match nothing planted ("invented")."""
     quotes = " ".join(str(e.get("quote", "")).lower() for e in pattern.get("evidence", []))
-    return any(sum(line.lower() in quotes for line in p.lines) >= 2 for p in PLANTED)
+    return any(sum(line.lower() in quotes for line in p.lines) >= 2 for p in planted)
 
 
 async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, Any]:
-    settings = settings_for(data, args.base_url, args.model, None).but(**{"mirror_design": design})
+    life = LIVES[args.life]
+    planted: tuple[Planted, ...] = life.PLANTED
+    url = None if args.no_model else args.base_url
+    settings = settings_for(data, url, args.model, None, life.OWNER).but(
+        **{"mirror_design": design}
+    )
     async with await Engine.open(settings) as engine:
         await engine.store.mirror.forget_judged(design)  # every run judges the whole pass
         await engine.store.meta.set({SEEN: "0"})
         before = tokens(settings.db_path, True)
         plan = await engine.mirror.plan(design)
         t = time.perf_counter()
-        report = await engine.mirror.refresh(design)
+        report = None if args.no_model else await engine.mirror.refresh(design)
         seconds = time.perf_counter() - t
         view = (await engine.mirror.view()).as_json()
         after = tokens(settings.db_path, True)
@@ -105,23 +135,29 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
             {"kind": j.kind, "verdict": j.verdict, "why": j.why[:160], "notes": list(j.notes_for)}
             for j in await engine.store.mirror.judged(design)
         ]
+        verdicts += [
+            {"kind": j.kind, "verdict": j.verdict, "statement": j.statement[:300]}
+            for j in await engine.store.mirror.judged(design)
+            if j.lines_for
+        ]
         notes = await engine.store.notes.tally()
     patterns: list[dict[str, Any]] = view["patterns"]  # type: ignore[assignment]
-    hits, invented = found(patterns)
-    misfiled = [p for p in invented if _holds_planted(p)]
-    invented = [p for p in invented if not _holds_planted(p)]
-    crisis = any(CRISIS in str(e.get("quote")) for p in patterns for e in p["evidence"])
+    hits, invented = found(patterns, planted)
+    misfiled = [p for p in invented if _holds_planted(p, planted)]
+    invented = [p for p in invented if not _holds_planted(p, planted)]
+    crisis = any(life.CRISIS in str(e.get("quote")) for p in patterns for e in p["evidence"])
     return {
         "design": design,
         "notes": notes.kept,
-        "candidates": plan.calls,
-        "judged": report.judged,
-        "yes": report.yes,
-        "failed_replies": report.failed,
-        "dropped": report.dropped + int(view["dropped"]["patterns"]),  # type: ignore[index]
+        "calls_planned": plan.calls,
+        "judged": report.judged if report else 0,
+        "yes": report.yes if report else 0,
+        "failed_replies": report.failed if report else 0,
+        "dropped": (report.dropped if report else 0) + int(view["dropped"]["patterns"]),  # type: ignore[index]
         "found": hits,
         "found_n": len(hits),
-        "planted": len(PLANTED),
+        "planted": len(planted),
+        "statements": [f"{p['kind']}: {p['statement']}" for p in patterns],
         "misfiled": len(misfiled),
         "misfiled_statements": [f"{p['kind']}: {p['statement']}" for p in misfiled],
         "invented": len(invented),
@@ -133,7 +169,7 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
         "prompt_tokens": after[1] - before[1],
         "completion_tokens": after[2] - before[2],
         "seconds": round(seconds, 1),
-        "stopped": report.stopped,
+        "stopped": report.stopped if report else "",
         "verdicts": verdicts,
     }
 
@@ -149,7 +185,7 @@ async def run(args: argparse.Namespace) -> None:
         f"completion tokens, {time.perf_counter() - t:.0f} s",
         flush=True,
     )
-    designs = ("judge", "whole") if args.design == "both" else (args.design,)
+    designs = ("shapes", "judge", "whole") if args.design == "all" else (args.design,)
     for design in designs:
         result = await judge(data, design, args)
         total = result["prompt_tokens"] + result["completion_tokens"]
@@ -162,8 +198,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--base-url", required=True)
     parser.add_argument("--model", required=True)
-    parser.add_argument("--reader", choices=("model", "scripted"), default="model")
-    parser.add_argument("--design", choices=("judge", "whole", "both"), default="both")
+    parser.add_argument("--life", choices=tuple(LIVES), default="ana")
+    parser.add_argument("--reader", choices=("model", "scripted", "none"), default="model")
+    parser.add_argument("--design", choices=("shapes", "judge", "whole", "all"), default="shapes")
+    parser.add_argument("--no-model", action="store_true", help="no model: worth a look only")
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument(
         "--reuse", action="store_true", help="judge again over --dir's data, already read"

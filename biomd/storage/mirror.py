@@ -2,7 +2,8 @@
 `mirror_candidate_notes`: the mirror's state. Per source, its chat messages parsed once (a
 cache, made again when its version changes); the owner's word on each finding and pattern;
 and the judging pass's candidates with the model's judgement of each, resting on the reader's
-notes (forgetting a source takes its notes, and so their place in every candidate, with it)."""
+notes or on the owner's own lines (`mirror_candidate_lines`; forgetting a source takes its
+notes and lines, and so their place in every candidate, with it)."""
 
 from __future__ import annotations
 
@@ -60,6 +61,15 @@ class Judged:
     prompt_tokens: int
     completion_tokens: int
     judged_at: str
+    lines_for: tuple[Span, ...] = ()  # (source, start, end) of the owner's lines (shapes)
+    lines_against: tuple[Span, ...] = ()
+
+
+Span = tuple[int, int, int]
+
+
+def _spans(text: str) -> tuple[Span, ...]:
+    return tuple((int(d), int(s), int(e)) for d, s, e in json.loads(text or "[]"))
 
 
 def _ints(text: str) -> tuple[int, ...]:
@@ -79,12 +89,20 @@ def _verdict(row: Sequence[object]) -> Verdict:
 
 
 def _judged(row: Sequence[object]) -> Judged:
-    key, kind, design, people, verdict, statement, why, conf, pt, ct, at, f, a = row
+    key, kind, design, people, verdict, statement, why, conf, pt, ct, at, f, a, lf, la = row
     return Judged(
         str(key), str(kind), str(design), _names(str(people)), str(verdict), str(statement),
         str(why), str(conf), notes_for=_ints(str(f)), notes_against=_ints(str(a)),
         prompt_tokens=int(str(pt)), completion_tokens=int(str(ct)), judged_at=str(at),
+        lines_for=_spans(str(lf)), lines_against=_spans(str(la)),
     )  # fmt: skip
+
+
+_LINES = (
+    "(SELECT json_group_array(json_array(document_id, start_char, end_char)) FROM"
+    " (SELECT document_id, start_char, end_char FROM mirror_candidate_lines x"
+    "  WHERE x.key = c.key AND x.role = '{role}' ORDER BY document_id, start_char))"
+)
 
 
 class MirrorState:
@@ -181,7 +199,7 @@ class MirrorState:
 
     async def keep_judged(self, judged: Judged) -> bool:
         """A candidate and its judgement, all at once; False (nothing kept) if it was judged
-        already, or a note it rests on is gone meanwhile."""
+        already, or a note or a source it rests on is gone meanwhile."""
         notes = [(n, "for") for n in dict.fromkeys(judged.notes_for)] + [
             (n, "against") for n in dict.fromkeys(judged.notes_against) if n not in judged.notes_for
         ]  # a note named twice (a model's [3, 3]) is one
@@ -195,6 +213,19 @@ class MirrorState:
                     db, f"SELECT COUNT(*) FROM notes WHERE id IN ({marks})", ids
                 )
                 if int(alive or 0) != len(set(ids)):
+                    return False
+            lines = [(x, "for") for x in dict.fromkeys(judged.lines_for)] + [
+                (x, "against")
+                for x in dict.fromkeys(judged.lines_against)
+                if x not in judged.lines_for
+            ]
+            docs = sorted({d for (d, _, _), _ in lines})
+            if docs:
+                marks = ",".join("?" * len(docs))
+                alive = await scalar_in(
+                    db, f"SELECT COUNT(*) FROM documents WHERE id IN ({marks})", docs
+                )
+                if int(alive or 0) != len(docs):
                     return False
             await db.execute(
                 "INSERT INTO mirror_candidates(key, kind, design, people, verdict, statement,"
@@ -211,6 +242,11 @@ class MirrorState:
                 "INSERT INTO mirror_candidate_notes(key, note_id, role) VALUES (?, ?, ?)",
                 [(judged.key, n, role) for n, role in notes],
             )
+            await db.executemany(
+                "INSERT OR IGNORE INTO mirror_candidate_lines(key, document_id, start_char,"
+                " end_char, role) VALUES (?, ?, ?, ?, ?)",
+                [(judged.key, d, start, end, role) for (d, start, end), role in lines],
+            )
         return True
 
     async def judged(self, design: str | None = None) -> list[Judged]:
@@ -222,7 +258,8 @@ class MirrorState:
             " (SELECT json_group_array(note_id) FROM mirror_candidate_notes n"
             "   WHERE n.key = c.key AND n.role = 'for'),"
             " (SELECT json_group_array(note_id) FROM mirror_candidate_notes n"
-            "   WHERE n.key = c.key AND n.role = 'against')"
+            "   WHERE n.key = c.key AND n.role = 'against'),"
+            f" {_LINES.format(role='for')}, {_LINES.format(role='against')}"
             f" FROM mirror_candidates c {where} ORDER BY c.judged_at, c.key",
             params,
         )

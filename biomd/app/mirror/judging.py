@@ -55,6 +55,10 @@ class JudgingPlan:
     crisis: int  # notes left out for signs of crisis
     calls: int = 0
 
+    @property
+    def over(self) -> str:
+        return f"{self.notes} note{'s' if self.notes != 1 else ''}"
+
 
 @dataclass
 class JudgingReport:

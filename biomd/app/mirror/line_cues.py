@@ -59,9 +59,10 @@ class Read:
     plan: bool
     undone: bool
     names: frozenset[str]
-    things: frozenset[str]
+    things: frozenset[str]  # names, capitals and the things of a life it names
     stems: frozenset[str]
     plan_stems: tuple[str, ...] = field(default=())  # the stems after the plan's cue, in order
+    capitals: frozenset[str] = field(default=frozenset())  # capitalised words, folded
 
 
 _CAPITAL = re.compile(r"(?<![\w'’])([A-ZÀ-ÖØ-Þ][\w'’-]+)")
@@ -79,7 +80,8 @@ def read(line: Line, cues: Cues, people: Mapping[str, str]) -> Read:
     folded = words(line.text)
     pos, neg = len(cues.positive.found(folded)), len(cues.negative.found(folded))
     names = frozenset(k for k in people if f" {k} " in folded)
-    things = frozenset(_capitalised(line.text)) | frozenset(cues.subject.found(folded)) | names
+    capitals = frozenset(_capitalised(line.text))
+    things = capitals | frozenset(cues.subject.found(folded)) | names
     plans = cues.plan.found(folded)
     plan_stems: tuple[str, ...] = ()
     if plans:
@@ -97,6 +99,7 @@ def read(line: Line, cues: Cues, people: Mapping[str, str]) -> Read:
         things=things,
         stems=frozenset(_stems(folded, cues.language)),
         plan_stems=plan_stems,
+        capitals=capitals,
     )
 
 

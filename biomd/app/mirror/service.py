@@ -15,9 +15,11 @@ from biomd.app.mirror.candidates import DatedNote, Vectors, intentions
 from biomd.app.mirror.care import HELP, NOT_A_THERAPIST
 from biomd.app.mirror.dynamics import LeftOut, MonthFigures, Rhythm
 from biomd.app.mirror.findings import Finding
-from biomd.app.mirror.judging import Judging, JudgingPlan, JudgingReport
+from biomd.app.mirror.judging import Judging, JudgingPlan, JudgingReport, NotesView
 from biomd.app.mirror.measured import Measured, MeasuredSide
 from biomd.app.mirror.patterns import Pattern, when, with_status
+from biomd.app.mirror.shape_pass import DESIGN as SHAPES
+from biomd.app.mirror.shape_pass import ShapePass, ShapesPlan, ShapesReport
 from biomd.app.pictures.people import same_person
 from biomd.app.sources import Sources
 from biomd.biographer.backend import Backend
@@ -142,6 +144,7 @@ class Mirror:
         self.backend = backend
         self.measured = MeasuredSide(mirror.silence_hours, owner.names, store)
         self.found = Judging(owner.names, reader, store, backend, notes, self.measured)
+        self.shapes = ShapePass(owner.names, owner.language, reader, store, backend, self.measured)
 
     @property
     def design(self) -> str:
@@ -171,7 +174,7 @@ class Mirror:
             for f in measured.findings
             if lo <= f.month <= hi
         ]
-        patterns, dropped, notes = await self.found.patterns(self.design)
+        patterns, dropped, notes = await self._patterns()
         patterns = [
             replace(with_status(p, verdicts), answers=tuple(answers.get(p.id, ())))
             for p in patterns
@@ -200,6 +203,17 @@ class Mirror:
             dropped={"findings": measured.dropped, "patterns": dropped},
             design=self.design,
         )
+
+    async def _patterns(self) -> tuple[list[Pattern], int, NotesView]:
+        """The patterns of the design in use; for the shapes, with no model to ask, the
+        strongest shapes as worth a look."""
+        if self.design != SHAPES:
+            return await self.found.patterns(self.design)
+        notes = await self.found.view()
+        if not self.backend.configured:
+            return await self.shapes.worth_a_look(), 0, notes
+        patterns, dropped = await self.shapes.patterns()
+        return patterns, dropped, notes
 
     def _person(self, name: str, measured: Measured, patterns: list[Pattern]) -> str:
         """The person asked for, as the mirror knows them; NotFound with who it knows."""
@@ -372,20 +386,24 @@ class Mirror:
 
     # -- the judging pass -------------------------------------------------------------------
 
-    async def plan(self, design: str | None = None) -> JudgingPlan:
+    async def plan(self, design: str | None = None) -> JudgingPlan | ShapesPlan:
+        if (design or self.design) == SHAPES:
+            return await self.shapes.plan()
         return await self.found.plan(design or self.design)
 
     async def refresh(
         self,
         design: str | None = None,
         on_progress: Callable[[int, int], Awaitable[None]] | None = None,
-    ) -> JudgingReport:
+    ) -> JudgingReport | ShapesReport:
         """The judging pass over what is new (or, for the whole design, over everything)."""
         if not self.backend.configured:
             raise BiomdError(
                 "The mirror's patterns are found by a language model, and none is configured "
                 f"({self.backend.missing}). The measured side works without one."
             )
+        if (design or self.design) == SHAPES:
+            return await self.shapes.run(on_progress)
         return await self.found.run(design or self.design, on_progress)
 
 

@@ -54,6 +54,7 @@ class Ask:
 
     question: str
     lines: tuple[int, ...]
+    part: str = ""  # which part of the shape the lines are (an avoidance's complaint…)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,11 +122,13 @@ def _opposite(rs: Sequence[Read]) -> tuple[Read, Read] | None:
 
 
 def told_apart(reads: Sequence[Read], owner: str, people: Mapping[str, str]) -> list[Shape]:
+    """`people`: the people known, and the names the owner writes to two people or more."""
     found = []
-    told = [r for r in reads if r.line.to and r.names]
+    told = [r for r in reads if r.line.to and r.things]
     for key, name in people.items():
-        fine = [r for r in told if key in r.names and r.line.to_key != key and _fine(r)]
-        wrong = [r for r in told if key in r.names and r.line.to_key != key and _wrong(r)]
+        about = [r for r in told if key in r.things and r.line.to_key != key]
+        fine = [r for r in about if _fine(r)]
+        wrong = [r for r in about if _wrong(r)]
         pair = next(
             (
                 (a, b)
@@ -138,7 +141,7 @@ def told_apart(reads: Sequence[Read], owner: str, people: Mapping[str, str]) -> 
         if pair is None:
             continue
         a, b = sorted(pair, key=lambda r: r.line.day)
-        ok, bad = (0, 1) if _fine(a) and a is pair[0] else (1, 0)
+        ok, bad = (0, 1) if a is pair[0] else (1, 0)
         found.append(
             Shape(
                 "told_apart",
@@ -153,6 +156,21 @@ def told_apart(reads: Sequence[Read], owner: str, people: Mapping[str, str]) -> 
             )
         )
     return _strongest(found)
+
+
+def named(reads: Sequence[Read]) -> dict[str, str]:
+    """The names (capitalised, not at a sentence's start) the owner writes to two people or
+    more, by their folded form."""
+    told: dict[str, set[str]] = defaultdict(set)
+    for r in reads:
+        if r.line.to:
+            for c in r.capitals:
+                told[c].add(r.line.to)
+    return {
+        c: _as_written(c, [r.line.text for r in reads if c in r.capitals][:3])
+        for c, whom in told.items()
+        if len(whom) >= 2
+    }
 
 
 def _fine(r: Read) -> bool:
@@ -178,10 +196,18 @@ def avoidances(reads: Sequence[Read], people: Mapping[str, str]) -> list[Shape]:
         closest = sorted(complaints, key=lambda c: _distance(c, kept_soothing))[:EVIDENCE]
         lines = sorted((*closest, *kept_soothing), key=lambda r: (r.line.day, r.line.start))
         asks = tuple(
-            Ask(f"Is this message a complaint or a worry about {name}?", (lines.index(c),))
+            Ask(
+                f"Is this message a complaint or a worry about {name}?",
+                (lines.index(c),),
+                "complaint",
+            )
             for c in closest
         ) + tuple(
-            Ask(f"Does this message to {name} tell {name} that all is fine?", (lines.index(s),))
+            Ask(
+                f"Does this message to {name} tell {name} that all is fine?",
+                (lines.index(s),),
+                "reassure",
+            )
             for s in kept_soothing
         )
         found.append(
@@ -399,7 +425,7 @@ def shapes(
     cycle, taken = cycles(reads, owner)
     return [
         *contradictions(reads, owner),
-        *told_apart(reads, owner, keyed),
+        *told_apart(reads, owner, {**named(reads), **keyed}),
         *avoidances(reads, keyed),
         *stated_reasons(reads, owner),
         *said_vs_did(reads, owner, taken),

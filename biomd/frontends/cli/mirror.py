@@ -138,7 +138,7 @@ async def _judging_pass(engine: Engine, design: str | None, yes: bool) -> None:
         return
     err.print(
         f"The mirror's judging pass ({plan.design}): {counted(plan.calls, 'call')} over "
-        f"{counted(plan.notes, 'note')}, {plan.estimate.describe()}.",
+        f"{plan.over}, {plan.estimate.describe()}.",
         markup=False,
     )
     costly = (plan.estimate.usd or 0) > engine.settings.reading.confirm_usd

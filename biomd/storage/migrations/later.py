@@ -323,4 +323,20 @@ LATER: tuple[Migration, ...] = (
             CHECK (private IN (0, 1));
         """,
     ),
+    Migration(
+        "mirror_lines",
+        """
+        -- The lines a candidate of the mirror's shapes rests on: exact spans of the owner's
+        -- own messages and sentences (biomd.app.mirror.shapes), forgotten with their source.
+        CREATE TABLE mirror_candidate_lines (
+            key         TEXT NOT NULL REFERENCES mirror_candidates(key) ON DELETE CASCADE,
+            document_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            start_char  INTEGER NOT NULL,
+            end_char    INTEGER NOT NULL,
+            role        TEXT NOT NULL CHECK (role IN ('for', 'against')),
+            PRIMARY KEY (key, document_id, start_char)
+        ) WITHOUT ROWID;
+        CREATE INDEX mirror_candidate_lines_document ON mirror_candidate_lines(document_id);
+        """,
+    ),
 )

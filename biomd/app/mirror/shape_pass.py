@@ -1,0 +1,340 @@
+"""The shapes pass's I/O: the owner's own lines read from every ready source (each chat's
+messages by the owner, each single-day prose source's sentences), the shapes the rules find
+in them, each shape's questions asked one at a time (estimated first, metered, held to the
+daily spend limit, each judgement kept as it comes, so a crash resumes with no duplicate),
+and the patterns made of what was judged; with no model, the strongest shapes shown as
+worth a look."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from biomd.app.mirror import shape_questions as q
+from biomd.app.mirror.care import crisis
+from biomd.app.mirror.lines import Line, chat_lines, day_of, owner_spans, prose_lines
+from biomd.app.mirror.measured import MeasuredSide
+from biomd.app.mirror.patterns import Evidence, Pattern, pattern_id
+from biomd.app.mirror.shape_statements import statement, worth_a_look
+from biomd.app.mirror.shapes import Ask, Shape, shapes
+from biomd.biographer.backend import Backend
+from biomd.biographer.reading.estimate import Estimate, Prices
+from biomd.endpoints import Endpoint
+from biomd.errors import LLMError, SpendLimitReached
+from biomd.models.ledger import Usage
+from biomd.models.llm import JsonModel
+from biomd.models.pricing import prices
+from biomd.storage.mirror import Judged, Span
+from biomd.storage.store import Store
+
+log = logging.getLogger(__name__)
+
+DESIGN = "shapes"
+PROSE_KINDS = frozenset({"markdown", "text", "audio", "docx", "pdf"})
+BATCH = 2000  # chunks read at a time
+SHOWN = 5  # shapes shown as worth a look with no model, the strongest
+LOOK_SCORE = 2.0  # ... and only those the rules found this strong
+CHARS_PER_TOKEN = 4.0
+
+
+@dataclass
+class ShapesPlan:
+    todo: list[Shape]
+    estimate: Estimate
+    lines: int
+    calls: int
+    language: str = "en"
+    design: str = DESIGN
+
+    @property
+    def over(self) -> str:
+        return f"{self.lines} line{'s' if self.lines != 1 else ''} of yours"
+
+
+@dataclass
+class ShapesReport:
+    judged: int = 0
+    yes: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    stopped: str = ""
+    calls: int = 0
+    dropped: int = 0
+
+
+class ShapePass:
+    def __init__(
+        self,
+        owner_names: tuple[str, ...],
+        language: str,
+        reader: Endpoint,
+        store: Store,
+        backend: Backend,
+        measured: MeasuredSide,
+    ) -> None:
+        """`language`: the owner's chosen language for what the mirror says ('' = the
+        language most of their sources are in)."""
+        self.owner_names = owner_names
+        self.language = language
+        self.reader = reader
+        self.store = store
+        self.backend = backend
+        self.measured = measured
+        self._lock = asyncio.Lock()
+        self._memo: tuple[object, list[Line]] | None = None
+
+    @property
+    def owner(self) -> str:
+        return self.owner_names[0] if self.owner_names else "the owner"
+
+    # -- the lines and their shapes -------------------------------------------------------
+
+    async def lines(self) -> list[Line]:
+        """The owner's own lines in every ready source, but any with signs of crisis (read
+        again only when the sources change)."""
+        docs = await self.store.documents.all("ready")
+        key = (tuple(d.id for d in docs), self.owner_names)
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[1]
+        lines = await self._read_lines()
+        self._memo = (key, lines)
+        return lines
+
+    async def _read_lines(self) -> list[Line]:
+        measured = await self.measured.get()
+        out: list[Line] = []
+        for doc_id, parsed in measured.parsed.items():
+            picked = owner_spans(parsed)
+            spans = [
+                (int(parsed.arrays["start"][i]), int(parsed.arrays["length"][i])) for i in picked
+            ]
+            texts = await self._texts(doc_id, spans)
+            out += chat_lines(doc_id, parsed, picked, texts)
+        for doc in await self.store.documents.all("ready"):
+            day = day_of(doc.content_start)
+            single = (
+                doc.content_end is None
+                or (doc.content_end or "")[:10] == (doc.content_start or "")[:10]
+            )
+            if doc.kind in PROSE_KINDS and day is not None and single:
+                text = await self.store.chunks.text(doc.id, 0, doc.text_length)
+                out += prose_lines(doc.id, text, day)
+        return [x for x in out if not crisis(x.text)]
+
+    async def _texts(self, doc_id: int, spans: Sequence[tuple[int, int]]) -> list[str]:
+        """The texts at these spans (in order) of a source, read a batch of chunks at a time
+        (a 50 MB export is never in memory whole)."""
+        out: list[str] = []
+        at, buffer, buffer_at, k = 0, "", 0, 0
+        while k < len(spans):
+            batch = await self.store.chunks.spans_from(doc_id, at, BATCH)
+            if not batch:
+                break
+            for start, end, text in batch:
+                seen = buffer_at + len(buffer)
+                if end > seen:
+                    buffer += text[max(0, seen - start) :]
+            at = batch[-1][0] + 1
+            while k < len(spans) and spans[k][0] + spans[k][1] <= buffer_at + len(buffer):
+                s, n = spans[k]
+                out.append(buffer[s - buffer_at : s - buffer_at + n])
+                k += 1
+            keep_from = spans[k][0] if k < len(spans) else buffer_at + len(buffer)
+            buffer, buffer_at = buffer[keep_from - buffer_at :], keep_from
+        out += [""] * (len(spans) - len(out))
+        return out
+
+    async def people(self) -> dict[str, str]:
+        """The people in the owner's life, by name: whom they write with, and the notes'."""
+        measured = await self.measured.get()
+        names = [p.name for p in measured.dynamics.people]
+        names += [n for x in await self.store.notes.of_ready() for n in x.people]
+        owners = {o.casefold() for o in self.owner_names}
+        return {n: n for n in dict.fromkeys(names) if n.casefold() not in owners}
+
+    async def languages(self) -> list[str]:
+        counted: Counter[str] = Counter()
+        for doc in await self.store.documents.all("ready"):
+            counted.update(lang for lang in doc.languages.split(",")[:1] if lang)
+        found = [lang for lang, _ in counted.most_common()]
+        return [self.language, *found] if self.language else found or ["en"]
+
+    async def shapes(self) -> tuple[list[Shape], str]:
+        """Every shape in the owner's lines now, and the language to speak of them in."""
+        lines = await self.lines()
+        langs = await self.languages()
+        found = await asyncio.to_thread(shapes, lines, self.owner, await self.people(), langs)
+        return found, langs[0]
+
+    # -- the pass -------------------------------------------------------------------------
+
+    async def plan(self) -> ShapesPlan:
+        """The shapes not judged yet, and what asking their questions will cost."""
+        found, language = await self.shapes()
+        judged = await self.store.mirror.judged_keys()
+        todo = [s for s in found if s.key not in judged]
+        messages = [q.message(s, a, False) for s in todo for a in s.asks]
+        calls = 2 * len(messages)
+        system = len(q.system_prompt(self.owner))
+        chars = 2 * sum(len(m) for m in messages) + calls * system
+        prompt = int(chars / CHARS_PER_TOKEN)
+        completion = calls * q.TOKENS_OUT
+        price = await prices(self.reader)
+        usd = Prices(*price).usd(prompt, completion) if price is not None else None
+        local = self.reader.is_local
+        seconds = calls * (8.0 if local else 1.5) + (prompt / 80 if local else 0.0)
+        estimate = Estimate(calls, prompt, completion, usd, seconds)
+        spans = len({x.span for s in found for x in s.lines})
+        return ShapesPlan(todo, estimate, spans, calls, language)
+
+    async def run(
+        self,
+        on_progress: Callable[[int, int], Awaitable[None]] | None = None,
+        plan: ShapesPlan | None = None,
+    ) -> ShapesReport:
+        """Ask each shape's questions; keep each shape with what its answers kept. Stops,
+        keeping what is done, at the daily spend limit or when the model can't be reached."""
+        async with self._lock:
+            plan = plan or await self.plan()
+            report = ShapesReport()
+            model = self.backend.reader()
+            system = q.system_prompt(self.owner)
+            for n, shape in enumerate(plan.todo):
+                if on_progress:
+                    await on_progress(n, len(plan.todo))
+                said: dict[int, bool] = {}
+                usage = Usage(0, 0, 0.0)
+                try:
+                    for a, ask in enumerate(shape.asks):
+                        yes, cost = await self._ask(model, system, shape, ask, False)
+                        usage, report.calls = _plus(usage, cost), report.calls + 1
+                        if yes:
+                            yes, cost = await self._ask(model, system, shape, ask, True)
+                            usage, report.calls = _plus(usage, cost), report.calls + 1
+                        said[a] = bool(yes)
+                        report.failed += yes is None
+                except (SpendLimitReached, LLMError) as exc:
+                    report.stopped = exc.user_message
+                    break
+                report.prompt_tokens += usage.prompt_tokens
+                report.completion_tokens += usage.completion_tokens
+                kept = q.kept(shape, said)
+                report.judged += 1
+                report.yes += kept is not None
+                said_so = statement(shape, kept, plan.language) if kept is not None else ""
+                await self.store.mirror.keep_judged(_judged(shape, kept, said_so, usage))
+            if on_progress:
+                await on_progress(len(plan.todo), len(plan.todo))
+            return report
+
+    async def _ask(
+        self, model: JsonModel, system: str, shape: Shape, ask: Ask, second: bool
+    ) -> tuple[bool | None, Usage]:
+        await model.check_budget()
+        reply = await model.complete_json(
+            [
+                {"role": "system", "content": system},
+                {"role": "user", "content": q.message(shape, ask, second)},
+            ],
+            q.SCHEMA,
+            "mirror",
+            q.TOKENS_OUT * 4,
+            steady=True,
+        )
+        return q.answer(reply.text), reply.usage
+
+    # -- the patterns ---------------------------------------------------------------------
+
+    async def patterns(self) -> tuple[list[Pattern], int]:
+        """The patterns the questions kept, with their lines as the sources have them now:
+        a pattern one of whose lines is gone (its source forgotten) is dropped, and the
+        next pass finds what is left of it; and how many were dropped."""
+        now = {x.span: x for x in await self.lines()}
+        found, dropped = [], 0
+        for j in await self.store.mirror.judged(DESIGN):
+            if j.verdict != "yes":
+                continue
+            lines = [now.get(s) for s in j.lines_for]
+            kept = sorted((x for x in lines if x is not None), key=lambda x: (x.day, x.start))
+            if len(kept) < len(lines) or len({x.day for x in kept}) < 2:
+                dropped += 1
+                continue
+            found.append(
+                Pattern(
+                    id=pattern_id(j.key),
+                    key=j.key,
+                    kind=j.kind,
+                    statement=j.statement,
+                    confidence=j.confidence,
+                    people=j.people,
+                    evidence=tuple(evidence(x) for x in kept),
+                    counter=tuple(evidence(now[s]) for s in j.lines_against if s in now),
+                    design=DESIGN,
+                )
+            )
+        return found, dropped
+
+    async def worth_a_look(self) -> list[Pattern]:
+        """With no model to ask: the strongest shapes, their lines and no claim."""
+        found, language = await self.shapes()
+        strong = sorted((s for s in found if s.score >= LOOK_SCORE), key=lambda s: -s.score)
+        return [
+            Pattern(
+                id=pattern_id(s.key),
+                key=s.key,
+                kind=s.kind,
+                statement=worth_a_look(s.lines, language),
+                confidence="worth a look",
+                people=s.people,
+                evidence=tuple(evidence(x) for x in s.lines),
+                counter=tuple(evidence(x) for x in s.against),
+                design=DESIGN,
+            )
+            for s in strong[:SHOWN]
+        ]
+
+
+def evidence(line: Line) -> Evidence:
+    return Evidence(line_id(line.span), line.source_id, line.start, line.end, line.text,
+                    line.date, "")  # fmt: skip
+
+
+def line_id(span: Span) -> int:
+    """A line's number where a note's id would be (the owner's word on a pattern is kept
+    by these): negative, so it is never a note's."""
+    doc_id, start, _ = span
+    return -(doc_id * 1_000_000_000 + start)
+
+
+def _plus(a: Usage, b: Usage) -> Usage:
+    return Usage(
+        a.prompt_tokens + b.prompt_tokens,
+        a.completion_tokens + b.completion_tokens,
+        a.cost_usd + b.cost_usd,
+    )
+
+
+def _judged(shape: Shape, kept: tuple[int, ...] | None, said: str, usage: Usage) -> Judged:
+    lines = shape.lines if kept is None else tuple(shape.lines[i] for i in kept)
+    return Judged(
+        key=shape.key,
+        kind=shape.kind,
+        design=DESIGN,
+        people=(shape.about, *shape.people) if shape.kind == "avoidance" else shape.people,
+        verdict="yes" if kept is not None else "no",
+        statement=said,
+        why="",
+        confidence="high" if kept is not None and len(kept) >= 3 else "medium",
+        notes_for=(),
+        notes_against=(),
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        judged_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        lines_for=tuple(x.span for x in lines),
+        lines_against=tuple(x.span for x in shape.against),
+    )
