@@ -8,7 +8,10 @@ ten years with one person, a shift planted in it) ingested, then, each in a fres
 
     .venv/bin/python -m bench.mirror --mb 50
 
-Targets (issue 32): cold ≤ 10 s with ≤ 200 MB extra on 2 cores; the page ≤ 300 ms warm."""
+- shapes: the found half's rules over the owner's lines (issue 52), after the parse.
+
+Targets (issue 32): cold ≤ 10 s with ≤ 200 MB extra on 2 cores; the page ≤ 300 ms warm.
+Issue 52: the shapes ≤ 10 s with ≤ 300 MB extra."""
 
 from __future__ import annotations
 
@@ -73,8 +76,9 @@ def write_export(path: Path, mb: float, seed: int = 5) -> int:
     return count
 
 
-CHILD = r"""
-import asyncio, json, os, sys, time
+PRELUDE = r"""
+import asyncio, json, os, statistics, sys, time
+from collections import Counter
 from pathlib import Path
 from biomd.app.engine import Engine
 from biomd.settings import Settings
@@ -84,6 +88,11 @@ def rss(field):
         if line.startswith(field):
             return int(line.split()[1]) / 1024
     return 0.0
+"""
+
+CHILD = (
+    PRELUDE
+    + r"""
 
 async def main():
     settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
@@ -104,6 +113,29 @@ async def main():
 
 asyncio.run(main())
 """
+)
+
+SHAPES = (
+    PRELUDE
+    + r"""
+
+async def main():
+    settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
+                        timezone="UTC", mirror_design="shapes")
+    async with await Engine.open(settings) as engine:
+        await engine.mirror.measured.get()  # the measured side's parse, kept per source
+        before = rss("VmRSS:")
+        t = time.perf_counter()
+        found, _ = await engine.mirror.shapes.shapes()
+        took = time.perf_counter() - t
+        peak = rss("VmHWM:")
+        lines = len(await engine.mirror.shapes.lines())
+    print(json.dumps({"seconds": took, "rss_before_mb": before, "peak_mb": peak,
+                      "lines": lines, "shapes": dict(Counter(s.kind for s in found))}))
+
+asyncio.run(main())
+"""
+)
 
 PAGE = r"""
 import asyncio, json, statistics, sys, time
@@ -193,6 +225,13 @@ def main() -> None:
         print(f"  finding: {f}")
     again = child(CHILD, str(data))
     print(f"restart (parse kept): {again['seconds']:.2f} s, peak RSS {again['peak_mb']:.0f} MB")
+    shapes = child(SHAPES, str(data))
+    print(
+        f"found half, shapes by rules: {shapes['seconds']:.2f} s over {shapes['lines']:,} lines "
+        f"of the owner's, peak RSS {shapes['peak_mb']:.0f} MB "
+        f"({float(shapes['peak_mb']) - float(shapes['rss_before_mb']):.0f} MB over the "
+        f"{shapes['rss_before_mb']:.0f} MB before); shapes {shapes['shapes']}"
+    )
     page = child(PAGE, str(data), str(args.pages))
     print(
         f"page /mirror: first {page['first_s']:.2f} s after a restart, then warm p50 "

@@ -29,6 +29,7 @@ class Cues:
     undone: Terms
     subject: Terms
     language: str = "en"  # whose stems say what a line is about
+    any: Terms | None = None  # every cue above but the things: a line with none is passed by
 
     @classmethod
     def of(cls, languages: Iterable[str] = t.LANGUAGES) -> Cues:
@@ -43,6 +44,14 @@ class Cues:
             Terms.of(t.UNDONE, langs),
             Terms.of(t.SUBJECTS, langs),
             langs[0],
+            Terms.of(t.GROWTH, langs)
+            + Terms.of(t.REASSURE, langs)
+            + Terms.of(t.POSITIVE, langs)
+            + Terms.of(t.NEGATIVE, langs)
+            + HURT
+            + Terms.of(t.HURT, langs)
+            + Terms.of(t.PLAN, langs)
+            + Terms.of(t.UNDONE, langs),
         )
 
 
@@ -74,10 +83,13 @@ _THINGS = frozenset(
 ) | {"weekends", "wochenenden"}
 
 
-def read(line: Line, cues: Cues, people: Mapping[str, str]) -> Read:
+def read(line: Line, cues: Cues, people: Mapping[str, str], every: bool = False) -> Read | None:
     """A line's cues, names and subjects; `people` maps each known person's key to their
-    name (a name is found as a whole word, whatever its case)."""
+    name (a name is found as a whole word, whatever its case). None for a line with no cue
+    at all (most of a long chat), unless `every`."""
     folded = words(line.text)
+    if not every and cues.any is not None and not cues.any.within(folded):
+        return None
     pos, neg = len(cues.positive.found(folded)), len(cues.negative.found(folded))
     names = frozenset(k for k in people if f" {k} " in folded)
     capitals = frozenset(_capitalised(line.text))

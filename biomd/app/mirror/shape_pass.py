@@ -1,5 +1,6 @@
 """The shapes pass's I/O: the owner's own lines read from every ready source (each chat's
-messages by the owner, each single-day prose source's sentences), the shapes the rules find
+messages by the owner, each single-day prose source's sentences, and the reader's dated
+notes on the other prose sources), the shapes the rules find
 in them, each shape's questions asked one at a time (estimated first, metered, held to the
 daily spend limit, each judgement kept as it comes, so a crash resumes with no duplicate),
 and the patterns made of what was judged; with no model, the strongest shapes shown as
@@ -115,6 +116,7 @@ class ShapePass:
             ]
             texts = await self._texts(doc_id, spans)
             out += chat_lines(doc_id, parsed, picked, texts)
+        covered = set(measured.parsed)
         for doc in await self.store.documents.all("ready"):
             day = day_of(doc.content_start)
             single = (
@@ -124,7 +126,22 @@ class ShapePass:
             if doc.kind in PROSE_KINDS and day is not None and single:
                 text = await self.store.chunks.text(doc.id, 0, doc.text_length)
                 out += prose_lines(doc.id, text, day)
+                covered.add(doc.id)
+        out += await self._noted(covered)
         return [x for x in out if not crisis(x.text)]
+
+    async def _noted(self, covered: set[int]) -> list[Line]:
+        """The reader's dated notes on the prose sources the rules don't read line by line
+        (a journal of many days, a PDF, a document): each note's quote as a line."""
+        docs = {d.id: d for d in await self.store.documents.all("ready")}
+        out = []
+        for x in await self.store.notes.of_ready():
+            doc = docs.get(x.document_id)
+            day = day_of(x.date)
+            if doc is None or doc.id in covered or doc.kind not in PROSE_KINDS or day is None:
+                continue
+            out.append(Line(x.document_id, x.start, x.end, x.quote, day))
+        return out
 
     async def _texts(self, doc_id: int, spans: Sequence[tuple[int, int]]) -> list[str]:
         """The texts at these spans (in order) of a source, read a batch of chunks at a time

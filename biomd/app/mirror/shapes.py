@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -113,11 +114,15 @@ def contradictions(reads: Sequence[Read], owner: str) -> list[Shape]:
 
 
 def _opposite(rs: Sequence[Read]) -> tuple[Read, Read] | None:
-    """The earliest line on a thing with a later one of the other polarity far enough on."""
-    for i, a in enumerate(rs):
-        for b in rs[i + 1 :]:
-            if b.polarity == -a.polarity and b.line.day - a.line.day >= APART_DAYS:
-                return a, b
+    """The first line on a thing (in time order) that says the opposite of the earliest one
+    of the other side far enough before it, with that one. Linear: a thing named in
+    100,000 lines is read once."""
+    earliest: dict[int, Read] = {}
+    for b in rs:
+        a = earliest.get(-b.polarity)
+        if a is not None and b.line.day - a.line.day >= APART_DAYS:
+            return a, b
+        earliest.setdefault(b.polarity, b)
     return None
 
 
@@ -270,8 +275,14 @@ def stated_reasons(reads: Sequence[Read], owner: str) -> list[Shape]:
     ]
 
 
-def cycles(reads: Sequence[Read], owner: str) -> tuple[list[Shape], set[tuple[int, int, int]]]:
-    """The cycles, and the plans that make them (no said-vs-did of their own)."""
+def cycles(
+    reads: Sequence[Read],
+    owner: str,
+    after_plan: Callable[[Read, tuple[str, ...], int], Read | None],
+) -> tuple[list[Shape], set[tuple[int, int, int]]]:
+    """The cycles, and the plans that make them (no said-vs-did of their own).
+    `after_plan(plan, stems, need)`: the first line of the year after a plan with `need` of
+    its stems, not a plan."""
     plans = sorted((r for r in reads if r.plan and r.plan_stems), key=lambda r: r.line.day)
     found = []
     taken: set[tuple[int, int, int]] = set()
@@ -281,20 +292,10 @@ def cycles(reads: Sequence[Read], owner: str) -> tuple[list[Shape], set[tuple[in
             continue
         common = _common_stems(group)
         need = min(2, len(common))
-        after = []
+        after: list[Read] = []
         for p in group:
-            later = next(
-                (
-                    r
-                    for r in reads
-                    if not r.plan
-                    and 0 < r.line.day - p.line.day <= FOLLOW_DAYS
-                    and sum(_has(r, s) for s in common) >= need
-                    and r not in after
-                ),
-                None,
-            )
-            if later is not None:
+            later = after_plan(p, common, need)
+            if later is not None and all(later.line.span != a.line.span for a in after):
                 after.append(later)
         if len({date.fromordinal(r.line.day).year for r in after}) < 2:
             continue
@@ -421,8 +422,23 @@ def shapes(
     the owner's life (their chats' names, the notes' people), by key."""
     cues = Cues.of(languages)
     keyed = {person_key(n): n for n in people.values()} if people else {}
-    reads = [read(x, cues, keyed) for x in lines]
-    cycle, taken = cycles(reads, owner)
+    ordered = sorted(lines, key=lambda x: (x.day, x.start))
+    reads = [r for x in ordered if (r := read(x, cues, keyed)) is not None]
+    days = [x.day for x in ordered]
+
+    def after_plan(plan: Read, stems: tuple[str, ...], need: int) -> Read | None:
+        lo = bisect_right(days, plan.line.day)
+        hi = bisect_right(days, plan.line.day + FOLLOW_DAYS)
+        for x in ordered[lo:hi]:
+            folded = fold(x.text)
+            if sum(s in folded for s in stems) < need:
+                continue  # a stem is the start of a word: not in the text, not in its words
+            r = read(x, cues, keyed, every=True)
+            if r is not None and not r.plan and sum(_has(r, s) for s in stems) >= need:
+                return r
+        return None
+
+    cycle, taken = cycles(reads, owner, after_plan)
     return [
         *contradictions(reads, owner),
         *told_apart(reads, owner, {**named(reads), **keyed}),
