@@ -144,14 +144,13 @@ import httpx
 from biomd.frontends.web.server import WebView
 from biomd.app.assistant import Assistant
 from biomd.app.engine import Engine
-from biomd.app.jobs import JobQueue
 from biomd.settings import Settings
 
 async def main():
     settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
                         timezone="UTC", web_port=0)
     async with await Engine.open(settings) as engine:
-        jobs = JobQueue(engine, {})
+        jobs = engine.job_queue({})
         view = WebView(settings, engine, Assistant(engine, jobs), jobs, announce=lambda _: None)
         await view.start()
         try:
