@@ -398,7 +398,7 @@ class MirrorSettings(Group):
         description="The mirror: hours of silence after which a message starts a new conversation.",
     )
     design: Literal["shapes", "judge", "whole"] = Field(
-        default="judge",
+        default="shapes",
         description="The mirror's patterns: shapes (found by rules in your own messages and "
         "journal, each decided by small yes/no questions), judge (candidates by rules from "
         "the notes, each judged by the model in a small call) or whole (one call finds them "

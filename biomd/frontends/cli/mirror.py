@@ -56,10 +56,11 @@ def show(
     until: Annotated[str | None, typer.Option("--until", help="Up to this date.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     refresh: Annotated[
-        bool, typer.Option("--refresh", help="Look for new patterns in the notes first (a model).")
+        bool, typer.Option("--refresh", help="Look for new patterns first (with a model, if set).")
     ] = False,
     design: Annotated[
-        str | None, typer.Option("--design", help="judge or whole (default BIOMD_MIRROR_DESIGN).")
+        str | None,
+        typer.Option("--design", help="shapes, judge or whole (default BIOMD_MIRROR_DESIGN)."),
     ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Don't ask before a costly pass.")
@@ -69,8 +70,8 @@ def show(
     ] = False,
 ) -> None:
     """Everything the mirror shows (the default: `biomd mirror --person Maya` is this)."""
-    if design is not None and design not in ("judge", "whole"):
-        raise typer.BadParameter("--design is judge or whole")
+    if design is not None and design not in ("shapes", "judge", "whole"):
+        raise typer.BadParameter("--design is shapes, judge or whole")
 
     async def work(engine: Engine) -> None:
         if refresh:

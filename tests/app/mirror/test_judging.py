@@ -39,7 +39,12 @@ async def read_life(
     llm.notes_for = diligent_notes
     llm.responder = lambda body: judge_yes(body) if is_mirror(body) else "OK"
     settings = llm_settings(
-        tmp_path, minilm_path, llm, owner_names="Ana", reading_placement="rules"
+        tmp_path,
+        minilm_path,
+        llm,
+        owner_names="Ana",
+        reading_placement="rules",
+        mirror_design="judge",
     )
     async with await Engine.open(settings, embedder) as engine:
         async for r in engine.sources.ingest(write_notes_life(tmp_path / "life")):
@@ -274,6 +279,7 @@ def test_a_mirror_pass_killed_mid_way_resumes_with_no_duplicate(
         "BIOMD_OWNER_NAMES": "Ana",
         "BIOMD_TIMEZONE": "UTC",
         "BIOMD_READING_PLACEMENT": "rules",
+        "BIOMD_MIRROR_DESIGN": "judge",
     }
     llm.notes_for = diligent_notes
     seen = 0
