@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from biomd.endpoints import Endpoint
 from biomd.errors import ContextExceeded, LLMError, LLMRequestRefused
@@ -67,6 +67,21 @@ class JsonModel(Protocol):
     async def check_budget(self) -> None: ...
 
 
+@runtime_checkable
+class WeighsYes(Protocol):
+    """A model whose chance of answering "yes" rather than "no" can be read (the mirror's
+    questions: a small model's yes/no is its answers' order, its probabilities are not)."""
+
+    @property
+    def weighs(self) -> bool | None:
+        """Whether its chances can be read: None until asked once."""
+        ...
+
+    async def chance_of_yes(
+        self, messages: Sequence[dict[str, Any]], mode: str
+    ) -> tuple[float | None, Usage]: ...
+
+
 class TurnModel(ChatModel, JsonModel, Protocol):
     """A model a turn can run on: one held to the spend limit (its calls are counted against
     the turn they are made in: turn_meter.py), that can reply under a JSON schema (a reading
@@ -87,6 +102,7 @@ class OpenAIChat:
         self._context: int | None = None
         self._structured: bool | None = None  # whether the endpoint takes response_format
         self._tokenizes: bool | None = None  # whether the server counts tokens (/tokenize)
+        self._logprobs: bool | None = None  # whether it gives log probabilities
         self._chars_per_token: float | None = None  # the fewest its calls have shown
 
     async def count_tokens(self, text: str) -> int | None:
@@ -189,6 +205,44 @@ class OpenAIChat:
         self._structured = False
         return reply
 
+    @property
+    def weighs(self) -> bool | None:
+        return self._logprobs
+
+    async def chance_of_yes(
+        self, messages: Sequence[dict[str, Any]], mode: str
+    ) -> tuple[float | None, Usage]:
+        """P(yes) / (P(yes) + P(no)) for the reply's first word, from the endpoint's log
+        probabilities (llama.cpp, vLLM, OpenAI give them), at temperature 0 on a local
+        model; None where the endpoint gives none (then it is not asked again). Metered."""
+        none = Usage(0, 0, 0.0)
+        if self._logprobs is False:
+            return None, none
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "max_tokens": 1,
+            "logprobs": True,
+            "top_logprobs": 10,
+        }
+        if self.endpoint.is_local:
+            kwargs["temperature"] = 0.0
+        if extra := endpoint.extra_body(self.endpoint):
+            kwargs["extra_body"] = extra
+        try:
+            async with endpoint.plain_errors(self.endpoint):
+                response = await self._client.chat.completions.create(**kwargs)
+        except ContextExceeded:
+            raise
+        except LLMRequestRefused:
+            self._logprobs = False
+            return None, none
+        usage = endpoint.usage_of(getattr(response, "usage", None), self.endpoint)
+        await self.ledger.record(self.model, mode, usage)
+        chance = _chance_of_yes(response)
+        self._logprobs = chance is not None
+        return chance, usage
+
     async def _streamed(
         self, kwargs: dict[str, Any], tools: Sequence[dict[str, Any]] | None
     ) -> Reply:
@@ -231,3 +285,20 @@ class OpenAIChat:
         usage = endpoint.usage_of(response.usage, self.endpoint)
         finish = str(getattr(first, "finish_reason", None) or "stop")
         return Reply(message.content or "", calls, usage, finish)
+
+
+def _chance_of_yes(response: Any) -> float | None:
+    """P(yes) / (P(yes) + P(no)) among the first token's likeliest, or None without them."""
+    choices = getattr(response, "choices", None) or []
+    logprobs = getattr(choices[0], "logprobs", None) if choices else None
+    tokens = getattr(logprobs, "content", None) or []
+    if not tokens:
+        return None
+    yes = no = 0.0
+    for top in getattr(tokens[0], "top_logprobs", None) or []:
+        word = str(getattr(top, "token", "")).strip().strip("\"'{:").lower()
+        if word == "yes":
+            yes += math.exp(float(top.logprob))
+        elif word == "no":
+            no += math.exp(float(top.logprob))
+    return yes / (yes + no) if yes + no > 0 else None

@@ -27,7 +27,7 @@ from biomd.biographer.reading.estimate import Estimate, Prices
 from biomd.endpoints import Endpoint
 from biomd.errors import LLMError, SpendLimitReached
 from biomd.models.ledger import Usage
-from biomd.models.llm import JsonModel
+from biomd.models.llm import JsonModel, WeighsYes
 from biomd.models.pricing import prices
 from biomd.storage.mirror import Judged, Span
 from biomd.storage.store import Store
@@ -195,10 +195,12 @@ class ShapePass:
         found, language = await self.shapes()
         judged = await self.store.mirror.judged_keys()
         todo = [s for s in found if s.key not in judged]
-        messages = [q.message(s, a, False) for s in todo for a in s.asks]
-        calls = 2 * len(messages)
-        system = len(q.system_prompt(self.owner))
-        chars = 2 * sum(len(m) for m in messages) + calls * system
+        asks = [(s, a) for s in todo for a in s.asks]  # weighed, as most local servers can
+        messages = [m for s, a in asks for m in q.weighed(s, a)]
+        messages += dict.fromkeys(m for s, a in asks for m in q.weighed(s, a, blank=True))
+        calls = len(messages)
+        system = len(q.system_prompt(self.owner, weighed=True))
+        chars = sum(len(m) for m in messages) + calls * system
         prompt = int(chars / CHARS_PER_TOKEN)
         completion = calls * q.TOKENS_OUT
         price = await prices(self.reader)
@@ -221,6 +223,7 @@ class ShapePass:
             report = ShapesReport()
             model = self.backend.reader()
             system = q.system_prompt(self.owner)
+            blanks: dict[str, float] = {}  # a blank question's chance of yes, asked once
             for n, shape in enumerate(plan.todo):
                 if on_progress:
                     await on_progress(n, len(plan.todo))
@@ -228,11 +231,11 @@ class ShapePass:
                 usage = Usage(0, 0, 0.0)
                 try:
                     for a, ask in enumerate(shape.asks):
-                        yes, cost = await self._ask(model, system, shape, ask, False)
-                        usage, report.calls = _plus(usage, cost), report.calls + 1
-                        if yes:
-                            yes, cost = await self._ask(model, system, shape, ask, True)
-                            usage, report.calls = _plus(usage, cost), report.calls + 1
+                        yes, cost, calls = await self._weigh(model, shape, ask, blanks)
+                        usage, report.calls = _plus(usage, cost), report.calls + calls
+                        if yes is None:  # no probabilities from this endpoint: its answers
+                            yes, cost, calls = await self._ask_twice(model, system, shape, ask)
+                            usage, report.calls = _plus(usage, cost), report.calls + calls
                         said[a] = bool(yes)
                         report.failed += yes is None
                 except (SpendLimitReached, LLMError) as exc:
@@ -248,6 +251,45 @@ class ShapePass:
             if on_progress:
                 await on_progress(len(plan.todo), len(plan.todo))
             return report
+
+    async def _weigh(
+        self, model: JsonModel, shape: Shape, ask: Ask, blanks: dict[str, float]
+    ) -> tuple[bool | None, Usage, int]:
+        """An ask decided by the model's chance of yes in every order, against its chance
+        for the same question about blank lines; None where the endpoint gives no chances."""
+        usage, calls = Usage(0, 0, 0.0), 0
+        if not isinstance(model, WeighsYes) or model.weighs is False:
+            return None, usage, calls
+        system = q.system_prompt(self.owner, weighed=True)
+        chances: list[list[float]] = [[], []]
+        for blank in (False, True):
+            for text in q.weighed(shape, ask, blank):
+                if blank and text in blanks:
+                    chances[1].append(blanks[text])
+                    continue
+                await model.check_budget()
+                messages = [
+                    {"role": "system", "content": system},
+                    {"role": "user", "content": text},
+                ]
+                chance, cost = await model.chance_of_yes(messages, "mirror")
+                usage, calls = _plus(usage, cost), calls + 1
+                if chance is None:
+                    return None, usage, calls
+                chances[blank].append(chance)
+                if blank:
+                    blanks[text] = chance
+        return q.holds(chances[0], chances[1]), usage, calls
+
+    async def _ask_twice(
+        self, model: JsonModel, system: str, shape: Shape, ask: Ask
+    ) -> tuple[bool | None, Usage, int]:
+        """An ask decided by the model's yes asked twice (the second the other way round)."""
+        yes, usage = await self._ask(model, system, shape, ask, False)
+        if not yes:
+            return yes, usage, 1
+        yes, cost = await self._ask(model, system, shape, ask, True)
+        return yes, _plus(usage, cost), 2
 
     async def _ask(
         self, model: JsonModel, system: str, shape: Shape, ask: Ask, second: bool

@@ -23,12 +23,14 @@ SCHEMA: dict[str, Any] = {
     "required": ["answer"],
     "additionalProperties": False,
 }
+WEIGHED_SYSTEM = SYSTEM.replace("Reply with JSON only.", "Answer with one word.")
+ODDS = 1.5  # how much likelier than for blank lines "yes" must be (set on the bench's lines)
 ORDERED = frozenset({"said_vs_did"})  # two lines whose order is the question's: never swapped
 TOKENS_OUT = 12
 
 
-def system_prompt(owner: str) -> str:
-    return SYSTEM.format(owner=owner)
+def system_prompt(owner: str, weighed: bool = False) -> str:
+    return (WEIGHED_SYSTEM if weighed else SYSTEM).format(owner=owner)
 
 
 def where(line: Line) -> str:
@@ -44,14 +46,52 @@ def message(shape: Shape, ask: Ask, second: bool) -> str:
     """The question about an ask's lines; `second` asks it the other way round: two lines
     swapped (or, where their order is the question's, the answers), one line with its
     answers swapped."""
+    swap_lines = second and len(ask.lines) == 2 and shape.kind not in ORDERED
+    no_first = second and not swap_lines
+    return _asked(
+        shape, ask, swap_lines, no_first, False, f'Reply {{"answer": {_answers(no_first)}}}.'
+    )
+
+
+def weighed(shape: Shape, ask: Ask, blank: bool = False) -> list[str]:
+    """The question about an ask's lines in every order that sways a small model (the two
+    lines both ways, unless their order is the question's; the answers both ways), for its
+    chance of yes. `blank`: the same with each line "N/A", what the model says of no line."""
+    orders = (False, True) if len(ask.lines) == 2 and shape.kind not in ORDERED else (False,)
+    return [
+        _asked(shape, ask, swap, no_first, blank, f"Answer with one word: {_answers(no_first)}.")
+        for swap in orders
+        for no_first in (False, True)
+    ]
+
+
+def holds(chances: Sequence[float], blank: Sequence[float]) -> bool:
+    """Whether the lines make "yes" ODDS times likelier than no line does: the odds of yes,
+    averaged over the orders, against the same for the blank question (calibrating against
+    a content-free input, as in Zhao et al. 2021, "Calibrate before use")."""
+    if not chances or not blank:
+        return False
+    odds = _odds(sum(chances) / len(chances))
+    return odds >= ODDS * _odds(sum(blank) / len(blank))
+
+
+def _odds(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return p / (1 - p)
+
+
+def _answers(no_first: bool) -> str:
+    return '"no" or "yes"' if no_first else '"yes" or "no"'
+
+
+def _asked(shape: Shape, ask: Ask, swap: bool, no_first: bool, blank: bool, reply: str) -> str:
     picked = [shape.lines[i] for i in ask.lines]
-    swap_lines = second and len(picked) == 2 and shape.kind not in ORDERED
-    if swap_lines:
-        picked.reverse()
     labels = ("A", "B") if len(picked) == 2 else ("",)
+    if swap:
+        picked.reverse()
     out = []
     for label, line in zip(labels, picked, strict=False):
-        text = " ".join(line.text.replace("⏎", " ").split())
+        text = "N/A" if blank else " ".join(line.text.replace("⏎", " ").split())
         head = f"Message {label}" if label else "The message"
         out.append(f"{head} ({line.date}, written {where(line)}):\n\u201c{text}\u201d")
     question = ask.question
@@ -59,9 +99,7 @@ def message(shape: Shape, ask: Ask, second: bool) -> str:
         question = question.replace("the first message", "message A").replace(
             "the second", "message B"
         )
-    answers = '"no" or "yes"' if second and not swap_lines else '"yes" or "no"'
-    out += ["", question, f'Reply {{"answer": {answers}}}.']
-    return "\n".join(out)
+    return "\n".join([*out, "", question, reply])
 
 
 def answer(reply: str) -> bool | None:

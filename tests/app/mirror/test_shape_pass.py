@@ -6,6 +6,7 @@ quotes; with no model, the strongest shapes shown as worth a look and nothing el
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,10 @@ async def test_each_question_is_asked_alone_twice_and_a_no_keeps_a_shape_out(
         report = await engine.mirror.refresh()
         assert report.judged == len(plan.todo) and not report.stopped  # type: ignore[attr-defined]
         view = (await engine.mirror.view()).as_json()
-    asked = [b for b in llm.bodies if is_mirror(b)]
-    assert len(asked) == report.calls  # type: ignore[union-attr]
+    weighed = [b for b in llm.bodies if is_mirror(b) and b.get("logprobs")]
+    assert len(weighed) == 1  # asked once for its chances; this server gives none
+    asked = [b for b in llm.bodies if is_mirror(b) and not b.get("logprobs")]
+    assert len(asked) + 1 == report.calls  # type: ignore[union-attr]
     for body in asked:
         text = question(body)
         assert body["response_format"]["type"] == "json_schema"
@@ -64,6 +67,68 @@ async def test_each_question_is_asked_alone_twice_and_a_no_keeps_a_shape_out(
     assert all(p["statement"].startswith("You wrote") for p in patterns)
     avoidance = next(p for p in patterns if p["kind"] == "avoidance")
     assert "to Maya" in avoidance["statement"] and "all good" in avoidance["statement"]
+
+
+def chances(yes: float) -> dict[str, Any]:
+    """A reply of one word with its likeliest first tokens, as llama.cpp gives them."""
+    tops = [("yes", yes), ("no", 1 - yes), ("Yes", 0.0)]
+    return {
+        "id": "chatcmpl-weighed",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "test/model",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": "yes" if yes >= 0.5 else "no"},
+                "logprobs": {
+                    "content": [
+                        {
+                            "token": "yes" if yes >= 0.5 else "no",
+                            "logprob": math.log(max(yes, 1 - yes)),
+                            "top_logprobs": [
+                                {"token": t, "logprob": math.log(p) if p > 0 else -99.0}
+                                for t, p in tops
+                            ],
+                        }
+                    ]
+                },
+                "finish_reason": "length",
+            }
+        ],
+        "usage": {"prompt_tokens": 120, "completion_tokens": 1, "total_tokens": 121},
+    }
+
+
+async def test_where_the_server_gives_chances_a_shape_holds_only_when_its_lines_make_yes_likelier(
+    tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: FastEmbedder
+) -> None:
+    # a model that leans to yes whatever it is shown (0.35 for no line at all), and more
+    # for real lines (0.6), but not for London's (0.4: less than twice the blank's odds)
+    def weigh(body: dict[str, Any]) -> object:
+        if not is_mirror(body):
+            return "OK"
+        text = question(body)
+        return chances(0.35 if "N/A" in text else 0.4 if "London" in text else 0.6)
+
+    llm.responder = weigh  # type: ignore[assignment]
+    settings = llm_settings(tmp_path, minilm_path, llm, owner_names="Ana", mirror_design=DESIGN)
+    async with await Engine.open(settings, embedder) as engine:
+        await ingest(engine, write_notes_life(tmp_path / "life"))
+        plan = await engine.mirror.plan()
+        report = await engine.mirror.refresh()
+        view = (await engine.mirror.view()).as_json()
+    asked = [b for b in llm.bodies if is_mirror(b)]
+    assert asked and all(b["logprobs"] and b["max_tokens"] == 1 for b in asked)
+    assert all("response_format" not in b for b in asked)
+    assert len(asked) == report.calls <= plan.calls  # type: ignore[union-attr]
+    blanks = [question(b) for b in asked if "N/A" in question(b)]
+    assert blanks and len(blanks) == len(set(blanks))  # a blank question is asked once
+    # each order that sways a small model: the answers both ways, two lines both ways
+    opposite = [question(b) for b in asked if "opposite things" in question(b)]
+    assert len(opposite) == 2 * 2 * 2  # London's lines and the blank ones, four orders each
+    patterns: list[dict[str, Any]] = view["patterns"]  # type: ignore[assignment]
+    assert {p["kind"] for p in patterns} == {"avoidance", "stated_reason", "said_vs_did", "cycle"}
 
 
 async def test_a_quote_is_the_source_text_at_its_span(
