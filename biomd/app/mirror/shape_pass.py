@@ -206,7 +206,7 @@ class ShapePass:
         price = await prices(self.reader)
         usd = Prices(*price).usd(prompt, completion) if price is not None else None
         local = self.reader.is_local
-        seconds = calls * (8.0 if local else 1.5) + (prompt / 80 if local else 0.0)
+        seconds = calls * (1.0 if local else 1.5) + (prompt / 120 if local else 0.0)
         estimate = Estimate(calls, prompt, completion, usd, seconds)
         spans = len({x.span for s in found for x in s.lines})
         return ShapesPlan(todo, estimate, spans, calls, language)
@@ -384,7 +384,9 @@ def _judged(shape: Shape, kept: tuple[int, ...] | None, said: str, usage: Usage)
         key=shape.key,
         kind=shape.kind,
         design=DESIGN,
-        people=(shape.about, *shape.people) if shape.kind == "avoidance" else shape.people,
+        people=tuple(dict.fromkeys((shape.about, *shape.people)))
+        if shape.kind == "avoidance"
+        else shape.people,
         verdict="yes" if kept is not None else "no",
         statement=said,
         why="",

@@ -91,7 +91,8 @@ def render(view: MirrorView, set_aside: bool = False) -> str:
         )
     for f in shown:
         out += ["  " + line for line in finding_lines(f)]
-    out += ["", f"Patterns, found across your notes ({view.design}):"]
+    where = "in your own words" if view.design == "shapes" else "across your notes"
+    out += ["", f"Patterns, found {where} ({view.design}):"]
     if not patterns:
         out.append("  none yet (`biomd mirror --refresh` looks for them with your model).")
     for p in patterns:

@@ -135,10 +135,10 @@ async def _judging_pass(engine: Engine, design: str | None, yes: bool) -> None:
     m = engine.mirror
     plan = await m.plan(design)
     if not plan.calls:
-        err.print("The mirror's judging pass: nothing new to judge.", markup=False)
+        err.print("The mirror's pass: nothing new to ask about.", markup=False)
         return
     err.print(
-        f"The mirror's judging pass ({plan.design}): {counted(plan.calls, 'call')} over "
+        f"The mirror's pass ({plan.design}): {counted(plan.calls, 'call')} over "
         f"{plan.over}, {plan.estimate.describe()}.",
         markup=False,
     )
