@@ -1,5 +1,6 @@
 """The mirror's found half with a real model, on a planted life (`--life ana`: English, five
 patterns, bench/mirror_notes_life.py; `--life lucia`: Spanish, six, bench/mirror_life_es.py;
+`--life katrin`: German, five, bench/mirror_life_de.py, written as a held-out check;
 each with an intention with nothing after it and a sign of crisis): how many planted
 patterns each design finds, how many it misfiles or invents, and what it costs against the
 reading.
@@ -20,13 +21,14 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sqlite3
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from bench import mirror_life_es, mirror_notes_life
+from bench import mirror_life_de, mirror_life_es, mirror_notes_life
 from bench.mirror_notes_life import Planted, found
 from biomd.app.engine import Engine
 from biomd.app.mirror.judging import SEEN
@@ -35,13 +37,13 @@ from biomd.settings import Settings
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
 
 
-LIVES = {"ana": mirror_notes_life, "lucia": mirror_life_es}
+LIVES = {"ana": mirror_notes_life, "lucia": mirror_life_es, "katrin": mirror_life_de}
 
 
 def life_files(life: str, folder: Path) -> list[Path]:
     if life == "ana":
         return mirror_notes_life.write_notes_life(folder)
-    return mirror_life_es.write_life(folder)
+    return LIVES[life].write_life(folder)  # type: ignore[no-any-return]
 
 
 def settings_for(
@@ -206,6 +208,8 @@ def main() -> None:
     parser.add_argument(
         "--reuse", action="store_true", help="judge again over --dir's data, already read"
     )
+    # the owner's own settings file (biomd's config folder) must not give the bench a model
+    os.environ["BIOMD_CONFIG_DIR"] = tempfile.mkdtemp(prefix="bench-mirror-config-")
     asyncio.run(run(parser.parse_args()))
 
 
