@@ -121,7 +121,7 @@ SHAPES = (
 
 async def main():
     settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
-                        timezone="UTC", mirror_design="shapes")
+                        timezone="UTC")
     async with await Engine.open(settings) as engine:
         await engine.mirror.measured.get()  # the measured side's parse, kept per source
         before = rss("VmRSS:")

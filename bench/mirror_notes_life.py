@@ -1,4 +1,4 @@
-"""A small generated life for the mirror's judging pass, with five patterns planted across three
+"""A small generated life for the mirror's pass, with five patterns planted across three
 years of journal entries and chats, one intention with nothing after it, a sign of crisis
 that must never become a pattern, and everyday entries around them. Everyone in it is
 invented. `PLANTED` is the answer key: each pattern's kind and the lines that show it.

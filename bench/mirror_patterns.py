@@ -2,18 +2,18 @@
 patterns, bench/mirror_notes_life.py; `--life lucia`: Spanish, six, bench/mirror_life_es.py;
 `--life katrin`: German, five, bench/mirror_life_de.py, written as a held-out check;
 each with an intention with nothing after it and a sign of crisis): how many planted
-patterns each design finds, how many it misfiles or invents, and what it costs against the
-reading.
+patterns the mirror's pass finds, how many it misfiles or invents, and what it costs
+against the reading.
 
     .venv/bin/python -m bench.mirror_patterns --base-url http://127.0.0.1:8080/v1 \\
         --model qwen2.5-coder-1.5b-instruct-q4_k_m [--life ana|lucia] \\
-        [--reader model|scripted|none] [--design shapes|judge|whole|all]
+        [--reader model|scripted|none] [--no-model]
 
 --reader model: the real model reads the sources too (the whole pipeline, as a user gets
 it). --reader scripted: the notes come from a diligent scripted reader (a note a line, as
-a strong model would take), so the judging is measured apart from the reading. --reader
-none: nothing is read (the shapes design needs no notes). --no-model: the shapes design
-with no model configured, which shows its strongest shapes as worth a look."""
+a strong model would take), so the pass is measured apart from the reading. --reader
+none: nothing is read (the pass reads the owner's own lines, and needs no notes).
+--no-model: no model configured, so the strongest shapes are shown as worth a look."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from typing import Any
 from bench import mirror_life_de, mirror_life_es, mirror_notes_life
 from bench.mirror_notes_life import Planted, found
 from biomd.app.engine import Engine
-from biomd.app.mirror.judging import SEEN
+from biomd.app.mirror.shape_pass import DESIGN
 from biomd.settings import Settings
 
 MODELS = Path(__file__).resolve().parent.parent.parent / "shared" / "models"
@@ -116,31 +116,23 @@ def _holds_planted(pattern: dict[str, Any], planted: tuple[Planted, ...]) -> boo
     return any(sum(line.lower() in quotes for line in p.lines) >= 2 for p in planted)
 
 
-async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, Any]:
+async def judge(data: Path, args: argparse.Namespace) -> dict[str, Any]:
     life = LIVES[args.life]
     planted: tuple[Planted, ...] = life.PLANTED
     url = None if args.no_model else args.base_url
-    settings = settings_for(data, url, args.model, None, life.OWNER).but(
-        **{"mirror_design": design}
-    )
+    settings = settings_for(data, url, args.model, None, life.OWNER)
     async with await Engine.open(settings) as engine:
-        await engine.store.mirror.forget_judged(design)  # every run judges the whole pass
-        await engine.store.meta.set({SEEN: "0"})
+        await engine.store.mirror.forget_judged(DESIGN)  # every run asks the whole pass
         before = tokens(settings.db_path, True)
-        plan = await engine.mirror.plan(design)
+        plan = await engine.mirror.plan()
         t = time.perf_counter()
-        report = None if args.no_model else await engine.mirror.refresh(design)
+        report = None if args.no_model else await engine.mirror.refresh()
         seconds = time.perf_counter() - t
         view = (await engine.mirror.view()).as_json()
         after = tokens(settings.db_path, True)
         verdicts = [
-            {"kind": j.kind, "verdict": j.verdict, "why": j.why[:160], "notes": list(j.notes_for)}
-            for j in await engine.store.mirror.judged(design)
-        ]
-        verdicts += [
             {"kind": j.kind, "verdict": j.verdict, "statement": j.statement[:300]}
-            for j in await engine.store.mirror.judged(design)
-            if j.lines_for
+            for j in await engine.store.mirror.judged(DESIGN)
         ]
         notes = await engine.store.notes.tally()
     patterns: list[dict[str, Any]] = view["patterns"]  # type: ignore[assignment]
@@ -149,13 +141,12 @@ async def judge(data: Path, design: str, args: argparse.Namespace) -> dict[str, 
     invented = [p for p in invented if not _holds_planted(p, planted)]
     crisis = any(life.CRISIS in str(e.get("quote")) for p in patterns for e in p["evidence"])
     return {
-        "design": design,
         "notes": notes.kept,
         "calls_planned": plan.calls,
         "judged": report.judged if report else 0,
         "yes": report.yes if report else 0,
         "failed_replies": report.failed if report else 0,
-        "dropped": (report.dropped if report else 0) + int(view["dropped"]["patterns"]),  # type: ignore[index]
+        "dropped": int(view["dropped"]["patterns"]),  # type: ignore[index]
         "found": hits,
         "found_n": len(hits),
         "planted": len(planted),
@@ -187,13 +178,10 @@ async def run(args: argparse.Namespace) -> None:
         f"completion tokens, {time.perf_counter() - t:.0f} s",
         flush=True,
     )
-    designs = ("shapes", "judge", "whole") if args.design == "all" else (args.design,)
-    for design in designs:
-        result = await judge(data, design, args)
-        total = result["prompt_tokens"] + result["completion_tokens"]
-        share = total / max(1, reading[1] + reading[2])
-        result["share_of_reading_tokens"] = round(share, 3)
-        print(json.dumps(result, ensure_ascii=False, indent=2), flush=True)
+    result = await judge(data, args)
+    total = result["prompt_tokens"] + result["completion_tokens"]
+    result["share_of_reading_tokens"] = round(total / max(1, reading[1] + reading[2]), 3)
+    print(json.dumps(result, ensure_ascii=False, indent=2), flush=True)
 
 
 def main() -> None:
@@ -202,7 +190,6 @@ def main() -> None:
     parser.add_argument("--model", required=True)
     parser.add_argument("--life", choices=tuple(LIVES), default="ana")
     parser.add_argument("--reader", choices=("model", "scripted", "none"), default="model")
-    parser.add_argument("--design", choices=("shapes", "judge", "whole", "all"), default="shapes")
     parser.add_argument("--no-model", action="store_true", help="no model: worth a look only")
     parser.add_argument("--dir", type=Path, default=None)
     parser.add_argument(

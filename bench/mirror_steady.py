@@ -21,7 +21,6 @@ from bench.locomo import session_lines
 from bench.mirror_life import write_life as write_generated_life
 from bench.mirror_patterns import settings_for, tokens
 from biomd.app.engine import Engine
-from biomd.app.mirror.shape_pass import DESIGN
 
 EVAL = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "locomo-dev.json"
 
@@ -49,7 +48,7 @@ async def one(
     data = root / "data"
     url = args.base_url if args.model else None
     settings = settings_for(data, url, args.model or "x", None, owner).but(
-        **{"mirror_design": DESIGN, "daily_spend_limit_usd": None}
+        **{"daily_spend_limit_usd": None}
     )
     async with await Engine.open(settings) as engine:
         _ = [r async for r in engine.sources.ingest(files)]

@@ -125,7 +125,6 @@ class Engine:
             self.profile,
             self.sources,
             self.backend,
-            self.searcher.notes,
         )
 
         self.assistants = Assistants(settings.data_dir, store, self.profile)

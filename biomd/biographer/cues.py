@@ -1,6 +1,6 @@
 """Words that cue what a note may be about (a hurt or a conflict, a decision, an intention),
-and what a text is about (`subjects`), for the mirror's candidates and the reading's leads.
-The model judges each candidate, so a cue only has to find them, not to be right. In the
+and what a text is about (`subjects`), for the mirror and the reading's leads. A cue only
+has to find candidates, not to be right: a model or the owner decides. In the
 languages biomd knows best; matched on whole folded words (case and accents ignored), or on
 a word's beginning where the term ends with "*"."""
 

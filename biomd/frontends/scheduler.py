@@ -1,6 +1,6 @@
 """Scheduled work: open questions pushed to the owner on a cron schedule, a periodic pass
 that reads sources still waiting for the biographer (after an LLM outage, say), and the
-mirror's judging pass on its own schedule."""
+mirror's pass on its own schedule."""
 
 from __future__ import annotations
 

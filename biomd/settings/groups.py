@@ -397,13 +397,6 @@ class MirrorSettings(Group):
         gt=0,
         description="The mirror: hours of silence after which a message starts a new conversation.",
     )
-    design: Literal["shapes", "judge", "whole"] = Field(
-        default="shapes",
-        description="The mirror's patterns: shapes (found by rules in your own messages and "
-        "journal, each decided by small yes/no questions), judge (candidates by rules from "
-        "the notes, each judged by the model in a small call) or whole (one call finds them "
-        "in all the notes).",
-    )
     cron: str = Field(
         default="30 4 * * *", description="When the mirror looks for new patterns ('' never)."
     )

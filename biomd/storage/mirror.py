@@ -1,9 +1,10 @@
 """`mirror_messages`, `mirror_verdicts`, `mirror_answers`, `mirror_candidates` and
 `mirror_candidate_notes`: the mirror's state. Per source, its chat messages parsed once (a
 cache, made again when its version changes); the owner's word on each finding and pattern;
-and the judging pass's candidates with the model's judgement of each, resting on the reader's
-notes or on the owner's own lines (`mirror_candidate_lines`; forgetting a source takes its
-notes and lines, and so their place in every candidate, with it)."""
+and the mirror's pass: each shape with what the model's answers kept of it, resting on the
+owner's own lines (`mirror_candidate_lines`; earlier designs rested on the reader's notes);
+forgetting a source takes its notes and lines, and so their place in every candidate, with
+it)."""
 
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ class Verdict:
 
 @dataclass(frozen=True, slots=True)
 class Judged:
-    """A candidate of the judging pass and what came of it: `verdict` is yes, no, unsure, care
+    """A candidate of the mirror's pass and what came of it: `verdict` is yes, no, unsure, care
     (crisis signs: never a pattern) or failed; the notes it rests on, for or against."""
 
     key: str
@@ -191,7 +192,7 @@ class MirrorState:
             found.setdefault(str(item), []).append(int(doc))
         return found
 
-    # -- the judging pass ---------------------------------------------------------------------
+    # -- the mirror's pass ---------------------------------------------------------------------
 
     async def judged_keys(self) -> set[str]:
         rows = await self._db.fetchall("SELECT key FROM mirror_candidates")

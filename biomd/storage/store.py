@@ -16,7 +16,7 @@
     store.leads      leads (questions and contradictions raised by rules, by key)
     store.units      source_units (each source's fingerprint, to find the same text twice)
     store.mirror     mirror_messages, mirror_verdicts, mirror_answers, mirror_candidates,
-                     mirror_candidate_notes (the mirror's cache, the owner's word, the judging pass)
+                     mirror_candidate_notes (the mirror's cache, the owner's word, its pass)
 """
 
 from __future__ import annotations

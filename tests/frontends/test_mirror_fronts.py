@@ -29,7 +29,7 @@ from tests.frontends.web.test_browser import CHROMIUM, FLAGS, SHOTS
 from tests.support import db, web_view
 from tests.support.fake_llm import FakeLLM, fake_llm
 from tests.support.fake_telegram import fake_telegram
-from tests.support.mirror_fakes import diligent_notes, is_mirror, judge_yes
+from tests.support.mirror_fakes import diligent_notes, is_mirror, says_yes
 from tests.support.reading import read_round
 from tests.support.waiting import until
 
@@ -55,9 +55,9 @@ def slower_chat(owner: str = "Ana", person: str = "Maya") -> str:
 async def mirrored(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: object
 ) -> AsyncIterator[tuple[Engine, WebView]]:
-    """The generated life (its chats measured, its journal read and judged), served."""
+    """The generated life (its chats measured, its journal read and asked about), served."""
     llm.notes_for = diligent_notes
-    llm.responder = lambda body: judge_yes(body) if is_mirror(body) else "OK"
+    llm.responder = lambda body: says_yes(body) if is_mirror(body) else "OK"
     settings = llm_settings(
         tmp_path, minilm_path, llm, web_port=0, owner_names="Ana", reading_placement="rules"
     )
@@ -207,7 +207,7 @@ async def test_a_mirror_job_parses_new_chats_and_runs_the_notes_pass(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: Any
 ) -> None:
     llm.notes_for = diligent_notes
-    llm.responder = lambda body: judge_yes(body) if is_mirror(body) else "OK"
+    llm.responder = lambda body: says_yes(body) if is_mirror(body) else "OK"
     settings = llm_settings(
         tmp_path, minilm_path, llm, owner_names="Ana", reading_placement="rules"
     )

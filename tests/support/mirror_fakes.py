@@ -1,7 +1,7 @@
-"""A diligent reader and an agreeable judge, played by the fake LLM for the mirror's tests:
+"""A diligent reader and an agreeable model, played by the fake LLM for the mirror's tests:
 the reader notes every line of substance (quoting it, dating it, naming who it mentions); the
-judge says yes to every candidate. They prove the wire and the bookkeeping, not quality
-(bench/mirror_patterns.py runs a real model)."""
+model says yes to every question of the mirror's pass. They prove the wire and the
+bookkeeping, not quality (bench/mirror_patterns.py runs a real model)."""
 
 from __future__ import annotations
 
@@ -53,10 +53,6 @@ def is_mirror(body: dict[str, Any]) -> bool:
     return content(messages[0]).startswith(MIRROR)
 
 
-def judge_yes(body: dict[str, Any]) -> str:
-    """The judge's reply: yes, with a statement (one of them a label, which must not show)."""
-    question = content(body["messages"][-1])
-    statement = "You keep doing this, it seems."
-    if "opposite things" in question:
-        statement = "You are a narcissist who contradicts herself."
-    return json.dumps({"answer": "yes", "statement": statement, "why": "The notes say so."})
+def says_yes(body: dict[str, Any]) -> str:
+    """The reply to a question of the mirror's pass: yes."""
+    return json.dumps({"answer": "yes"})

@@ -250,7 +250,7 @@ class Handlers:
 
     async def mirror(self, p: MirrorJob) -> None:
         """The mirror brought up to date: chat sources parsed (so its page opens at once),
-        then, with a model, the judging pass over what is new. Quiet: what it finds waits on
+        then, with a model, the mirror's pass over what is new. Quiet: what it finds waits on
         the mirror's page and /mirror; a failure here fails nothing else."""
         try:
             await self.app.mirror.measured.warm()

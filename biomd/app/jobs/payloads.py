@@ -90,8 +90,8 @@ class ReadJob(ReplyTo):
 
 @dataclass(kw_only=True)
 class MirrorJob(ReplyTo):
-    """The mirror brought up to date: new chat sources parsed, and the judging pass over the
-    notes that are new (after a reading round, and on BIOMD_MIRROR_CRON)."""
+    """The mirror brought up to date: new chat sources parsed, and the mirror's pass over the
+    shapes that are new (after a reading round, and on BIOMD_MIRROR_CRON)."""
 
     kind: ClassVar[str] = "mirror"
 

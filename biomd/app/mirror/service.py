@@ -11,14 +11,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
-from biomd.app.mirror.candidates import DatedNote, Vectors, intentions
 from biomd.app.mirror.care import HELP, NOT_A_THERAPIST
 from biomd.app.mirror.dynamics import LeftOut, MonthFigures, Rhythm
 from biomd.app.mirror.findings import Finding
-from biomd.app.mirror.judging import Judging, JudgingPlan, JudgingReport, NotesView
 from biomd.app.mirror.measured import Measured, MeasuredSide
+from biomd.app.mirror.notes import DatedNote, MirrorNotes, open_intentions
 from biomd.app.mirror.patterns import Pattern, when, with_status
-from biomd.app.mirror.shape_pass import DESIGN as SHAPES
 from biomd.app.mirror.shape_pass import ShapePass, ShapesPlan, ShapesReport
 from biomd.app.pictures.people import same_person
 from biomd.app.sources import Sources
@@ -27,7 +25,6 @@ from biomd.biographer.profile import Profile
 from biomd.biographer.profile_text import MIRROR_MARK
 from biomd.endpoints import Endpoint
 from biomd.errors import BiomdError, NotFound
-from biomd.retrieval.notes import NoteSearch
 from biomd.settings.groups import MirrorSettings, OwnerSettings
 from biomd.storage.mirror import Verdict
 from biomd.storage.store import Store
@@ -96,7 +93,6 @@ class MirrorView:
     left_out: list[LeftOut] = field(default_factory=list)
     care: bool = False
     dropped: dict[str, int] = field(default_factory=dict)
-    design: str = "judge"
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -117,7 +113,6 @@ class MirrorView:
                 for x in self.left_out
             ],
             "dropped": self.dropped,
-            "design": self.design,
             "note": NOT_A_THERAPIST,
             "care": HELP if self.care else None,
         }
@@ -133,9 +128,8 @@ class Mirror:
         profile: Profile,
         sources: Sources,
         backend: Backend,
-        notes: NoteSearch,
     ) -> None:
-        """The judging pass runs on the reader (`reader`)."""
+        """The mirror's pass asks its questions of the reader (`reader`)."""
         self.settings = mirror
         self.owner = owner
         self.store = store
@@ -143,12 +137,8 @@ class Mirror:
         self.sources = sources
         self.backend = backend
         self.measured = MeasuredSide(mirror.silence_hours, owner.names, store)
-        self.found = Judging(owner.names, reader, store, backend, notes, self.measured)
+        self.notes = MirrorNotes(store, self.measured)
         self.shapes = ShapePass(owner.names, owner.language, reader, store, backend, self.measured)
-
-    @property
-    def design(self) -> str:
-        return self.settings.design
 
     async def view(
         self, person: str | None = None, since: str | None = None, until: str | None = None
@@ -174,13 +164,15 @@ class Mirror:
             for f in measured.findings
             if lo <= f.month <= hi
         ]
-        patterns, dropped, notes = await self._patterns()
+        notes = await self.notes.view()
+        patterns, dropped = await self._patterns()
         patterns = [
             replace(with_status(p, verdicts), answers=tuple(answers.get(p.id, ())))
             for p in patterns
             if any(lo <= e.date[:7] <= hi for e in p.evidence)
         ]
-        open_ = await self._intentions(notes.notes, notes.vectors, notes.crisis, verdicts)
+        usable = [n for i, n in notes.notes.items() if i not in notes.crisis]
+        open_ = self._intentions(open_intentions(usable, notes.vectors), verdicts)
         open_ = [i for i in open_ if lo <= i.date[:7] <= hi]
         rhythm = [r for r in measured.dynamics.rhythm() if lo <= r.month <= hi]
         if person is not None:
@@ -201,19 +193,14 @@ class Mirror:
             left_out=measured.dynamics.left_out,
             care=bool(notes.crisis),
             dropped={"findings": measured.dropped, "patterns": dropped},
-            design=self.design,
         )
 
-    async def _patterns(self) -> tuple[list[Pattern], int, NotesView]:
-        """The patterns of the design in use; for the shapes, with no model to ask, the
+    async def _patterns(self) -> tuple[list[Pattern], int]:
+        """The patterns the pass kept, and how many were dropped; with no model to ask, the
         strongest shapes as worth a look."""
-        if self.design != SHAPES:
-            return await self.found.patterns(self.design)
-        notes = await self.found.view()
         if not self.backend.configured:
-            return await self.shapes.worth_a_look(), 0, notes
-        patterns, dropped = await self.shapes.patterns()
-        return patterns, dropped, notes
+            return await self.shapes.worth_a_look(), 0
+        return await self.shapes.patterns()
 
     def _person(self, name: str, measured: Measured, patterns: list[Pattern]) -> str:
         """The person asked for, as the mirror knows them; NotFound with who it knows."""
@@ -240,20 +227,8 @@ class Mirror:
             )
         return match
 
-    async def _intentions(
-        self,
-        notes: dict[int, DatedNote],
-        vectors: Vectors,
-        care: set[int],
-        verdicts: list[Verdict],
-    ) -> list[Intention]:
-        usable = [n for i, n in notes.items() if i not in care]
-        _, open_ = intentions(usable, vectors)
-        for j in await self.store.mirror.judged(self.design):
-            first = notes.get(j.notes_for[0]) if j.notes_for else None
-            if j.kind == "said_vs_did" and j.verdict == "unsure" and first and first not in open_:
-                open_.append(first)  # the model could not tell what followed: ask
-        open_.sort(key=lambda n: n.day or 0)
+    def _intentions(self, open_: list[DatedNote], verdicts: list[Verdict]) -> list[Intention]:
+        """The open intentions as questions, but those the owner was asked already."""
         asked = {v.item_id for v in verdicts if v.item == "pattern" and v.kind == "intention"}
         out = []
         for n in open_:
@@ -384,27 +359,21 @@ class Mirror:
             )
         return f"Took back your word on {item_id}: it is new again."
 
-    # -- the judging pass -------------------------------------------------------------------
+    # -- the pass ---------------------------------------------------------------------------
 
-    async def plan(self, design: str | None = None) -> JudgingPlan | ShapesPlan:
-        if (design or self.design) == SHAPES:
-            return await self.shapes.plan()
-        return await self.found.plan(design or self.design)
+    async def plan(self) -> ShapesPlan:
+        return await self.shapes.plan()
 
     async def refresh(
-        self,
-        design: str | None = None,
-        on_progress: Callable[[int, int], Awaitable[None]] | None = None,
-    ) -> JudgingReport | ShapesReport:
-        """The judging pass over what is new (or, for the whole design, over everything)."""
+        self, on_progress: Callable[[int, int], Awaitable[None]] | None = None
+    ) -> ShapesReport:
+        """The mirror's pass: the questions of every shape not asked about yet."""
         if not self.backend.configured:
             raise BiomdError(
                 "The mirror's patterns are found by a language model, and none is configured "
                 f"({self.backend.missing}). The measured side works without one."
             )
-        if (design or self.design) == SHAPES:
-            return await self.shapes.run(on_progress)
-        return await self.found.run(design or self.design, on_progress)
+        return await self.shapes.run(on_progress)
 
 
 def finding_status(f: Finding, verdicts: list[Verdict]) -> str:

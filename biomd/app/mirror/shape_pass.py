@@ -49,7 +49,6 @@ class ShapesPlan:
     lines: int
     calls: int
     language: str = "en"
-    design: str = DESIGN
 
     @property
     def over(self) -> str:
@@ -65,7 +64,6 @@ class ShapesReport:
     completion_tokens: int = 0
     stopped: str = ""
     calls: int = 0
-    dropped: int = 0
 
 
 class ShapePass:
@@ -333,7 +331,6 @@ class ShapePass:
                     people=j.people,
                     evidence=tuple(evidence(x) for x in kept),
                     counter=tuple(evidence(now[s]) for s in j.lines_against if s in now),
-                    design=DESIGN,
                 )
             )
         return found, dropped
@@ -352,7 +349,6 @@ class ShapePass:
                 people=s.people,
                 evidence=tuple(evidence(x) for x in s.lines),
                 counter=tuple(evidence(x) for x in s.against),
-                design=DESIGN,
             )
             for s in strong[:SHOWN]
         ]

@@ -91,8 +91,7 @@ def render(view: MirrorView, set_aside: bool = False) -> str:
         )
     for f in shown:
         out += ["  " + line for line in finding_lines(f)]
-    where = "in your own words" if view.design == "shapes" else "across your notes"
-    out += ["", f"Patterns, found {where} ({view.design}):"]
+    out += ["", "Patterns, found in your own words:"]
     if not patterns:
         out.append("  none yet (`biomd mirror --refresh` looks for them with your model).")
     for p in patterns:

@@ -42,8 +42,8 @@ class MirrorGroup(Group):
 
 app = typer.Typer(
     cls=MirrorGroup,
-    help="The mirror: how you talk with each person over the years, and the patterns across "
-    "your notes, each with its evidence (show, the default); your word on each.",
+    help="The mirror: how you talk with each person over the years, and the patterns in "
+    "your own words, each with its evidence (show, the default); your word on each.",
 )
 Item = Annotated[str, typer.Argument(help="A finding's or pattern's id, as the mirror shows it.")]
 
@@ -58,10 +58,6 @@ def show(
     refresh: Annotated[
         bool, typer.Option("--refresh", help="Look for new patterns first (with a model, if set).")
     ] = False,
-    design: Annotated[
-        str | None,
-        typer.Option("--design", help="shapes, judge or whole (default BIOMD_MIRROR_DESIGN)."),
-    ] = None,
     yes: Annotated[
         bool, typer.Option("--yes", "-y", help="Don't ask before a costly pass.")
     ] = False,
@@ -70,12 +66,10 @@ def show(
     ] = False,
 ) -> None:
     """Everything the mirror shows (the default: `biomd mirror --person Maya` is this)."""
-    if design is not None and design not in ("shapes", "judge", "whole"):
-        raise typer.BadParameter("--design is shapes, judge or whole")
 
     async def work(engine: Engine) -> None:
         if refresh:
-            await _judging_pass(engine, design, yes)
+            await _pass(engine, yes)
         view = await engine.mirror.view(person, since, until)
         if as_json:
             print(json.dumps(view.as_json(), ensure_ascii=False, indent=2))
@@ -129,16 +123,16 @@ def answer(
     run(ctx, work)
 
 
-async def _judging_pass(engine: Engine, design: str | None, yes: bool) -> None:
-    """The judging pass, estimated first; asked about when it costs more than reading one
+async def _pass(engine: Engine, yes: bool) -> None:
+    """The mirror's pass, estimated first; asked about when it costs more than reading one
     source would before asking (BIOMD_READ_CONFIRM_USD)."""
     m = engine.mirror
-    plan = await m.plan(design)
+    plan = await m.plan()
     if not plan.calls:
         err.print("The mirror's pass: nothing new to ask about.", markup=False)
         return
     err.print(
-        f"The mirror's pass ({plan.design}): {counted(plan.calls, 'call')} over "
+        f"The mirror's pass: {counted(plan.calls, 'call')} over "
         f"{plan.over}, {plan.estimate.describe()}.",
         markup=False,
     )
@@ -150,19 +144,18 @@ async def _judging_pass(engine: Engine, design: str | None, yes: bool) -> None:
             )
         typer.confirm("Run it?", abort=True)
     with progress() as bar:
-        task = bar.add_task("judging", total=plan.calls)
+        task = bar.add_task("asking", total=plan.calls)
 
         async def tick(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        report = await m.refresh(design, tick)
+        report = await m.refresh(tick)
     line = (
-        f"Judged {report.judged}: {counted(report.yes, 'pattern')}, {report.failed} unreadable "
+        f"Asked about {counted(report.judged, 'shape')}: {counted(report.yes, 'pattern')} kept, "
+        f"{report.failed} unreadable "
         f"repl{'y' if report.failed == 1 else 'ies'}; "
         f"{counted(report.prompt_tokens + report.completion_tokens, 'token')}."
     )
-    if report.dropped:
-        line += f" {counted(report.dropped, 'proposal')} dropped: their evidence did not hold."
     err.print(line, markup=False)
     if report.stopped:
         err.print(f"Stopped early: {report.stopped}", markup=False, style="yellow")

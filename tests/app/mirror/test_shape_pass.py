@@ -15,7 +15,6 @@ import pytest
 from bench import mirror_life_es
 from bench.mirror_notes_life import CRISIS, write_notes_life
 from biomd.app.engine import Engine
-from biomd.app.mirror.shape_pass import DESIGN
 from biomd.retrieval.embedding import FastEmbedder
 from tests.conftest import llm_settings, make_settings
 from tests.support.fake_llm import FakeLLM, content
@@ -42,7 +41,7 @@ async def test_each_question_is_asked_alone_twice_and_a_no_keeps_a_shape_out(
 ) -> None:
     # the model says yes to everything but London: that contradiction must not be proposed
     llm.responder = lambda body: answer("London" not in question(body)) if is_mirror(body) else "OK"
-    settings = llm_settings(tmp_path, minilm_path, llm, owner_names="Ana", mirror_design=DESIGN)
+    settings = llm_settings(tmp_path, minilm_path, llm, owner_names="Ana")
     async with await Engine.open(settings, embedder) as engine:
         await ingest(engine, write_notes_life(tmp_path / "life"))
         plan = await engine.mirror.plan()
@@ -112,7 +111,7 @@ async def test_where_the_server_gives_chances_a_shape_holds_only_when_its_lines_
         return chances(0.35 if "N/A" in text else 0.4 if "London" in text else 0.6)
 
     llm.responder = weigh  # type: ignore[assignment]
-    settings = llm_settings(tmp_path, minilm_path, llm, owner_names="Ana", mirror_design=DESIGN)
+    settings = llm_settings(tmp_path, minilm_path, llm, owner_names="Ana")
     async with await Engine.open(settings, embedder) as engine:
         await ingest(engine, write_notes_life(tmp_path / "life"))
         plan = await engine.mirror.plan()
@@ -135,9 +134,7 @@ async def test_a_quote_is_the_source_text_at_its_span(
     tmp_path: Path, minilm_path: Path, llm: FakeLLM, embedder: FastEmbedder
 ) -> None:
     llm.responder = lambda body: answer(True) if is_mirror(body) else "OK"
-    settings = llm_settings(
-        tmp_path, minilm_path, llm, owner_names=mirror_life_es.OWNER, mirror_design=DESIGN
-    )
+    settings = llm_settings(tmp_path, minilm_path, llm, owner_names=mirror_life_es.OWNER)
     async with await Engine.open(settings, embedder) as engine:
         await ingest(engine, mirror_life_es.write_life(tmp_path / "life"))
         await engine.mirror.refresh()
@@ -163,9 +160,7 @@ async def test_a_quote_is_the_source_text_at_its_span(
 async def test_with_no_model_the_strongest_shapes_are_worth_a_look_and_nothing_else(
     tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
 ) -> None:
-    settings = make_settings(
-        tmp_path / "data", minilm_path, owner_names="Ana", mirror_design=DESIGN
-    )
+    settings = make_settings(tmp_path / "data", minilm_path, owner_names="Ana")
     async with await Engine.open(settings, embedder) as engine:
         await ingest(engine, write_notes_life(tmp_path / "life"))
         view = (await engine.mirror.view()).as_json()

@@ -78,7 +78,7 @@ def test_each_planted_shape_is_found_with_the_lines_that_show_it(
         assert shape.asks and all(1 <= len(a.lines) <= 2 for a in shape.asks)
     assert len(found) == len(life.PLANTED)  # type: ignore[attr-defined]
     crisis = life.CRISIS.lower()  # type: ignore[attr-defined]
-    # a line of crisis is kept out before the rules run (Judging); here it makes no shape
+    # a line of crisis is kept out before the rules run (ShapePass); here it makes no shape
     assert not any(crisis in x.text.lower() for s in found for x in s.lines)
 
 

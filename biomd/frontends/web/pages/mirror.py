@@ -1,6 +1,6 @@
 """The mirror: findings and patterns as cards with their evidence (dated quotes that open the
 exact passage) and the owner's word on each; each person's dynamics and the late nights as
-pictures drawn for a phone's width and a desk's; a judging pass started from here."""
+pictures drawn for a phone's width and a desk's; the mirror's pass started from here."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ async def answer(request: Request) -> Response:
 
 
 async def refresh(request: Request) -> Response:
-    """Start the judging pass (a job, so bio.md keeps one writer); the page says when done."""
+    """Start the mirror's pass (a job, so bio.md keeps one writer); the page says when done."""
     web = web_of(request)
     from biomd.app.jobs import MirrorJob
 
