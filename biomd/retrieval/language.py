@@ -49,25 +49,26 @@ STOPWORDS: dict[str, frozenset[str]] = {
             auf aus bei bin bis bist da dann dass du er es ich ihr im in ist ja mit man mein
             meine meinen meinem meiner mich mir nach nicht noch nur ob sich sie sind so um
             uns von vor war waren was wann warum welche welcher wer wie wir wo zu zum zur
-            hat habe haben hatte wurde wird dein deine sein seine ihre ihrem ihren euch""",
+            hat habe haben hatte wurde wird dein deine sein seine ihre ihrem ihren euch dieser
+            dieses diese diesem diesen jeder jedes jede jeden jedem""",
         "es": """el la los las un una unos unas y o pero de del al a en con por para que qué
             como cómo cuando cuándo donde dónde quien quién cual cuál es son era fue fueron
             ser estar está estaba mi mis tu tus su sus yo tú él ella nos nosotros me te se
-            lo le les ya muy más no sí este esta ese esa hay ha he había""",
+            lo le les ya muy más no sí este esta ese esa esto eso estos estas hay ha he había""",
         "fr": """le la les un une des du de et ou mais à au aux en dans par pour sur avec que
             qui quoi quand où comment est sont était été être ai as a avons avez ont je tu il
-            elle nous vous ils elles me te se mon ma mes ton ta tes son sa ses ce cette ces ne
-            pas plus y l d qu c j n s""",
+            elle nous vous ils elles me te se mon ma mes ton ta tes son sa ses ce cet cette ces
+            ne pas plus y l d qu c j n s""",
         "pt": """o a os as um uma uns umas e ou mas de do da dos das em no na nos nas por para
             com que quem quando onde como é são era foi foram ser estar está estava eu tu ele
             ela nós vocês eles elas me te se meu minha meus minhas seu sua não sim já muito
-            mais este esta esse essa isso há""",
+            mais este esta esse essa isso isto aquele aquela há""",
         "it": """il lo la i gli le un uno una e o ma di del della dei delle a al alla in nel
             nella con per che chi quando dove come è sono era fu io tu lui lei noi voi loro
-            mi ti si mio mia tuo tua suo sua non sì già molto più questo questa""",
+            mi ti si mio mia tuo tua suo sua non sì già molto più questo questa quello quella""",
         "nl": """de het een en of maar van in op te met voor aan bij dat die wat wie waar wanneer
             hoe is zijn was waren ik jij je hij zij ze wij we mijn jouw zijn haar niet wel
-            ook al nog er om naar uit""",
+            ook al nog er om naar uit deze dit""",
         "ru": """и в во не что он на я с со как а то все она так его но да ты к у же вы за бы
             по только ее мне было вот от меня еще нет о из ему теперь когда даже ну вдруг ли
             если уже или ни быть был него до вас нибудь опять уж вам ведь там потом себя

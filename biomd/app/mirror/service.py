@@ -191,7 +191,7 @@ class Mirror:
             intentions=open_,
             rhythm=rhythm,
             left_out=measured.dynamics.left_out,
-            care=bool(notes.crisis),
+            care=bool(notes.crisis) or bool(await self.shapes.in_crisis()),
             dropped={"findings": measured.dropped, "patterns": dropped},
         )
 

@@ -85,7 +85,7 @@ class ShapePass:
         self.backend = backend
         self.measured = measured
         self._lock = asyncio.Lock()
-        self._memo: tuple[object, list[Line]] | None = None
+        self._memo: tuple[object, list[Line], int] | None = None
 
     @property
     def owner(self) -> str:
@@ -96,13 +96,21 @@ class ShapePass:
     async def lines(self) -> list[Line]:
         """The owner's own lines in every ready source, but any with signs of crisis (read
         again only when the sources change)."""
+        return (await self._lines())[0]
+
+    async def in_crisis(self) -> int:
+        """How many of the owner's lines show signs of crisis (the mirror then says where
+        to find help, with a model or without)."""
+        return (await self._lines())[1]
+
+    async def _lines(self) -> tuple[list[Line], int]:
         docs = await self.store.documents.all("ready")
         key = (tuple(d.id for d in docs), self.owner_names)
-        if self._memo is not None and self._memo[0] == key:
-            return self._memo[1]
-        lines = await self._read_lines()
-        self._memo = (key, lines)
-        return lines
+        if self._memo is None or self._memo[0] != key:
+            every = await self._read_lines()
+            lines = [x for x in every if not crisis(x.text)]
+            self._memo = (key, lines, len(every) - len(lines))
+        return self._memo[1], self._memo[2]
 
     async def _read_lines(self) -> list[Line]:
         measured = await self.measured.get()
@@ -125,8 +133,7 @@ class ShapePass:
                 text = await self.store.chunks.text(doc.id, 0, doc.text_length)
                 out += prose_lines(doc.id, text, day)
                 covered.add(doc.id)
-        out += await self._noted(covered)
-        return [x for x in out if not crisis(x.text)]
+        return out + await self._noted(covered)
 
     async def _noted(self, covered: set[int]) -> list[Line]:
         """The reader's dated notes on the prose sources the rules don't read line by line

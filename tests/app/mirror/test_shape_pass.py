@@ -1,7 +1,8 @@
 """The shapes pass through a whole Engine: the owner's own lines read from the sources (no
 notes needed), each shape's questions asked one at a time and twice, a shape proposed only
 when every question it needs says yes, its statement in the owner's language with verified
-quotes; with no model, the strongest shapes shown as worth a look and nothing else."""
+quotes; with no model, the strongest shapes shown as worth a look and nothing else (and,
+where a line shows signs of crisis, where to find help)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from bench import mirror_life_es
 from bench.mirror_notes_life import CRISIS, write_notes_life
 from biomd.app.engine import Engine
+from biomd.app.mirror.care import HELP
 from biomd.retrieval.embedding import FastEmbedder
 from tests.conftest import llm_settings, make_settings
 from tests.support.fake_llm import FakeLLM, content
@@ -166,6 +168,7 @@ async def test_with_no_model_the_strongest_shapes_are_worth_a_look_and_nothing_e
         view = (await engine.mirror.view()).as_json()
     patterns: list[dict[str, Any]] = view["patterns"]  # type: ignore[assignment]
     assert patterns
+    assert view["care"] == HELP  # a line of crisis, with no model and no notes: where to find help
     for p in patterns:
         assert p["confidence"] == "worth a look"
         assert p["statement"].startswith("Worth a look: \u201c")

@@ -1,5 +1,5 @@
 """The rules that find the shapes of patterns in the owner's own lines: each finds its planted
-shape in two languages (the planted lives of bench/, in English and in Spanish), with the
+shape in three languages (the planted lives of bench/, in English, Spanish and German), with the
 lines that show it and one small question each, and none fires on a near miss."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from datetime import date
 
 import pytest
 
-from bench import mirror_life_es, mirror_notes_life
+from bench import mirror_life_de, mirror_life_es, mirror_notes_life
 from biomd.app.mirror.lines import Line, chat_lines, owner_spans, prose_lines
 from biomd.app.mirror.messages import parse_text
 from biomd.app.mirror.shapes import Shape, shapes
@@ -56,6 +56,7 @@ def kinds(found: list[Shape]) -> dict[str, Shape]:
 LIVES = [
     pytest.param(mirror_notes_life, ("Sam", "Maya", "Leo", "Rui"), "en", id="english"),
     pytest.param(mirror_life_es, ("Carmen", "Marta", "Javi", "Elena"), "es", id="spanish"),
+    pytest.param(mirror_life_de, ("Petra", "Lena"), "de", id="german"),
 ]
 
 
