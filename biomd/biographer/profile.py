@@ -3,8 +3,9 @@
 The database is written first, then the file, atomically (temp file, fsync, rename). On
 load the two are reconciled: a missing file is restored, a file one step behind the log is
 rolled forward (a crash between the two writes), and a file that differs otherwise was
-edited by hand, which is recorded as a revision of its own. So nothing written is lost,
-and the log always agrees with the file."""
+edited by hand, which is recorded as a revision of its own, as it is: reading never writes
+bio.md (a question typed by hand gets its id in the file at biomd's next change to it).
+So nothing written is lost, and the log always agrees with the file."""
 
 from __future__ import annotations
 
@@ -81,26 +82,38 @@ class Profile:
             return await self._reconcile()
 
     async def _reconcile(self) -> str:
+        """bio.md as it is, its revisions brought level with the file; open questions typed
+        by hand read with the ids they will get (the file is written only to create or
+        restore it: reading never changes it)."""
         await asyncio.to_thread(_sweep_temp_files, self.path.parent)
         on_disk = self.path.read_text(encoding="utf-8") if self.path.exists() else None
         latest = await self._latest(2)
-        if not latest:
-            content = on_disk if on_disk is not None else skeleton(self.language)
-            reason = "found an existing bio.md" if on_disk is not None else "the skeleton"
-            content = await self._numbered(content)
-            await self._commit(content, None, "init", reason)
+        if not latest and on_disk is None:
+            content = await self._numbered(skeleton(self.language))
+            await self._commit(content, None, "init", "the skeleton")
             return content
+        if not latest:
+            await self._commit(on_disk or "", None, "init", "found an existing bio.md", write=False)
+            return await self._provisional(on_disk or "")
         last = latest[0]
         if on_disk != last and (on_disk is None or (len(latest) > 1 and on_disk == latest[1])):
             await asyncio.to_thread(write_atomically, self.path, last)
-            return last
-        # Edited by hand (or kept so by an older biomd): a question added under Open
-        # questions gets its id now, as one the biographer adds does.
-        numbered = await self._numbered(on_disk)
-        if numbered != last:
-            reason = "bio.md was edited by hand"
-            await self._commit(numbered, None, "manual", reason, write=numbered != on_disk)
-        return numbered
+            return await self._provisional(last)
+        if on_disk != last:
+            await self._commit(
+                on_disk or "", None, "manual", "bio.md was edited by hand", write=False
+            )
+        return await self._provisional(on_disk or "")
+
+    async def register_questions(self) -> str:
+        """Give the open questions typed by hand their ids in bio.md, as a revision of its
+        own: before one is pushed or answered, so the id the owner sees is kept."""
+        async with self._lock:
+            content = await self._reconcile()
+            if content != (await self._latest(1))[0]:
+                content = await self._numbered(content)
+                await self._commit(content, None, "manual", "open questions typed by hand")
+            return content
 
     async def edit(
         self,
@@ -198,12 +211,23 @@ class Profile:
         return await self.store.revisions.latest(n)
 
     async def _numbered(self, content: str) -> str:
-        kept = await self.store.meta.get(NEXT_QUESTION)
-        start = int(kept or 0) or await self.store.questions.count() + 1
-        numbered, next_id = number_questions(content, start)
-        if next_id != start:
+        """`content` with an id for every open question, the next id kept."""
+        kept = int(await self.store.meta.get(NEXT_QUESTION) or 0)
+        numbered, next_id = number_questions(content, await self._first_free(content, kept))
+        if next_id != kept:
             await self.store.meta.set({NEXT_QUESTION: str(next_id)})
         return numbered
+
+    async def _provisional(self, content: str) -> str:
+        """`content` with the ids its questions typed by hand will get, nothing kept."""
+        kept = int(await self.store.meta.get(NEXT_QUESTION) or 0)
+        return number_questions(content, await self._first_free(content, kept))[0]
+
+    async def _first_free(self, content: str, kept: int) -> int:
+        """The next question id: never one used before, nor one `content` holds."""
+        start = kept or await self.store.questions.count() + 1
+        held = [int(q.id[1:]) for q in open_questions(content) if q.id[1:].isdigit()]
+        return max(start, max(held, default=0) + 1)
 
     async def _commit(
         self,

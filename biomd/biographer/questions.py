@@ -61,7 +61,7 @@ class Questions:
     async def get(self, question_id: str) -> Question:
         """An open question by its id ("Q3", "q3" or "[Q3]")."""
         qid = question_id.strip().strip("[]").upper()
-        found = next((q for q in await self.open() if q.id == qid), None)
+        found = next((q for q in await self._registered() if q.id == qid), None)
         if found is None:
             raise NotFound(f"There is no open question {qid}; `biomd questions` lists them.")
         return found
@@ -72,7 +72,12 @@ class Questions:
             q: datetime.fromisoformat(at) for q, at in (await self.store.questions.asked()).items()
         }
         now = datetime.now(UTC)
-        return pick(await self.open(), asked, now, count, timedelta(days=cooldown_days))
+        return pick(await self._registered(), asked, now, count, timedelta(days=cooldown_days))
+
+    async def _registered(self) -> list[Question]:
+        """The open questions, those typed by hand given their ids in bio.md first (a
+        question is pushed or answered by an id that stays)."""
+        return open_questions(await self.profile.register_questions())
 
     async def sent(self, platform: str, chat: str, message: str, qid: str) -> None:
         """Remember that `message` in `chat` asked `qid`, so a reply to it answers it."""

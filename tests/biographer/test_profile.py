@@ -174,15 +174,21 @@ async def test_a_question_added_by_hand_is_an_open_question_with_an_id(engine: E
         ("Q3", "Why Reykjavik?"),
         ("Q4", "What did Tadhg do there?"),
     ]
-    assert "- [Q4] What did Tadhg do there?" in profile.path.read_text(), "the file says it too"
+    assert profile.path.read_text().endswith(typed), "reading never writes bio.md"
     assert (await profile.history())[0].mode == "manual"
-    assert await engine.questions.get("q3")
+    assert await engine.questions.get("q3")  # answering one gives them their ids in the file
+    assert "- [Q4] What did Tadhg do there?" in profile.path.read_text()
+    await profile.edit(
+        "", "- Who was at the wedding?", section="Open questions", turn_id=2, mode="chat",
+        reason="q",
+    )  # fmt: skip
+    assert [q.id for q in await engine.questions.open()][-1] == "Q5", "never an id twice"
     # bio.md kept so by an older biomd (its revision holds a question without an id)
     await profile.replace(await profile.load(), turn_id=None, mode="manual", reason="x")
     older = profile.path.read_text() + "- Is the kiln still yours?\n"
     await engine.store.revisions.add(older, turn_id=None, mode="manual", reason="old")
     profile.path.write_text(older)
-    assert [q.id for q in await engine.questions.open()][-1] == "Q5"
+    assert [q.id for q in await engine.questions.open()][-1] == "Q6"
     numbered, _ = number_questions("## Open questions\n_Nothing yet._\n  more of Q1?\n", 1)
     assert numbered == "## Open questions\n_Nothing yet._\n  more of Q1?\n", "not a question"
 
