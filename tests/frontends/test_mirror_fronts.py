@@ -173,6 +173,9 @@ async def test_the_bots_mirror_shows_the_strongest_with_buttons_and_a_picture(
                 assert finding.statement in await app.engine.profile.load()
                 tg.push(OWNER, text="/mirror maya")
                 await tg.wait_for(lambda: any("The mirror with Maya" in t for t in tg.texts()))
+                maya = next(t for t in tg.texts(OWNER) if "The mirror with Maya" in t)
+                # what `biomd mirror --person Maya` shows: the finding, as confirmed
+                assert f"{finding.id}  [confirmed]" in maya and "no sustained shift" not in maya
                 tg.push(OWNER, text="/mirror Zoë")
                 await tg.wait_for(lambda: any("knows no one called 'Zoë'" in t for t in tg.texts()))
             finally:
@@ -195,11 +198,24 @@ async def test_a_share_leaves_the_mirror_out_unless_the_owner_picks_it(
             "", "- Writes long voice notes [#1]", section="patterns", turn_id=None,
             mode="owner", reason="test",
         )  # fmt: skip
+        bio = engine.profile.path.read_text()
         plain = await engine.shares.draft("therapist", ShareChoice(), model=False)
         text = plain.render("2026-01-01")
         assert "long voice notes" in text and "answer Maya" not in text
+        assert plain.mirror_note.startswith("1 pattern you confirmed in the mirror is left out")
         picked = await engine.shares.draft("therapist", ShareChoice(add=("mirror",)), model=False)
-        assert "answer M" in picked.render("2026-01-01")  # Maya shown by role or initial
+        shared = picked.render("2026-01-01")
+        assert "answer M" in shared  # Maya shown by role or initial
+        assert "the mirror," not in shared and not picked.mirror_note  # biomd's mark is its own
+        whole = await engine.shares.draft("me", ShareChoice(), model=False)
+        assert "answer Maya" in whole.render("2026-01-01")  # the whole, for the owner
+        await engine.profile.edit(
+            "- Writes long voice notes [#1]\n", "", turn_id=None, mode="owner", reason="test"
+        )
+        only = await engine.shares.draft("therapist", ShareChoice(), model=False)
+        assert only.nothing.startswith("There is nothing else to share yet. 1 pattern you")
+        assert "--with mirror" in only.nothing
+        assert engine.profile.path.read_text() != bio  # the edit above, and only it
 
 
 @pytest.mark.slow

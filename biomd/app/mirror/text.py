@@ -76,24 +76,37 @@ def _intention_line(i: Intention) -> str:
     return f'{i.id}  {i.date}: "{i.quote[:120]}" #{i.source_id} (nothing after it in your sources)'
 
 
+NO_FINDING = "none: no sustained shift in how you write with anyone (noise is not a pattern)."
+NO_PATTERN = "none yet (`biomd mirror --refresh` looks for them with your model)."
+
+
+def shown(view: MirrorView, set_aside: bool = False) -> tuple[list[Finding], list[Pattern], int]:
+    """What the mirror shows, the same in every front-end: its findings and patterns, new
+    ones first, then those the owner confirmed (and dismissed, with `set_aside`); and how
+    many were set aside."""
+    findings = [f for f in view.findings if set_aside or f.status != "dismissed"]
+    patterns = [p for p in view.patterns if set_aside or p.status != "dismissed"]
+    return (
+        findings,
+        patterns,
+        len(view.findings) + len(view.patterns) - len(findings) - len(patterns),
+    )
+
+
 def render(view: MirrorView, set_aside: bool = False) -> str:
     """The whole mirror, for the terminal; what the owner dismissed only with `set_aside`."""
-    shown = [f for f in view.findings if set_aside or f.status != "dismissed"]
-    patterns = [p for p in view.patterns if set_aside or p.status != "dismissed"]
-    hidden = len(view.findings) + len(view.patterns) - len(shown) - len(patterns)
+    findings, patterns, hidden = shown(view, set_aside)
     out = [NOT_A_THERAPIST, ""]
     if view.care:
         out += [HELP, ""]
     out.append("Findings, measured from your messages:")
-    if not shown:
-        out.append(
-            "  none: no sustained shift in how you write with anyone (noise is not a pattern)."
-        )
-    for f in shown:
+    if not findings:
+        out.append(f"  {NO_FINDING}")
+    for f in findings:
         out += ["  " + line for line in finding_lines(f)]
     out += ["", "Patterns, found in your own words:"]
     if not patterns:
-        out.append("  none yet (`biomd mirror --refresh` looks for them with your model).")
+        out.append(f"  {NO_PATTERN}")
     for p in patterns:
         out += ["  " + line for line in pattern_lines(p)]
     if view.intentions:
@@ -126,9 +139,11 @@ STRONGEST = 3
 
 
 def strongest(view: MirrorView, person: str | None = None) -> tuple[str, list[tuple[str, str]]]:
-    """The strongest new findings and patterns, for a chat; and a button for each answer."""
-    findings = [f for f in view.findings if f.status == "new"][:STRONGEST]
-    patterns = [p for p in view.patterns if p.status == "new"][:STRONGEST]
+    """What the terminal shows (`shown`), its strongest first, for a chat; and a button for
+    each answer still to give."""
+    findings, patterns, _ = shown(view)
+    more = max(0, len(findings) - STRONGEST) + max(0, len(patterns) - STRONGEST)
+    findings, patterns = findings[:STRONGEST], patterns[:STRONGEST]
     head = f"The mirror{f' with {person}' if person else ''} (a mirror, not a therapist):"
     out = [head]
     if view.care:
@@ -136,17 +151,18 @@ def strongest(view: MirrorView, person: str | None = None) -> tuple[str, list[tu
     buttons: list[tuple[str, str]] = []
     for f in findings:
         out += ["", *finding_lines(f, quotes=2)]
-        buttons += _buttons(f.id)
+        buttons += _buttons(f.id) if f.status == "new" else []
     for p in patterns:
         out += ["", *pattern_lines(p, quotes=2)]
-        buttons += _buttons(p.id)
-    if not findings and not patterns:
-        out += [
-            "",
-            "Nothing new: no sustained shift in your chats, and no new pattern in your notes.",
-        ]
-        if view.people:
-            out.append("People: " + ", ".join(p.name for p in view.people[:8]))
+        buttons += _buttons(p.id) if p.status == "new" else []
+    if not findings:
+        out += ["", f"Findings: {NO_FINDING}"]
+    if not patterns:
+        out += ["", f"Patterns: {NO_PATTERN}"]
+    if not findings and not patterns and view.people:
+        out.append("People: " + ", ".join(p.name for p in view.people[:8]))
+    if more:
+        out += ["", f"{more} more: `biomd mirror` or the web view's Mirror page shows them all."]
     out += [
         "",
         "Answer with /mirror confirm ID (that's me), /mirror dismiss ID (not me), or /mirror "

@@ -15,7 +15,7 @@ Format = Literal["html", "md", "text"]
 FORMATS: tuple[Format, ...] = ("html", "md", "text")
 SHAREABLE = ("summary", "identity", "timeline", "people", "patterns", "inferences")
 PRIVATE = ("hypotheses", "questions")  # left out unless chosen
-MIRROR = "mirror"  # `--with mirror`: the mirror's confirmed patterns, never in by default
+MIRROR = "mirror"  # `--with mirror`: the mirror's confirmed patterns, only when picked (or "me")
 
 
 @dataclass(frozen=True)
@@ -87,11 +87,12 @@ PRESETS: dict[str, Audience] = {
         ),
         Audience(
             "me",
-            "just me: the whole, to print",
+            "yourself: all of bio.md, to keep or print",
             KEYS,  # every section, hypotheses and open questions too
             "faithful to bio.md, complete",
             people="name",
             low_confidence=True,
+            mirror=True,  # the whole: what the owner confirmed in the mirror too
         ),
     )
 }

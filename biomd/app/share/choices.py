@@ -5,16 +5,21 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from biomd.app.share.audiences import FORMATS, Audience, Format, ShareChoice
+from biomd.app.share.audiences import FORMATS, MIRROR, Audience, Format, ShareChoice
 from biomd.biographer.profile_text import HEADINGS, KEYS
 from biomd.errors import BiomdError
 
-__all__ = ["FORMATS", "Format", "ShareChoice", "format_of", "picked", "sections"]
+__all__ = ["FORMATS", "MIRROR_HEADING", "Format", "ShareChoice", "format_of", "picked", "sections"]
+
+MIRROR_HEADING = "Patterns you confirmed in the mirror"
 
 
-def sections() -> list[tuple[str, str]]:
-    """Every section a portrait can hold: its key and its heading."""
-    return list(zip(KEYS, HEADINGS["en"], strict=True))
+def sections(audience: Audience) -> list[tuple[str, str, bool]]:
+    """Every section a portrait can hold, and the mirror's patterns the owner confirmed (in
+    bio.md's Patterns, but in a share only when picked): key, heading, and whether
+    `audience` gets it."""
+    found = [(k, h, k in audience.sections) for k, h in zip(KEYS, HEADINGS["en"], strict=True)]
+    return [*found, (MIRROR, MIRROR_HEADING, audience.mirror)]
 
 
 def format_of(name: str | None) -> Format | None:
@@ -41,9 +46,12 @@ def picked(
 ) -> ShareChoice:
     """The ShareChoice that gives `audience` exactly the sections `chosen`, and the rest."""
     chosen = set(chosen)
+    mirror = MIRROR in chosen
     return ShareChoice(
-        add=tuple(k for k in KEYS if k in chosen and k not in audience.sections),
-        drop=tuple(k for k in audience.sections if k not in chosen),
+        add=tuple(k for k in KEYS if k in chosen and k not in audience.sections)
+        + ((MIRROR,) if mirror and not audience.mirror else ()),
+        drop=tuple(k for k in audience.sections if k not in chosen)
+        + ((MIRROR,) if audience.mirror and not mirror else ()),
         show=tuple(show),
         hide=tuple(hide),
         quotes=tuple(quotes),

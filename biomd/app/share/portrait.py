@@ -24,6 +24,7 @@ _EMPHASIS = re.compile(r"(\*\*|__|\*|`)")
 _TAG = re.compile(r"</?[A-Za-z][^>\n]*>")
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 _QUESTION_ID = re.compile(r"^\[Q\d+\]\s*")
+_MIRROR = re.compile(r"\s*" + re.escape(MIRROR_MARK) + r"[^)\n]*\)")
 _YEAR = re.compile(r"^(\d{4})")
 
 
@@ -89,14 +90,15 @@ def lines_of(bio: str) -> list[PortraitLine]:
 
 
 def plain(text: str, quotes: Sequence[str] = ()) -> str:
-    """A bio.md line as plain words: citations, confidence tags, Markdown and HTML off, and
-    any quote longer than a short phrase left out unless picked."""
+    """A bio.md line as plain words: citations, confidence tags, the mirror's mark, Markdown
+    and HTML off, and any quote longer than a short phrase left out unless picked."""
     text = _CITES.sub("", text)
     text = _CONFIDENCE.sub("", text)
     text = _LINK.sub(lambda m: m.group(1), text)
     text = _TAG.sub("", text)
     text = _EMPHASIS.sub("", text)
     text = _QUESTION_ID.sub("", text)
+    text = _MIRROR.sub("", text)  # "(the mirror, P1a2b3c4d, confirmed by you)": biomd's own
 
     def quote(m: re.Match[str]) -> str:
         said = m.group(1).strip()

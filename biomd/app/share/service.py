@@ -16,6 +16,7 @@ from biomd.app.assistants import privacy
 from biomd.app.pictures.people import people_of, same_person
 from biomd.app.share import card as share_card
 from biomd.app.share.audiences import PRESETS, Audience, Format, ShareChoice, preset
+from biomd.app.share.choices import MIRROR_HEADING
 from biomd.app.share.people import Names, Someone, choose
 from biomd.app.share.portrait import Portrait, lines_of, tidy, years_of
 from biomd.app.share.render import to_html, to_markdown, to_text
@@ -23,7 +24,7 @@ from biomd.app.share.scan import PrivacyFlag, redact, scan, windows
 from biomd.app.share.writer import write
 from biomd.biographer.backend import Backend
 from biomd.biographer.profile import Profile
-from biomd.biographer.profile_text import owner_in
+from biomd.biographer.profile_text import HEADINGS, KEYS, MIRROR_MARK, owner_in
 from biomd.endpoints import Endpoint
 from biomd.errors import BiomdError, NotFound
 from biomd.fold import fold
@@ -87,6 +88,7 @@ class Draft:
     private: list[str] = field(default_factory=list)  # bio.md's lines resting only on
     # private sources, numbered from 1 as the owner picks them
     picked: tuple[int, ...] = ()  # those the owner put in
+    held_back: int = 0  # the mirror's patterns the owner confirmed, left out (not picked)
 
     @property
     def left_out(self) -> list[tuple[int, str]]:
@@ -95,6 +97,11 @@ class Draft:
 
     def render(self, made: str) -> str:
         return render(self.portrait, self.audience.format, made)
+
+    @property
+    def mirror_note(self) -> str:
+        """Why the patterns the owner confirmed in the mirror are not in it, if they aren't."""
+        return held_back_note(self.held_back)
 
     @property
     def to_resolve(self) -> list[PrivacyFlag]:
@@ -176,7 +183,8 @@ class Shares:
         findings = await self.scan(portrait, names)
         draft = Draft(audience, portrait, people, findings, names, support, writer, owner)
         draft.owner_note = "" if self.owner.names else _owner_note(owner, people)
-        draft.nothing = "" if portrait.parts else self._nothing(bio, audience)
+        draft.held_back = _held_back(bio, audience)
+        draft.nothing = "" if portrait.parts else self._nothing(bio, audience, draft.held_back)
         draft.private, draft.picked = private, picked
         if draft.nothing and draft.left_out:
             draft.nothing = (
@@ -206,9 +214,10 @@ class Shares:
         # the owner is Maria Silva (Names reports the "Maria" they share as ambiguous).
         return [(n, a) for n, a in found if fold(n).strip() not in owners]
 
-    def _nothing(self, bio: str, audience: Audience) -> str:
+    def _nothing(self, bio: str, audience: Audience, held_back: int) -> str:
         """Why a portrait for `audience` is empty: bio.md knows nothing yet (and what fills
-        it), or nothing in the sections this audience gets."""
+        it), nothing but what the owner confirmed in the mirror and did not pick, or nothing
+        in the sections this audience gets."""
         known = [
             ln for ln in lines_of(bio) if not (ln.text.startswith("_") and ln.text.endswith("_"))
         ]
@@ -223,9 +232,14 @@ class Shares:
                 "There is nothing to share yet: bio.md is still empty. "
                 f"{how} Add sources with `biomd ingest FILE`, or send them to the bot."
             )
+        if held_back:
+            return f"There is nothing else to share yet. {held_back_note(held_back)}"
+        headings = dict(zip(KEYS, HEADINGS["en"], strict=True))
+        gets = ", ".join(headings[k] for k in audience.sections if k in headings)
         return (
-            f"There is nothing to share for {audience.title} yet: bio.md has nothing in the "
-            "sections this audience gets. Put more sections in, or choose another audience."
+            f"There is nothing to share yet with the audience '{audience.name}': bio.md has "
+            f"nothing in the sections it gets ({gets}). Put more sections in, or choose "
+            "another audience."
         )
 
     async def scan(self, portrait: Portrait, names: Names) -> list[PrivacyFlag]:
@@ -346,6 +360,26 @@ class Shares:
                 await asyncio.to_thread(card_path(path).unlink, missing_ok=True)
         await self.store.shares.delete(share_id)
         return record
+
+
+def held_back_note(count: int) -> str:
+    """What the owner reads when the patterns they confirmed in the mirror are left out."""
+    if not count:
+        return ""
+    some = counted(count, "pattern")
+    return (
+        f"{some} you confirmed in the mirror {'is' if count == 1 else 'are'} left out: the "
+        f"mirror goes into a share only when you pick it (\u201c{MIRROR_HEADING}\u201d, or "
+        "`--with mirror` in the terminal)."
+    )
+
+
+def _held_back(bio: str, audience: Audience) -> int:
+    """The lines the mirror put in bio.md, in sections `audience` gets, when it doesn't
+    get the mirror."""
+    if audience.mirror:
+        return 0
+    return sum(1 for x in lines_of(bio) if MIRROR_MARK in x.text and x.key in audience.sections)
 
 
 def _title(owner: tuple[str, ...]) -> str:

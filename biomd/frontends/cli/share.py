@@ -189,6 +189,8 @@ async def _draft(
     err.print(f"For {draft.audience.title}: {sections}", markup=False)
     if draft.owner_note:
         err.print(draft.owner_note, markup=False)
+    if draft.mirror_note:
+        err.print(draft.mirror_note, markup=False)
     for p in draft.people:
         how = "by name" if p.shown == "name" else f"as '{p.label}'"
         err.print(f"  {p.name}: {how}", markup=False)

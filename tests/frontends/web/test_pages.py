@@ -305,6 +305,31 @@ async def test_a_source_is_kept_from_assistants_and_shared_again_from_its_row(
     assert refused.status_code == 403 and not (await site.engine.sources.get(doc)).private
 
 
+async def test_the_share_page_offers_the_mirror_and_says_why_it_is_left_out(
+    newcomer: Site,
+) -> None:
+    site = newcomer
+    doc = await _ingest(site, "diary.md", "# 1 May 2022\n\nAnswered Maya a day late again.\n")
+    line = f"- Answers Maya later than before [#{doc}] (the mirror, Fb66bc218, confirmed by you)"
+    await site.engine.profile.edit(
+        "", line, section="patterns", turn_id=None, mode="owner", reason="test"
+    )
+    before = site.engine.profile.path.read_text()
+    page = (await site.client.get("/share?for=therapist")).text
+    assert 'name="section" value="mirror"' in page and "Patterns you confirmed" in page
+    assert "1 pattern you confirmed in the mirror is left out" in page  # why there is nothing
+    form = {"audience": "therapist", "section": ["patterns", "mirror"]}
+    picked = (await site.client.post("/share", data=form, headers=site.csrf)).text
+    assert 'name="section" value="mirror" checked' in picked and 'id="nothing"' not in picked
+    token = re.search(r"/share/preview/([\w-]+)", picked)
+    assert token is not None
+    shared = (await site.client.get(f"/share/preview/{token.group(1)}")).text
+    assert "Answers Maya later than before" in shared and "the mirror," not in shared
+    me = (await site.client.get("/share?for=me")).text  # the whole, for the owner
+    assert 'name="section" value="mirror" checked' in me and 'id="nothing"' not in me
+    assert site.engine.profile.path.read_text() == before  # a preview never writes bio.md
+
+
 async def test_the_share_page_offers_the_lines_resting_only_on_private_sources(
     newcomer: Site,
 ) -> None:

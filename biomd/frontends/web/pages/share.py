@@ -67,7 +67,7 @@ async def _drafted(
         draft=draft,
         token=token,
         audiences=await shares.audiences(),
-        sections=[(k, heading, k in draft.audience.sections) for k, heading in sections()],
+        sections=sections(draft.audience),
         formats=FORMATS,
         shares=await shares.all(),
         also_hidden=[n for n in draft.audience.hide if n not in {p.name for p in draft.people}],
