@@ -11,6 +11,7 @@ from biomd.app.engine import Engine
 from biomd.errors import BiomdError
 from biomd.settings import Settings
 from biomd.storage.database import ensure_private_dir
+from biomd.storage.store import Store
 
 ABOUT = sample.ABOUT
 TRY = sample.TRY
@@ -31,6 +32,19 @@ def settings_for(settings: Settings) -> Settings:
             "timezone": sample.TIMEZONE,
         }
     )
+
+
+async def owner_has_sources(settings: Settings) -> bool:
+    """Whether the owner's own data folder holds a source (then `biomd run` with no bot
+    opens their session, not the sample's)."""
+    if not settings.db_path.exists():
+        return False
+    store = await Store.open(settings.db_path)
+    try:
+        counts = await store.documents.counts()
+    finally:
+        await store.close()
+    return counts.documents + counts.pending > 0
 
 
 async def load(engine: Engine, say: Callable[[str], None]) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
+from biomd import version
 from biomd.app.engine import Engine
 from biomd.app.memory import Memory, offered
 from biomd.settings import Settings
@@ -27,6 +28,7 @@ def build(memory: Memory, allow_notes: bool = False, allow_sessions: bool = Fals
     for biomd's memory provider (`--allow-sessions`)."""
     server = MCPServer(
         name="biomd",
+        version=version(),
         instructions=INSTRUCTIONS,
         log_level="WARNING",
         tools=offered(memory, allow_notes, allow_sessions),

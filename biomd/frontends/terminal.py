@@ -181,14 +181,20 @@ class TerminalSession:
             await asyncio.sleep(poll_s)
 
 
-def open_session(settings: Settings) -> None:
-    """`biomd chat`: a terminal session over the owner's own data."""
+def open_session(settings: Settings, web: bool = False, open_browser: bool = False) -> None:
+    """`biomd chat`: a terminal session over the owner's own data; with `web`, the web view
+    beside it (`biomd run` with no bot, once the owner's sources are in)."""
 
     async def main() -> None:
         console = Console()
         async with await Engine.open(settings) as engine:
             greeting = HELLO_OWN + ("" if engine.biographer.configured else "\n\n" + NO_LLM)
-            await TerminalSession(engine, console).run(greeting)
+            session = TerminalSession(engine, console)
+            if not web:
+                await session.run(greeting)
+                return
+            async with web_view(settings, session, console, open_browser):
+                await session.run(greeting)
 
     _until_ctrl_c(main)
 
@@ -213,7 +219,10 @@ def open_sample_session(settings: Settings, open_browser: bool = False) -> None:
             greeting = "\n\n".join(x for x in (greeting, TERMINAL_HELP, sample_life.TRY) if x)
             async with web_view(settings, session, console, open_browser):
                 await session.run(greeting)
-        console.print(f"The sample life is kept in {settings.data_dir}. {SET_UP_OWN}", markup=False)
+        console.print(
+            f"The sample life is kept in {settings.data_dir}. {YOUR_OWN} {SET_UP_OWN}",
+            markup=False,
+        )
 
     _until_ctrl_c(main)
 
@@ -304,6 +313,10 @@ READING = (
     "LLM use. Ask away meanwhile; /status shows how far it is, /bio what it has written."
 )
 SET_UP_OWN = "`biomd setup` sets up your own private bot; docs/bots.md has the steps."
+YOUR_OWN = (
+    "`biomd ingest FILE` adds your own sources, and `biomd chat` talks with your biographer "
+    "about them (once they are in, `make run` opens your own session, not this sample)."
+)
 NO_LLM = (
     "No language model is configured, so questions are answered with cited search results "
     "instead of the biographer's own words, and bio.md fills in once one is. "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -18,7 +19,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import Implementation
 
-from biomd import sample
+from biomd import sample, version
 from biomd.app import memory, turn_server
 from biomd.app.assistant import Assistant
 from biomd.app.engine import Engine
@@ -339,6 +340,7 @@ async def test_over_stdio_a_host_asks_where_the_owner_lived_and_gets_cited_hits(
         command=str(Path(sys.executable).with_name("biomd")), args=["mcp"], env=env
     )
     async with Client(params, client_info=Implementation(name="stdio-host", version="1")) as c:
+        assert c.server_info.name == "biomd" and c.server_info.version == version()
         tools = {t.name for t in (await c.list_tools()).tools}
         assert tools == READ_TOOLS
         hits = text(await c.call_tool("search", {"query": "where did I live in 2019?"}))
@@ -354,9 +356,14 @@ async def running_biomd(engine: Engine, minilm_path: Path) -> AsyncIterator[dict
     data = engine.settings.data_dir
     env = biomd_env(data, minilm_path)
     await engine.close()  # the running biomd is the one writer now
+    with socket.socket() as probe:  # a free port, for `--port`
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     running = await asyncio.create_subprocess_exec(
         str(Path(sys.executable).with_name("biomd")),
         "web",
+        "--port",
+        str(port),
         env=env,
         cwd=data.parent,
         stdout=asyncio.subprocess.PIPE,
@@ -365,7 +372,7 @@ async def running_biomd(engine: Engine, minilm_path: Path) -> AsyncIterator[dict
     try:
         assert running.stdout is not None
         line = (await asyncio.wait_for(running.stdout.readline(), 60)).decode()
-        assert line.startswith("Web view: http://127.0.0.1:"), line
+        assert line.startswith(f"Web view: http://127.0.0.1:{port}/"), line
         yield env
     finally:
         running.terminate()

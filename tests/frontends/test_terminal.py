@@ -1,5 +1,6 @@
 """The terminal adapter: `make run` with nothing configured opens a session over the sample
-life; with a language model the biographer answers, without one cited search results do."""
+life, and over the owner's own sources once they are in; with a language model the
+biographer answers, without one cited search results do."""
 
 from __future__ import annotations
 
@@ -106,6 +107,13 @@ def test_run_with_nothing_configured_opens_the_sample_life_and_answers_with_sear
     assert "Computing vectors" in again, "the sample is re-embedded with the new model"
     assert db.meta(path, "embed_model") == MINILM_NAME
     assert db.chunks_without_vectors(path) == 0
+    assert "`biomd chat` talks with your biographer" in again  # the way to your own, on exit
+
+    biomd(tmp_path, minilm_path, "", "ingest", str(note))  # the owner's own first source
+    own = biomd(tmp_path, minilm_path, "/sources\n", "run")
+    assert "over your own sources" in own and "Reading 1 sample source" not in own
+    assert "#1 my-note.md" in own and sample.PERSON not in own
+    assert "Web view: http://127.0.0.1:" in own
 
 
 @pytest.mark.slow
