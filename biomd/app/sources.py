@@ -161,6 +161,7 @@ class Sources:
     async def keep_text(self, body: str, name: str) -> int:
         """Text biomd itself was given (an answer, a note), ingested as a source; its id."""
         ingestor = self._ingestor(None)  # takes the lock (and clears tmp) first
+        ingestor.given = True
         staging = self.raw.tmp / f"kept-{secrets.token_hex(8)}.txt"
         await asyncio.to_thread(staging.write_text, body, "utf-8")
         try:

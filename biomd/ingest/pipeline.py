@@ -144,6 +144,8 @@ class Ingestor:
         self.ctx = ctx
         self.on_progress = on_progress
         self._fingerprinted = False  # the sources stored before fingerprints, once a run
+        self.given = False  # text biomd was given (an answer, a note): a short one is never
+        # taken for another by its text alone (two answers "Yes" are two sources)
 
     # -- entry points -------------------------------------------------------------------
 
@@ -205,7 +207,7 @@ class Ingestor:
             yield await self._record_failure(staged, name, existing, exc.user_message)
             return
         if isinstance(converter, ArchiveReader):
-            async for result in self._expand(staged, probe, converter, depth, budget):
+            async for result in self._expand(staged, probe, converter, depth, budget, existing):
                 yield result
             return
         yield await self._add(staged, probe, converter, existing)
@@ -282,8 +284,11 @@ class Ingestor:
                     ),
                 )
         read = self.ctx.notes_of(probe.name)  # how the converter read it (a chat's dates)
+        if twin is None and fingerprint.count < twins.FEWEST and not self.given:
+            same = await twin_check.same_text(self.store, doc_id, fingerprint, stream.length)
+            twin = twin_check.Twin("same", same) if same is not None else None
         if twin is not None and twin.verdict == "same":
-            gone = await self.store.documents.delete(doc_id)
+            gone = await self.store.documents.delete(doc_id, refused=True)
             if gone is not None and gone.raw_path:
                 await asyncio.to_thread(self.raw.remove, gone.raw_path)
             return IngestResult(
@@ -406,8 +411,10 @@ class Ingestor:
         reader: ArchiveReader,
         depth: int,
         budget: ArchiveBudget | None,
+        existing: Source | None,
     ) -> AsyncIterator[IngestResult]:
-        """Ingest each member of an archive as a source of its own; the archive is not kept."""
+        """Ingest each member of an archive as a source of its own; the archive is not kept
+        (one that can't be opened is remembered as a failed source, as any bad file is)."""
         limits = self.ctx.zip_limits
         if depth > limits.depth:
             self.raw.discard(staged)
@@ -415,7 +422,7 @@ class Ingestor:
                 f"{probe.name}: archives nested more than {limits.depth} deep "
                 "(BIOMD_ZIP_MAX_DEPTH); it looks like a zip bomb."
             )
-            yield IngestResult(probe.name, "failed", error=message)
+            yield await self._record_failure(staged, probe.name, existing, message)
             return
         budget = budget or self.ctx.budget()
         members = reader.members(probe, budget)
@@ -424,7 +431,7 @@ class Ingestor:
                 try:
                     member = await asyncio.to_thread(next, members, None)
                 except ConversionError as exc:
-                    yield IngestResult(probe.name, "failed", error=exc.user_message)
+                    yield await self._record_failure(staged, probe.name, existing, exc.user_message)
                     return
                 if member is None:
                     return

@@ -50,6 +50,20 @@ async def find(store: Store, doc_id: int, new: Fingerprint) -> Twin | None:
     return longer
 
 
+async def same_text(store: Store, doc_id: int, new: Fingerprint, length: int) -> Source | None:
+    """A stored source whose text is exactly that of source `doc_id` (too short for the
+    units to tell: the same three-message chat as a .txt and in the phone's .zip)."""
+    mine: str | None = None
+    for other in await store.units.sharing(new.hashes, other_than=doc_id):
+        doc = await store.documents.get(other)
+        if doc is None or doc.status != "ready" or doc.text_length != length:
+            continue
+        mine = mine if mine is not None else await store.chunks.text(doc_id, 0, length)
+        if await store.chunks.text(other, 0, length) == mine:
+            return doc
+    return None
+
+
 async def chat_end(store: Store, doc: Source) -> ChatEnd | None:
     """Where a stored chat ends, from its last messages."""
     tail = await store.chunks.text(doc.id, max(0, doc.text_length - _TAIL_CHARS), doc.text_length)

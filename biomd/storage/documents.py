@@ -192,9 +192,12 @@ class Documents:
                 (error, doc_id),
             )
 
-    async def delete(self, doc_id: int) -> Source | None:
+    async def delete(self, doc_id: int, *, refused: bool = False) -> Source | None:
         """Delete a source with its chunks, keyword index, vectors, counts and place in the
-        reading queue (by cascade and trigger)."""
+        reading queue (by cascade and trigger). A source `refused` as it was added (the same
+        text as a stored one), never shown with its id, gives its id back when it was the
+        last: the next source takes it, so ids don't skip. A forgotten source's id is never
+        used again (bio.md may cite it)."""
         doc = await self.get(doc_id)
         if doc is None:
             return None
@@ -203,6 +206,12 @@ class Documents:
             await db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
             if had_vectors:
                 await meta.bump(db, vectors.EPOCH)
+            if refused:
+                await db.execute(
+                    "UPDATE sqlite_sequence SET seq = (SELECT COALESCE(MAX(id), 0) FROM"
+                    " documents) WHERE name = 'documents' AND seq = ?",
+                    (doc_id,),
+                )
         return doc
 
     async def counts(self) -> Counts:

@@ -105,6 +105,19 @@ async def test_a_corrupt_file_fails_clearly_and_the_rest_of_the_batch_is_ingeste
     assert [(d.name, d.raw_path, d.n_chunks) for d in failed] == [(f"{top}/b.pdf", "", 0)]
 
 
+async def test_a_damaged_zip_is_a_failed_source_like_any_bad_file(
+    engine: Engine, tmp_path: Path
+) -> None:
+    whole = zip_bytes({"a.txt": SOURDOUGH})
+    (tmp_path / "truncated.zip").write_bytes(whole[: len(whole) // 2])
+    (result,) = await ingest(engine, tmp_path / "truncated.zip")
+    assert result.status == "failed" and result.document_id == 1
+    assert (result.error or "").startswith("truncated.zip: this ZIP archive is damaged")
+    [listed] = await engine.sources.all()
+    assert (listed.id, listed.status, listed.name) == (1, "failed", "truncated.zip")
+    assert listed.error == result.error
+
+
 async def test_a_failed_file_is_tried_again_when_sent_again(engine: Engine, tmp_path: Path) -> None:
     path = tmp_path / "x.txt"
     path.write_bytes(b"")

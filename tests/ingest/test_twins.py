@@ -112,6 +112,27 @@ async def test_the_txt_and_zip_exports_of_one_chat_are_one_source(
     assert (await engine.sources.grep("message 7,")).total == 1, "found once, not twice"
 
 
+async def test_a_short_chat_sent_as_txt_and_zip_is_one_source_and_ids_never_skip(
+    engine: Engine, tmp_path: Path
+) -> None:
+    txt = tmp_path / "WhatsApp Chat with Maya.txt"
+    txt.write_text(whatsapp(0, 3))  # three messages: too few for the units to tell
+    exported = tmp_path / "Maya.zip"
+    with zipfile.ZipFile(exported, "w") as z:
+        z.writestr(txt.name, whatsapp(0, 3))
+    note = tmp_path / "note.md"
+    note.write_text("Pastel the cat came home in March.")
+    results = [r async for r in engine.sources.ingest([txt, exported, note])]
+    assert [(r.status, r.document_id) for r in results] == [
+        ("added", 1), ("duplicate", 1), ("added", 2)
+    ]  # fmt: skip
+    # text biomd was given stays apart, however short: two answers "Yes" are two sources
+    said = "Yes, I went to Porto in June, with Tomás and his dog."
+    first = await engine.sources.keep_text(said, "answer to Q1.txt")
+    second = await engine.sources.keep_text("\ufeff" + said, "answer to Q2.txt")  # same text
+    assert (first, second) == (3, 4)
+
+
 async def test_a_longer_export_adds_only_the_new_messages(engine: Engine, tmp_path: Path) -> None:
     march = tmp_path / "march" / "WhatsApp Chat with Saoirse.txt"
     may = tmp_path / "may" / "WhatsApp Chat with Saoirse.txt"
