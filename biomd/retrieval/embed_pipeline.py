@@ -16,14 +16,9 @@ import numpy as np
 
 from biomd.errors import EmbeddingError
 from biomd.retrieval.backfill import input_key, pending_rounds, unique_inputs
-from biomd.retrieval.embedding import (
-    Embedder,
-    FastEmbedder,
-    Matrix,
-    forget_download_failed,
-    to_blob,
-)
+from biomd.retrieval.embedding import Embedder, FastEmbedder, Matrix, to_blob
 from biomd.settings.groups import EmbedSettings
+from biomd.storage.downloads import forget_download_failed
 from biomd.storage.lock import ProcessLock
 from biomd.storage.store import Store
 from biomd.storage.vectors import Vectors
