@@ -79,6 +79,11 @@ class EmbeddingError(BiomdError):
     pass
 
 
+class EmbeddingWaits(EmbeddingError):
+    """The embedding model's download failed lately, and is not tried again yet (the owner
+    was told why when it failed)."""
+
+
 class SpeechModelError(BiomdError):
     pass
 

@@ -13,21 +13,25 @@ from biomd.models.local_servers import WANTED_CONTEXT, LocalServer
 from biomd.models.probe import tool_advice, try_language_model, try_tool_call
 from biomd.retrieval.embedding import download_size, model_downloaded
 from biomd.settings import Settings
+from biomd.storage.downloads import Failure, failed_lately
 
 __all__ = [
     "LOCAL_SERVERS",
     "TESTED",
     "WANTED_CONTEXT",
     "Codex",
+    "Failure",
     "LocalServer",
     "ToolCalls",
     "answers",
     "codex",
     "embedding_downloaded",
+    "embedding_failure",
     "embedding_size",
     "find_local_servers",
     "make_ollama_variant",
     "short_context",
+    "speech_failure",
     "tool_calls",
 ]
 
@@ -85,3 +89,13 @@ def embedding_downloaded(settings: Settings) -> bool:
 def embedding_size(settings: Settings) -> str:
     """The embedding model's download size, e.g. "130 MB"."""
     return download_size(settings.embed.model)
+
+
+def embedding_failure(settings: Settings) -> Failure | None:
+    """The embedding model's download, if it failed lately (it waits for the back-off)."""
+    return failed_lately(settings.embed.model, settings.models_dir)
+
+
+def speech_failure(settings: Settings) -> Failure | None:
+    """The speech model's download, if it failed lately."""
+    return failed_lately(settings.whisper.model, settings.models_dir / "whisper")

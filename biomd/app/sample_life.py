@@ -50,11 +50,17 @@ async def owner_has_sources(settings: Settings) -> bool:
 async def load(engine: Engine, say: Callable[[str], None]) -> None:
     """Ingest the sample's sources that are not in yet (all of them on the first run), and
     make the vectors still missing; `say` hears what is going on."""
-    have = {d.name for d in await engine.sources.all() if d.status != "failed"}
-    todo = [p for p in sample.files() if p.name not in have]
+    have = {d.name: d.status for d in await engine.sources.all()}
+    waits = engine.sources.speech_waits()  # a voice note that failed for it waits too
+    todo = [
+        p
+        for p in sample.files()
+        if p.name not in have or (have[p.name] == "failed" and waits is None)
+    ]
     if todo:
         many = f"{len(todo)} sample sources" if len(todo) > 1 else "1 sample source"
-        say(f"Reading {many} into biomd (first run only)…")
+        again = any(p.name in have for p in todo)
+        say(f"Reading {many} into biomd {'again' if again else '(first run only)'}…")
         async for result in engine.sources.ingest(todo):
             failed = result.status == "failed"
             say(f"  {result.error}" if failed else f"  #{result.document_id} {result.name}")

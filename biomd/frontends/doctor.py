@@ -102,7 +102,8 @@ def check_models(s: Settings) -> Iterator[Check]:
             WARN,
             "models",
             f"embedding model {s.embed.model} not downloaded yet "
-            f"({model_checks.embedding_size(s)}, fetched once on first use)",
+            f"({model_checks.embedding_size(s)}, fetched once on first use)"
+            + _failed(model_checks.embedding_failure(s), "`biomd embed`"),
             "without network access, put the model files in a folder and set "
             "BIOMD_EMBED_MODEL_PATH",
         )
@@ -129,7 +130,8 @@ def check_models(s: Settings) -> Iterator[Check]:
             WARN,
             "models",
             f"speech model {s.whisper.model} not downloaded yet "
-            "(fetched once, with the first voice note)",
+            "(fetched once, with the first voice note)"
+            + _failed(model_checks.speech_failure(s), "sending a voice note again"),
             "without network access, set BIOMD_WHISPER_MODEL to a local model folder",
         )
 
@@ -210,9 +212,29 @@ def check_store(s: Settings) -> Iterator[Check]:
             "`biomd reindex` (search keeps working meanwhile), or the bot does it at start",
         )
     elif missing:
+        here = s.embed.model_path is not None or model_checks.embedding_downloaded(s)
         yield Check(
-            WARN, "store", f"still without vectors: {counted(missing, 'chunk')}", "`biomd embed`"
+            WARN,
+            "store",
+            f"still without vectors: {counted(missing, 'chunk')}",
+            "`biomd embed`"
+            + (
+                ""
+                if here
+                else " (it downloads the model first: it needs network access; without it, "
+                "set BIOMD_EMBED_MODEL_PATH)"
+            ),
         )
+
+
+def _failed(failure: model_checks.Failure | None, retry: str) -> str:
+    """What a failed download of a model adds to its check."""
+    if failure is None:
+        return ""
+    return (
+        f"; its download failed at {failure.at} ({failure.why}), and is tried again in "
+        f"{failure.hours} hours, or at once by {retry}"
+    )
 
 
 def check_scheduler(s: Settings) -> Iterator[Check]:

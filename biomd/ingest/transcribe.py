@@ -15,6 +15,12 @@ import numpy.typing as npt
 from biomd.errors import CorruptSource, SpeechModelError
 from biomd.ingest.convert.context import Segment
 from biomd.storage.database import ensure_private_dir
+from biomd.storage.downloads import (
+    forget_download_failed,
+    hub_hosts,
+    no_network,
+    note_download_failed,
+)
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +71,13 @@ def decode_windows(
             raise CorruptSource(f"{name}: the recording is empty (0 seconds of sound).")
         if len(rest):
             yield offset, rest.astype(np.float32) / 32768.0
+
+
+def _not_loaded(model: str, why: str) -> str:
+    return (
+        f"The speech model {model} could not be loaded: {why}. Without network access, set "
+        "BIOMD_WHISPER_MODEL to a local folder."
+    )
 
 
 def _offline(exc: BaseException) -> bool:
@@ -125,12 +138,13 @@ class WhisperTranscriber:
                         compute_type=compute,
                         download_root=str(self._cache_dir) if self._cache_dir else None,
                     )
+                except SpeechModelError:
+                    raise
                 except Exception as exc:
                     why = "it could not be downloaded" if _offline(exc) else str(exc).rstrip(".")
-                    raise SpeechModelError(
-                        f"The speech model {self.model_name} could not be loaded: {why}. "
-                        "Without network access, set BIOMD_WHISPER_MODEL to a local folder."
-                    ) from exc
+                    if _offline(exc) and self._cache_dir is not None:
+                        note_download_failed(self.model_name, self._cache_dir, why)
+                    raise SpeechModelError(_not_loaded(self.model_name, why)) from exc
             return self._model
 
     def _fetch(self) -> str:
@@ -151,6 +165,11 @@ class WhisperTranscriber:
                 )
             )
         except Exception:  # not downloaded yet
+            offline = no_network(hub_hosts())
+            if offline:  # found out at once, not after a minute of the download's retries
+                if self._cache_dir is not None:
+                    note_download_failed(self.model_name, self._cache_dir, offline)
+                raise SpeechModelError(_not_loaded(self.model_name, offline)) from None
             size = MODEL_MB.get(self.model_name.removesuffix(".en"))
             log.warning(
                 "Downloading the speech model %s (%s), once. It is kept in %s.",
@@ -161,7 +180,10 @@ class WhisperTranscriber:
         from huggingface_hub.utils.tqdm import enable_progress_bars
 
         enable_progress_bars()  # fastembed may have turned them off for its own cache checks
-        return str(snapshot_download(repo, cache_dir=cache, allow_patterns=_FILES))
+        folder = str(snapshot_download(repo, cache_dir=cache, allow_patterns=_FILES))
+        if self._cache_dir is not None:
+            forget_download_failed(self.model_name, self._cache_dir)
+        return folder
 
     def count_tokens(self, text: str) -> int:
         return len(self._load().hf_tokenizer.encode(text).ids)

@@ -11,12 +11,15 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from biomd.errors import EmbeddingError
+from biomd.errors import EmbeddingError, EmbeddingWaits
 from biomd.retrieval.quantise import int8_copy
 from biomd.storage.database import ensure_private_dir
 from biomd.storage.downloads import (
+    cached,
     download_failed,
     forget_download_failed,
+    hub_hosts,
+    no_network,
     note_download_failed,
 )
 
@@ -128,7 +131,12 @@ class FastEmbedder:
         if first and self._cache_dir is not None:
             failed = download_failed(self.name, self._cache_dir)
         if failed:
-            raise EmbeddingError(failed)
+            raise EmbeddingWaits(failed)
+        if first and self._cache_dir is not None and not cached(self.name, self._cache_dir):
+            offline = no_network(hub_hosts())
+            if offline:  # found out at once, not after a minute of the download's retries
+                note_download_failed(self.name, self._cache_dir, offline)
+                raise EmbeddingError(_not_loaded(self.name, "(it downloads once)", offline))
         if first:
             log.warning(
                 "Downloading the embedding model %s (%s), once. It is kept in %s.",
@@ -155,12 +163,7 @@ class FastEmbedder:
                 if self._model_path
                 else "(it downloads once, on first use)"
             )
-            message = (
-                f"The embedding model {self.name} could not be loaded {where}: "
-                f"{str(exc).rstrip('.')}. Sources are kept and keyword-searchable; vectors wait. "
-                "Without network access, put the model files in a folder and set "
-                "BIOMD_EMBED_MODEL_PATH; or connect and run `biomd embed`."
-            )
+            message = _not_loaded(self.name, where, str(exc).rstrip("."))
             if first and self._cache_dir is not None:
                 note_download_failed(self.name, self._cache_dir, str(exc).rstrip(".")[:200])
             raise EmbeddingError(message) from exc
@@ -226,6 +229,14 @@ def ready_marker(name: str, cache_dir: Path) -> Path:
 def model_downloaded(name: str, cache_dir: Path) -> bool:
     """Whether biomd has loaded `name` from `cache_dir` before (no download needed)."""
     return ready_marker(name, cache_dir).exists()
+
+
+def _not_loaded(name: str, where: str, why: str) -> str:
+    return (
+        f"The embedding model {name} could not be loaded {where}: {why}. Sources are kept and "
+        "keyword-searchable; vectors wait. Without network access, put the model files in a "
+        "folder and set BIOMD_EMBED_MODEL_PATH; or connect and run `biomd embed`."
+    )
 
 
 def _quiet_fastembed_logs() -> None:

@@ -14,7 +14,7 @@ import typer
 from biomd.app.engine import Engine
 from biomd.app.replies import counted, covers
 from biomd.app.sources import IngestResult, SourceRow
-from biomd.errors import EmbeddingError
+from biomd.errors import EmbeddingError, EmbeddingWaits
 from biomd.frontends.cli.common import err, mb, out, print_table, progress, run, settings_of
 from biomd.frontends.cli.groups import Group
 from biomd.frontends.cli.reading import Mine, Since, Yes, read_new_sources, scope_of
@@ -48,14 +48,16 @@ def ingest(
             async for result in engine.sources.ingest(paths, on_progress=tick):
                 counts[result.status] += 1
                 bar.console.print(_result_line(result), markup=False)
-        summary = ", ".join(f"{n} {k}" for k, n in counts.items())
-        out.print(f"{summary}. Everything added is keyword-searchable now.")
+        summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "Nothing to add"
+        searchable = " Everything added is keyword-searchable now." if counts["added"] else ""
+        out.print(f"{summary}.{searchable}")
         if embed:
             try:
                 done = await _embed_with_progress(engine)
+            except EmbeddingWaits:  # said in full when it failed; once is enough
+                err.print("Vectors wait for the embedding model (`biomd doctor` says why).")
             except EmbeddingError as exc:
                 err.print(f"[yellow]warning:[/yellow] {exc.user_message}")
-                err.print("Vectors are still to do: run `biomd embed` once the model is available.")
             else:
                 if done:
                     out.print(f"Embedded {counted(done, 'chunk')}.")

@@ -437,7 +437,10 @@ async def test_an_empty_bio_md_has_nothing_to_share_and_nothing_is_saved(
 
     await unnamed.profile.replace(ALEX_BIO, turn_id=None, mode="manual", reason="test")
     only = await unnamed.shares.draft("close", ShareChoice(drop=("summary", "identity", "people")))
-    assert only.nothing.startswith("There is nothing to share for someone close yet")
+    assert only.nothing.startswith(
+        "There is nothing to share yet with the audience 'close': bio.md has nothing in the "
+        "sections it gets (Timeline, Patterns, Inferences)."
+    )
     with pytest.raises(NothingToShare):
         await unnamed.shares.save(only, target, accept=True)
     assert not target.exists()
