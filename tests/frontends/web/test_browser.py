@@ -32,6 +32,25 @@ FLAGS = [
     "--disable-sync",
 ]
 
+# Whether a text drawn in an element's own font has colour in it: an emoji font's glyph does,
+# the empty box a font without it draws doesn't (Debian's fonts-noto-color-emoji; .ci/run).
+COLOURED = """(element, text) => {
+  const canvas = document.createElement("canvas");
+  canvas.width = 96; canvas.height = 48;
+  const pen = canvas.getContext("2d");
+  pen.font = getComputedStyle(element).font;
+  pen.textBaseline = "top";
+  pen.fillStyle = "#000";
+  pen.fillText(text, 4, 4);
+  const px = pen.getImageData(0, 0, 96, 48).data;
+  for (let i = 0; i < px.length; i += 4) {
+    if (px[i + 3] > 0 && (Math.abs(px[i] - px[i + 1]) > 40 || Math.abs(px[i + 1] - px[i + 2]) > 40)) {
+      return true;
+    }
+  }
+  return false;
+}"""
+
 pytestmark = [
     pytest.mark.slow,  # a real Chromium
     pytest.mark.browser,
@@ -159,7 +178,7 @@ async def test_an_answer_in_the_chat_folds_its_quotes_under_it_and_each_opens_it
 ) -> None:
     engine, view = served
     mum = next(d.id for d in await engine.sources.all() if "Mum" in d.name)
-    llm.reply_with(answer_reply("Inês teaches it.", (mum, "her name is Ines, she teaches")))
+    llm.reply_with(answer_reply("Inês teaches it. 😊", (mum, "her name is Ines, she teaches")))
     await page.goto(view.link)
     await page.goto(view.link.split("?")[0] + "chat")
     await page.fill("#ask textarea", "Who teaches my pottery class?")
@@ -168,6 +187,7 @@ async def test_an_answer_in_the_chat_folds_its_quotes_under_it_and_each_opens_it
     await quotes.wait_for(state="attached", timeout=60_000)
     answer = page.locator("#messages li.assistant").last
     assert "Inês teaches it." in await answer.inner_text()
+    assert await answer.evaluate(COLOURED, "😊"), "an emoji is drawn in colour, not a box"
     assert not await quotes.locator("li").is_visible(), "folded"
     await quotes.locator("summary").click()
     assert "Her name is Inês, she teaches" in await quotes.locator("li").inner_text()
