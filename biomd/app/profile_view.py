@@ -22,11 +22,32 @@ class SectionView:
     body: str  # Markdown; "" while the section says only that nothing is known yet
     change: Revision | None  # the revision that last changed it; None for the skeleton's
 
+    @property
+    def changed_by(self) -> str:
+        """Who made the last change, in words a person uses."""
+        return changed_by(self.change.mode) if self.change else ""
+
+
+CHANGED_BY = {
+    "owner": "by you",
+    "manual": "by you, by hand",
+    "chat": "by the biographer, in a chat with you",
+    "reading": "by the biographer, reading your sources",
+    "ingest": "by the biographer, reading your sources",
+    "consolidate": "by the biographer, tidying bio.md",
+    "undo": "by an undo",
+}
+
+
+def changed_by(mode: str) -> str:
+    return CHANGED_BY.get(mode, "by the biographer")
+
 
 @dataclass(frozen=True, slots=True)
 class ProfileView:
     sections: list[SectionView]
-    filled_by: str  # what fills bio.md, while it is empty; "" once it is not
+    filled_by: str  # what fills bio.md, while sections are empty and it can't fill them now;
+    # "" once it can (a model is configured and nothing waits for it) or all are filled
 
     @property
     def empty(self) -> bool:
@@ -44,7 +65,8 @@ def is_empty(bio: str) -> bool:
 
 
 async def view(engine: Engine) -> ProfileView:
-    """bio.md by section, and what fills it while it is empty."""
+    """bio.md by section, and what fills it while it is empty, or while sections are empty
+    and sources wait or no model is there to read them."""
     bio = await engine.profile.load()
     changes = await engine.profile.section_changes()
     shown = []
@@ -53,7 +75,11 @@ async def view(engine: Engine) -> ProfileView:
         first = change is None or change.mode == "init"
         shown.append(SectionView(title, body_of(section(bio, title)), None if first else change))
     out = ProfileView(shown, "")
-    return ProfileView(shown, await filled_by(engine)) if out.empty else out
+    gaps = any(not s.body for s in shown)
+    waiting = bool(await engine.biographer.reading.pending())
+    if out.empty or (gaps and (waiting or not engine.biographer.configured)):
+        return ProfileView(shown, await filled_by(engine))
+    return out
 
 
 async def filled_by(engine: Engine, no_model: str = "") -> str:

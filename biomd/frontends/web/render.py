@@ -70,7 +70,13 @@ def cite_links(
             return m.group(0)
         return f'[<a class="qref" href="/questions#{qid}" id="bio-{qid}">{qid}</a>]'
 
-    return _QUESTION.sub(question, _CHAT.sub(chat, _CITE_GROUP.sub(group, rendered)))
+    linked = _QUESTION.sub(question, _CHAT.sub(chat, _CITE_GROUP.sub(group, rendered)))
+    return _MIRRORED.sub(
+        r'<a class="mirrored" href="/mirror#\1">(from the mirror, confirmed by you)</a>', linked
+    )
+
+
+_MIRRORED = re.compile(r"\(the mirror, ([FP][0-9a-f]{8}), confirmed by you\)")
 
 
 def chat_message(

@@ -19,7 +19,13 @@ async def profile(request: Request) -> Response:
 
     def render() -> list[dict[str, Any]]:
         return [
-            {"title": s.title, "slug": slug(s.title), "html": now.html(s.body), "change": s.change}
+            {
+                "title": s.title,
+                "slug": slug(s.title),
+                "html": now.html(s.body),
+                "change": s.change,
+                "changed_by": s.changed_by,
+            }
             for s in shown.sections
         ]
 
