@@ -16,7 +16,8 @@ from biomd.biographer.biographer import Biographer
 from biomd.biographer.profile_text import section
 from biomd.biographer.reading.estimate import Estimate
 from biomd.errors import BiomdError, NotFound
-from biomd.ingest.convert import ConvertContext
+from biomd.ingest import twins
+from biomd.ingest.convert import ConvertContext, chat_kinds
 from biomd.ingest.hints import capitalised_names, fit, people_names, rank
 from biomd.ingest.pipeline import Ingestor, ProgressFn, walk_files
 from biomd.ingest.pipeline import IngestResult as IngestResult  # a front-end shows each
@@ -84,6 +85,7 @@ class SourceRow:
     vectors: int
     reading: ReadingState | None
     estimate: Estimate | None = None
+    continues: int | None = None  # the stored chat this one goes on from (a longer export)
 
 
 def reading_state(s: SourceState, part_chars: int) -> ReadingState | None:
@@ -100,6 +102,9 @@ def reading_state(s: SourceState, part_chars: int) -> ReadingState | None:
     if s.next_offset > 0:
         return ReadingState("reading", done, parts, s.reading_error)
     return ReadingState("waiting", 0, parts, s.reading_error)
+
+
+NO_READER = "no language model is configured to read it: `biomd setup` connects one"
 
 
 def ingest_lock(settings: Settings) -> ProcessLock:
@@ -257,18 +262,27 @@ class Sources:
         part = self.settings.reading.part_chars
         waiting = {r.document_id: r for r in await self.biographer.reading.pending()}
         rows = []
+        chats = chat_kinds()
         for s in await self.store.documents.states():
+            goes_on = None
+            if s.source.kind in chats and s.source.status == "ready":
+                goes_on = twins.continued(await self.store.chunks.text(s.source.id, 0, 400))
             state = reading_state(s, part)
             r = waiting.get(s.source.id)
+            if state is not None and state.state != "read" and not state.why:
+                if not self.biographer.configured:
+                    state = replace(state, why=NO_READER)
+                elif r is not None and state.state == "waiting":
+                    state = replace(state, why="in line: the biographer reads it next")
             if state is None or r is None or not self.biographer.configured:
-                rows.append(SourceRow(s.source, s.vectors, state))
+                rows.append(SourceRow(s.source, s.vectors, state, continues=goes_on))
                 continue
             cost = await self.biographer.cost.estimate(r)
             if r.held:
                 state = replace(state, why="you said not now; `biomd analyse --pending` asks")
             elif await self.biographer.cost.needs_choice(r, cost):
                 state = replace(state, why=f"waits for your choice: {cost.describe()}")
-            rows.append(SourceRow(s.source, s.vectors, state, cost))
+            rows.append(SourceRow(s.source, s.vectors, state, cost, goes_on))
         return rows
 
     async def get(self, doc_id: int) -> Source:

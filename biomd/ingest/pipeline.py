@@ -361,7 +361,7 @@ class Ingestor:
         if not lines:
             return None
         head = text.split("\n", 1)[0]
-        said = f"(the messages after source #{stored.id} ends, at {end.stamp})"
+        said = twins.continues_line(stored.id, end.stamp)
         doc = await self.store.documents.get(doc_id)
         raw_path = doc.raw_path if doc is not None else ""
         await self.store.documents.restart(

@@ -37,6 +37,18 @@ _SHORTEST_SENTENCE = 25
 _LONGEST_SENTENCE = 600  # characters of a unit of text that has no full stops
 
 Verdict = Literal["same", "longer", "other"]
+_CONTINUES = re.compile(r"^\(the messages after source #(\d+) ends, at [^)\n]*\)$", re.M)
+
+
+def continues_line(source_id: int, stamp: str) -> str:
+    """The line under a chat's heading that says it goes on from a stored one."""
+    return f"(the messages after source #{source_id} ends, at {stamp})"
+
+
+def continued(head: str) -> int | None:
+    """The source a chat goes on from, by its first lines (`continues_line`); None if none."""
+    m = _CONTINUES.search(head[:400])
+    return int(m.group(1)) if m else None
 
 
 @dataclass

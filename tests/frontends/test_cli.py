@@ -48,7 +48,7 @@ def test_ingest_prints_a_line_per_file_and_a_summary_and_fails_if_any_file_faile
         for line in lines
     )
     assert sum(line.startswith("added") for line in lines) == 6
-    assert "6 added, 0 duplicate, 1 failed." in output
+    assert "6 added, 1 failed. Everything added is keyword-searchable now." in output
     assert "Embedded 6 chunks." in output
     assert ", 1 chunk)" in output and "1 chunks" not in output
 
@@ -128,7 +128,10 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     assert docs["corpus/broken.pdf"]["status"] == "failed"
     assert docs["corpus/broken.pdf"]["reading"] is None
     reading = docs["corpus/grandmother.txt"]["reading"]
-    assert reading == {"state": "waiting", "parts_done": 0, "parts": 1, "why": None}
+    assert reading == {
+        "state": "waiting", "parts_done": 0, "parts": 1,
+        "why": "no language model is configured to read it: `biomd setup` connects one",
+    }  # fmt: skip
     code, output = run("sources")
     assert code == 0 and "waiting" in output
     assert docs["corpus/grandmother.txt"]["private"] is False

@@ -150,3 +150,5 @@ async def test_a_longer_export_adds_only_the_new_messages(engine: Engine, tmp_pa
         assert [m.document_id for m in found.mentions] == [where.document_id], i
     (again,) = [r async for r in engine.sources.ingest([may])]
     assert again.status == "duplicate"
+    listed = {r.source.id: r.continues for r in await engine.sources.states()}
+    assert listed == {old.document_id: None, new.document_id: old.document_id}

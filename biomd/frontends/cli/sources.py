@@ -138,6 +138,7 @@ def _source_row(r: SourceRow) -> tuple[str, ...]:
     d = r.source
     status = d.status if d.status != "failed" else f"failed: {_reason(d.error, d.name)}"
     status += ", private" if d.private else ""
+    status += f", continues #{r.continues}" if r.continues else ""
     reading = r.reading.describe() if r.reading else ""
     span = covers(d.content_start, d.content_end) or "-"
     return (
