@@ -44,9 +44,8 @@ COLOURED = """(element, text) => {
   pen.fillText(text, 4, 4);
   const px = pen.getImageData(0, 0, 96, 48).data;
   for (let i = 0; i < px.length; i += 4) {
-    if (px[i + 3] > 0 && (Math.abs(px[i] - px[i + 1]) > 40 || Math.abs(px[i + 1] - px[i + 2]) > 40)) {
-      return true;
-    }
+    const [r, g, b, a] = [px[i], px[i + 1], px[i + 2], px[i + 3]];
+    if (a > 0 && (Math.abs(r - g) > 40 || Math.abs(g - b) > 40)) return true;
   }
   return false;
 }"""
