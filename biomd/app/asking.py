@@ -22,7 +22,7 @@ async def ask(
 ) -> TurnResult | str:
     """The biographer's turn, which `on_step` hears step by step; with no language model
     (or a key it rejects), the search results as the reply's text (saying why in full
-    unless the owner was `told` already)."""
+    unless the owner was `told` already), kept in the chat like any exchange."""
     if engine.biographer.configured:
         try:
             return await engine.biographer.chat.ask(question, on_step=on_step)
@@ -30,4 +30,6 @@ async def ask(
             pass
     hits = await engine.sources.search(question, limit=SEARCH_INSTEAD_HITS)
     keywords_only = await engine.sources.without_vectors() is not None
-    return search_reply(hits, question, engine.biographer.missing, told, keywords_only)
+    reply = search_reply(hits, question, engine.biographer.missing, told, keywords_only)
+    await engine.biographer.chat.keep(question, reply)  # the chat keeps it, as any exchange
+    return reply

@@ -44,11 +44,18 @@ class Conversation:
         return await self.store.chat.recent(limit)
 
     async def tail(self) -> list[dict[str, str]]:
-        """The last BIOMD_CHAT_TAIL messages, as a turn sees them."""
+        """The last BIOMD_CHAT_TAIL messages, as a turn sees them (not the exchanges search
+        answered alone, with no model: their lists of hits are not the biographer's words)."""
         n = self.settings.tail
         if n == 0:
             return []
-        return [{"role": m.role, "content": m.content} for m in await self.store.chat.recent(n)]
+        recent = await self.store.chat.recent(n)
+        return [{"role": m.role, "content": m.content} for m in recent if m.turn_id is not None]
+
+    async def keep(self, message: str, reply: str) -> None:
+        """An exchange answered without the biographer (what search found, with no model),
+        kept so the chat shows it again."""
+        await self.store.chat.add_exchange(message, reply, None)
 
     async def dates(self, today: bool = False) -> frozenset[str]:
         """The days the owner wrote in the chat, in their time zone (what [chat YYYY-MM-DD]

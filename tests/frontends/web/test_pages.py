@@ -109,6 +109,10 @@ async def test_a_chat_answer_shows_passages_as_plain_text_and_links_its_sources(
     assert again.startswith(NO_MODEL_AGAIN) and "BIOMD_LLM_API_KEY" not in again, (
         "said once a session; in a line after that"
     )
+    reloaded = (await site.client.get("/chat")).text  # the exchange is kept, as any is
+    assert "When did I buy cherries at the market?" in reloaded
+    assert "And the basil plant?" in reloaded and "No language model yet" in reloaded
+    assert await site.engine.biographer.chat.tail() == [], "hits are not the biographer's words"
 
 
 async def test_nothing_in_a_chat_message_becomes_markup() -> None:
