@@ -104,7 +104,7 @@ def reading_state(s: SourceState, part_chars: int) -> ReadingState | None:
     return ReadingState("waiting", 0, parts, s.reading_error)
 
 
-NO_READER = "no language model is configured to read it: `biomd setup` connects one"
+NO_READER = "no language model is set up to read it"
 
 
 def ingest_lock(settings: Settings) -> ProcessLock:

@@ -20,8 +20,9 @@ if TYPE_CHECKING:
 
 NO_MODEL = (
     "No language model is configured. Set BIOMD_LLM_API_KEY (an OpenRouter key, or your "
-    "provider's) in .env, or point BIOMD_LLM_BASE_URL at a local server such as Ollama "
-    "(http://localhost:11434/v1) and set BIOMD_LLM_MODEL; `biomd setup` walks you through it."
+    "provider's), or point BIOMD_LLM_BASE_URL at a local server such as Ollama "
+    "(http://localhost:11434/v1) and set BIOMD_LLM_MODEL, with `biomd config set`; "
+    "`biomd setup` walks you through it."
 )
 
 

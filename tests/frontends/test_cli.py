@@ -130,7 +130,7 @@ def test_grep_read_sources_stats_and_forget(env: dict[str, str], tmp_path: Path)
     reading = docs["corpus/grandmother.txt"]["reading"]
     assert reading == {
         "state": "waiting", "parts_done": 0, "parts": 1,
-        "why": "no language model is configured to read it: `biomd setup` connects one",
+        "why": "no language model is set up to read it",
     }  # fmt: skip
     code, output = run("sources")
     assert code == 0 and "waiting" in output

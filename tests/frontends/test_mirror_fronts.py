@@ -244,17 +244,17 @@ async def test_a_mirror_job_parses_new_chats_and_runs_the_notes_pass(
 
 async def _fits(tab: Any, width: int, path: str) -> None:
     """The page doesn't scroll sideways, the picture for this width is the one shown, and
-    its smallest text is at least 9 px high on screen."""
+    its smallest text is at least 12 px high on screen."""
     overflow = await tab.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"/{path} scrolls sideways at {width}px"
-    shown, hidden = ("svg.phone", "svg.desk") if width < 600 else ("svg.desk", "svg.phone")
+    shown, hidden = ("svg.w1", "svg.w4") if width < 600 else ("svg.w4", "svg.w1")
     assert await tab.locator(f"figure.pic {shown}").first.is_visible(), path
     assert not await tab.locator(f"figure.pic {hidden}").first.is_visible(), path
     smallest = await tab.evaluate(
         f"""Math.min(...[...document.querySelectorAll('figure.pic {shown} text')]
             .map(t => t.getBoundingClientRect().height).filter(h => h > 0))"""
     )
-    assert smallest >= 9, f"/{path}: picture text {smallest:.1f}px high at {width}px"
+    assert smallest >= 13, f"/{path}: picture text {smallest:.1f}px high at {width}px"
 
 
 def _keep_errors(errors: list[str]) -> Any:

@@ -1,7 +1,7 @@
 """One drawing, two outputs: a picture is a list of shapes laid out for a given width, then
 written as SVG for the web view (text stays text, links stay links) or rasterised as PNG for
-the bots with Pillow, from the same shapes. Pages draw a picture once for a phone's width
-and once for a desk's and show the one that fits, so its text is never a few pixels high."""
+the bots with Pillow, from the same shapes. Pages draw a picture for each of a few widths
+(SHOWN) and show the one that fits their box, so its text is never a few pixels high."""
 
 from __future__ import annotations
 
@@ -11,7 +11,16 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 
-PHONE, DESK = 360, 960  # the widths pictures are laid out for
+PHONE, DESK = 360, 960  # the widths pictures are laid out for, as PNGs (the bots')
+SHOWN: tuple[tuple[str, float, int], ...] = (
+    ("w1", 300, 0),
+    ("w2", 400, 477),
+    ("w3", 530, 636),
+    ("w4", 710, 848),
+)
+"""A page's picture is laid out for each of these widths (units), and the page shows the one
+made for its box (from that many pixels wide on; app.css): each is shown 1.2 to 1.6 times
+its size, so 10-unit text is never under 12 px on screen, from a phone to a desk."""
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 INK, MUTED, FAINT, LINE = "#1f2328", "#59636e", "#eef1f4", "#d0d7de"
 OWNER, THEM, ALERT = "#2f6fbf", "#c4622d", "#8250df"

@@ -194,9 +194,11 @@ def _years(d: Drawing, months: Sequence[MonthFigures], y: float, left: float, ri
     years = [(i, m.month[:4]) for i, m in enumerate(months) if m.month.endswith("-01") or i == 0]
     room = (right - left) / max(len(years), 1)
     every = 1 if room >= 34 else math.ceil(34 / max(room, 1))
+    wide = text_width("2024", 10)
     for k, (i, year) in enumerate(years):
-        if k % every == 0:
-            d.add(Text(left + (right - left) * i / max(n, 1), y + 14, year, 10, MUTED))
+        x = left + (right - left) * i / max(n, 1)
+        if k % every == 0 and x + wide <= right:  # a year too near the edge is left out
+            d.add(Text(x, y + 14, year, 10, MUTED))
 
 
 def _marks(

@@ -152,8 +152,9 @@ def draw(
         d.add(Text(width, y + 16, f"{person.total:,}", 11, MUTED, anchor="end"))
     bottom = top + len(shown) * row_h
     step = max(1, math.ceil(34 / max(slot, 1)))
+    wide = text_width("2024", 10)
     for i, year in enumerate(span):
-        if i % step == 0 and year:
+        if i % step == 0 and year and left + i * slot + wide <= width:  # not past the edge
             d.add(Text(left + i * slot, bottom + 14, str(year), 10, MUTED))
     d.height = bottom + 22
     return d

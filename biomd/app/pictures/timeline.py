@@ -81,6 +81,13 @@ class Timeline:
         return list(range(min(found), max(found) + 1)) if found else []
 
     @property
+    def last(self) -> date | None:
+        """The last dated day: of an event, a source's end, or a month of messages."""
+        found = [e.when for e in self.events] + [s.end for s in self.spans]
+        found += [date(int(m[:4]), int(m[5:7]), 28) for m in self.months]
+        return max(found, default=None)
+
+    @property
     def gaps(self) -> list[int]:
         """Years that no source covers and no message is dated in."""
         covered = {y for s in self.spans for y in range(s.start.year, s.end.year + 1)}
@@ -155,12 +162,12 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
     MAX_BARS), messages per month; the years with no source shaded, and an empty lane
     saying what fills it."""
     years = tl.years or [date.today().year]
-    lo, hi = date(years[0], 1, 1), date(years[-1] + 1, 1, 1)
+    lo, hi = date(years[0], 1, 1), _axis_end(tl.last, years[-1])
     left, right = 8.0, width - 8.0
     span = max(1.0, _x(hi) - _x(lo))
 
     def at(d: date) -> float:
-        return left + (right - left) * (_x(d) - _x(lo)) / span
+        return min(right, left + (right - left) * (_x(d) - _x(lo)) / span)
 
     d = Drawing(width, 0, caption(tl).split("\n")[0] if tl.years else "Nothing dated yet.")
     narrow = width < 500
@@ -290,6 +297,18 @@ def render(tl: Timeline, fmt: str = "svg", link: Callable[[int], str] | None = N
     or a PNG, drawn for a desk's width (the page draws a phone's too)."""
     drawing = draw(tl, DESK if fmt == "svg" else DESK * 0.7, link)
     return to_svg(drawing).encode("utf-8") if fmt == "svg" else to_png(drawing)
+
+
+def _axis_end(last: date | None, year: int) -> date:
+    """Where the axis ends: a month past the last dated day (not the end of its year, which
+    left the right of the picture empty), and never before the last year's first quarter
+    (its label needs the room)."""
+    if last is None:
+        return date(year + 1, 1, 1)
+    month = last.month + 1
+    end = date(last.year + month // 13, (month - 1) % 12 + 1, 1)
+    end = date(end.year + end.month // 12, end.month % 12 + 1, 1)  # a month of margin
+    return max(end, date(year, 4, 1))
 
 
 def _x(d: date) -> float:

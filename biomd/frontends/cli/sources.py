@@ -13,7 +13,7 @@ import typer
 
 from biomd.app.engine import Engine
 from biomd.app.replies import counted, covers
-from biomd.app.sources import IngestResult, SourceRow
+from biomd.app.sources import NO_READER, IngestResult, SourceRow
 from biomd.errors import EmbeddingError, EmbeddingWaits
 from biomd.frontends.cli.common import err, mb, out, print_table, progress, run, settings_of
 from biomd.frontends.cli.groups import Group
@@ -132,6 +132,8 @@ def sources(ctx: typer.Context, as_json: Annotated[bool, typer.Option("--json")]
         return
     headers = ("id", "name", "kind", "lang", "chunks", "covers", "added", "status", "reading")
     print_table(headers, [_source_row(r) for r in rows])
+    if any(r.reading and r.reading.why == NO_READER for r in rows):
+        err.print("No language model is set up to read them: `biomd setup` connects one.")
 
 
 def _source_row(r: SourceRow) -> tuple[str, ...]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
@@ -22,12 +23,13 @@ from biomd.app.share.service import Draft
 from biomd.errors import NotFound
 from biomd.frontends.web.hub import Hub, WebChannel
 from biomd.frontends.web.memo import RenderMemo
-from biomd.frontends.web.render import chat_message, cite_links, markdown
+from biomd.frontends.web.render import chat_message, cite_links, file_name, markdown
 from biomd.frontends.web.security import Keys
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 TEMPLATES.env.filters["counted"] = counted  # {{ n | counted("chunk") }}: "1 chunk", "2 chunks"
+TEMPLATES.env.filters["file_name"] = lambda name: Markup(file_name(name))  # wraps at "/" only
 # Pages and Markdown render in one thread of their own: twenty page loads at once then queue
 # among themselves instead of holding the event loop the bots answer on (bench/loop_lag.py).
 RENDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="biomd-web-render")

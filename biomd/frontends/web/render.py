@@ -133,3 +133,16 @@ def slug(title: str) -> str:
 def text(value: object) -> str:
     """Any text, escaped for HTML."""
     return html.escape(str(value), quote=True)
+
+
+def file_name(name: str) -> str:
+    """A source's name as HTML that wraps after a folder's slash or at a space, never inside
+    a word: "2023-09-02.md" stays whole."""
+    parts = []
+    for folder in name.split("/"):
+        words = [
+            f'<span class="nw">{html.escape(w)}</span>' if "-" in w else html.escape(w)
+            for w in folder.split(" ")
+        ]
+        parts.append(" ".join(words))
+    return "/<wbr>".join(parts)

@@ -155,11 +155,11 @@ async def test_a_newcomer_reads_cites_uploads_answers_undoes_and_sees_the_timeli
 
     # The timeline picture.
     await page.goto(view.link.split("?")[0] + "timeline")
-    picture = page.locator("figure.pic svg.desk")
+    picture = page.locator("figure.pic svg.w4")  # the widest: 1200 px, a box of 960
     await picture.wait_for(state="visible")
     box = await picture.bounding_box()
     assert box is not None and box["height"] > 150
-    assert not await page.locator("figure.pic svg.phone").is_visible()
+    assert not await page.locator("figure.pic svg.w1").is_visible()
     links = await picture.locator("a").evaluate_all("els => els.map(e => e.getAttribute('href'))")
     assert links and all(h.startswith("/source/") for h in links), "events and sources link"
     assert await page.locator("ol.events li a.cite").count() >= 1, "each event, linked, in words"

@@ -129,7 +129,7 @@ async def test_the_timeline_is_readable_on_a_phone(newcomer: tuple[Engine, WebVi
     _, view = newcomer
     async with browser_at(view, 390) as (tab, _):
         await tab.goto(view.link.split("?")[0] + "timeline")
-        picture = tab.locator("figure.pic svg.phone")
+        picture = tab.locator("figure.pic svg.w1")
         await picture.wait_for(state="visible")
         frame = await picture.bounding_box()
         assert frame is not None and frame["x"] + frame["width"] <= 390
@@ -138,7 +138,7 @@ async def test_the_timeline_is_readable_on_a_phone(newcomer: tuple[Engine, WebVi
         for text in texts:
             box = await text.bounding_box()
             assert box is not None
-            assert box["height"] >= 9, (await text.inner_html(), box)  # no 3 px text
+            assert box["height"] >= 13, (await text.inner_html(), box)  # 12 px text at least
             assert (
                 box["x"] >= frame["x"] - 1
                 and box["x"] + box["width"] <= frame["x"] + frame["width"] + 1
@@ -198,3 +198,26 @@ async def _bad_lines(tab: Any, n: int) -> None:
             return
         await asyncio.sleep(0.1)
     raise AssertionError(await tab.locator("#uploads").inner_text())
+
+
+@pytest.mark.parametrize(("width", "shown"), [(704, "w3"), (800, "w3"), (990, "w4"), (1280, "w4")])
+async def test_each_width_shows_the_picture_made_for_it_with_text_of_12_px(
+    newcomer: tuple[Engine, WebView], width: int, shown: str
+) -> None:
+    _, view = newcomer
+    async with browser_at(view, width) as (tab, _):
+        await tab.goto(view.link.split("?")[0] + "timeline")
+        visible = tab.locator("figure.pic svg:visible")
+        assert await visible.count() == 1
+        assert await visible.get_attribute("class") == shown
+        sizes = await visible.evaluate(SIZES)
+        assert sizes and min(sizes) >= 11.9, (width, sorted(sizes)[:3])
+        assert max(sizes) <= 24, (width, sorted(sizes)[-3:])  # not shouting either
+
+
+# Each text's font size as drawn: its size in the picture's units times the picture's scale.
+SIZES = """svg => {
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const texts = [...svg.querySelectorAll("text")];
+  return texts.map(t => parseFloat(t.getAttribute("font-size")) * scale);
+}"""

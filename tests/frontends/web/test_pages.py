@@ -226,6 +226,20 @@ async def test_an_empty_events_lane_says_what_fills_it(newcomer: Site) -> None:
     assert "No events yet" in note and "BIOMD_LLM_API_KEY" in note[: note.index("</div>")]
 
 
+def test_the_axis_ends_a_month_after_the_last_dated_thing() -> None:
+    from datetime import date
+
+    tl = timeline_picture.Timeline(
+        months={"2021-01": 30, "2024-05": 12},
+        spans=[timeline_picture.Span(1, "chat.txt", date(2021, 1, 3), date(2024, 5, 20))],
+    )
+    drawn = timeline_picture.draw(tl, 400)
+    bars = [s for s in drawn.shapes if getattr(s, "title", "").startswith("2024-05")]
+    (may,) = bars
+    right = drawn.width - 8
+    assert right - (may.x + may.w) < 0.06 * (right - 8), "no empty second half of 2024"
+
+
 def test_labels_are_cut_after_a_word_and_wrapped_at_words() -> None:
     name = "#7 WhatsApp Chat with Lea Brandt.txt"
     room = text_width("#7 WhatsApp Ch", 10)

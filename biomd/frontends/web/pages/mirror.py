@@ -1,6 +1,7 @@
 """The mirror: findings and patterns as cards with their evidence (dated quotes that open the
 exact passage) and the owner's word on each; each person's dynamics and the late nights as
-pictures drawn for a phone's width and a desk's; the mirror's pass started from here."""
+pictures drawn for a few widths, the one that fits shown; the mirror's pass started from
+here."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from biomd.app.mirror.text import HELP, KIND_TITLES, NOT_A_THERAPIST, figure
 from biomd.app.pictures import mirror as picture
 from biomd.errors import BiomdError, NotFound
 from biomd.frontends.web.context import message, page, web_of
-from biomd.frontends.web.pages.pictures import pair
+from biomd.frontends.web.pages.pictures import drawn
 
 PEOPLE_DRAWN = 12  # people with a picture on the page; the rest are listed
 
@@ -33,16 +34,18 @@ async def mirror_page(request: Request) -> Response:
     ranked = sorted(
         view.people, key=lambda p: -sum(m.messages_owner + m.messages_them for m in p.months)
     )
-    drawn = []
+    pictures = []
     for p in ranked[:PEOPLE_DRAWN]:
         mine = [f for f in view.findings if f.person == p.name]
-        drawn.append((p, pair(partial(picture.draw, p, mine))))
-    rhythm = pair(partial(picture.draw_rhythm, view.rhythm, view.findings)) if view.rhythm else None
+        pictures.append((p, drawn(partial(picture.draw, p, mine))))
+    rhythm = None
+    if view.rhythm:
+        rhythm = drawn(partial(picture.draw_rhythm, view.rhythm, view.findings))
     return await page(
         request,
         "mirror.html",
         view=view,
-        drawn=drawn,
+        drawn=pictures,
         rest=ranked[PEOPLE_DRAWN:],
         rhythm=rhythm,
         people=[p.name for p in everyone.people],

@@ -1,5 +1,5 @@
-"""The timeline and people pages, each with its picture drawn inline for a phone's width
-and a desk's; the pictures alone as SVG or PNG (what the bots send), each drawn once per
+"""The timeline and people pages, each with its picture drawn inline for a few widths, the
+one that fits shown; the pictures alone as SVG or PNG (what the bots send), each drawn once per
 state of its data."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from starlette.responses import PlainTextResponse, Response
 
 from biomd.app.pictures import people as people_picture
 from biomd.app.pictures import timeline as timeline_picture
-from biomd.app.pictures.drawing import DESK, PHONE, Drawing, to_svg
+from biomd.app.pictures.drawing import SHOWN, Drawing, to_svg
 from biomd.frontends.web.context import page, web_of
 from biomd.frontends.web.render import markdown
 
@@ -27,7 +27,7 @@ async def timeline_page(request: Request) -> Response:
         "timeline.html",
         summary=timeline_picture.summary(tl),
         tl=tl,
-        svg=pair(lambda w: timeline_picture.draw(tl, w, link)),
+        svg=drawn(lambda w: timeline_picture.draw(tl, w, link)),
         missing="" if web.engine.biographer.configured else markdown(web.engine.biographer.missing),
     )
 
@@ -36,9 +36,10 @@ def _source_link(doc: int) -> str:
     return f"/source/{doc}"
 
 
-def pair(draw: Callable[[float], Drawing]) -> dict[str, str]:
-    """A picture drawn for a phone's width and for a desk's; the page shows the one that fits."""
-    return {"phone": to_svg(draw(PHONE), "phone"), "desk": to_svg(draw(DESK), "desk")}
+def drawn(draw: Callable[[float], Drawing]) -> str:
+    """A picture drawn for each width in SHOWN, as inline SVG; the page shows the one made
+    for its box (app.css)."""
+    return "".join(to_svg(draw(width), name) for name, width, _ in SHOWN)
 
 
 async def timeline_image(request: Request) -> Response:
@@ -58,7 +59,7 @@ async def people_page(request: Request) -> Response:
         "people.html",
         people=people,
         caption=people_picture.caption(people),
-        svg=pair(lambda w: people_picture.draw(people, w, _mentions)),
+        svg=drawn(lambda w: people_picture.draw(people, w, _mentions)),
     )
 
 
