@@ -4,6 +4,7 @@ owner's own words that nothing in the sources follows (each can become a questio
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -135,8 +136,22 @@ def open_intentions(notes: Sequence[DatedNote], vectors: Vectors) -> list[DatedN
     small reader summarised a chat's heading "WhatsApp chat: Leo" as a plan) that nothing
     on the same subject follows in the year after, oldest first."""
     dated = sorted((n for n in notes if n.day is not None), key=lambda n: n.day or 0)
-    said = [n for n in dated if n.mine and INTENTION(n.quote) and n.kind != "gap"]
+    said = [n for n in dated if n.mine and _intends(n.quote) and n.kind != "gap"]
     return [s for s in said if not any(_follows(s, n, vectors) for n in dated)]
+
+
+_NOT_WANTED = re.compile(
+    r"\b(?:never|don'?t|do not|no longer)\s+wants?\s+to\b"  # en
+    r"|\b(?:nunca mais|não|nao) quero\b|\b(?:nunca|no) quiero\b"  # pt, es
+    r"|\bwill (?:nie|nicht)\b|\bne veux (?:plus|pas|jamais)\b",  # de, fr
+    re.I,
+)
+
+
+def _intends(quote: str) -> bool:
+    """Whether a quote says the owner will do something: "I never want to live in London
+    again" is how they feel, not a plan to check on."""
+    return INTENTION(_NOT_WANTED.sub(" ", quote))
 
 
 def _follows(said: DatedNote, n: DatedNote, vectors: Vectors) -> bool:

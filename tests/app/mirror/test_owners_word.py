@@ -133,6 +133,7 @@ async def test_an_answer_is_kept_as_a_source_and_an_intention_becomes_a_question
     [again] = [p for p in (await read_life.mirror.view()).patterns if p.id == pattern.id]
     assert again.answers == (doc,)
     assert not [i for i in view.intentions if "run every morning" in i.quote]  # what followed
+    assert not [i for i in view.intentions if "London" in i.quote]  # a feeling, not a plan
     talk = view.intentions[0]  # "I'm going to stop working weekends" (2021): nothing followed
     await read_life.mirror.ask_later(talk.id)
     questions = await read_life.questions.open()
