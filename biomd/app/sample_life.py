@@ -67,6 +67,9 @@ async def load(engine: Engine, say: Callable[[str], None]) -> None:
     stored = await engine.sources.stored_model()
     changed = stored is not None and stored != engine.sources.model_name
     if changed or (await engine.sources.stats()).vectors_missing:
+        if await engine.sources.embedding_waits():  # said in full when it failed
+            say("Search works by keyword until the embedding model is here (`biomd doctor`).")
+            return
         say("Computing vectors for search by meaning…")
         try:  # the sample is small: a changed BIOMD_EMBED_MODEL is simply re-embedded
             await (engine.sources.reindex() if changed else engine.sources.embed_pending())

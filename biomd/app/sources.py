@@ -333,6 +333,12 @@ class Sources:
         failed = None if s.embed.model_path else download_failed(s.embed.model, s.models_dir)
         return failed or "No vectors have been made yet; `biomd embed` makes them."
 
+    async def embedding_waits(self) -> bool:
+        """Whether the embedding model's download failed lately and waits out its back-off
+        (`biomd embed` tries at once)."""
+        s = self.settings
+        return not s.embed.model_path and download_failed(s.embed.model, s.models_dir) is not None
+
     def speech_waits(self) -> Failure | None:
         """The speech model's download failed lately: a voice note that failed for it is not
         retried by itself until the back-off ends (sending it again retries it)."""
