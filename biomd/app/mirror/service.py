@@ -207,11 +207,26 @@ class Mirror:
         known = [p.name for p in measured.dynamics.people]
         known += [n for p in patterns for n in p.people]
         match = next((k for k in known if same_person(k, name)), None)
+        unmarked = [
+            c.title or f"source #{doc_id}"
+            for doc_id, parsed in measured.parsed.items()
+            for c in parsed.chats
+            if not c.owner_messages and any(same_person(n, name) for n in c.speakers)
+        ]
+        if match is None and unmarked:
+            raise NotFound(
+                f"The chat with {name} ({', '.join(unmarked[:3])}) is left out: none of its "
+                "lines is marked as yours, so the mirror can't tell your messages from theirs. "
+                "Set BIOMD_OWNER_NAMES to your name as it appears there (`biomd config set "
+                "BIOMD_OWNER_NAMES YourName`)."
+            )
         groups = [
             c.title or f"source #{doc_id}"
             for doc_id, parsed in measured.parsed.items()
             for c in parsed.chats
-            if len(c.speakers) > 1 and any(same_person(n, name) for n in c.speakers)
+            if len(c.speakers) > 1
+            and c.owner_messages
+            and any(same_person(n, name) for n in c.speakers)
         ]
         if match is None and groups:
             raise NotFound(

@@ -321,3 +321,15 @@ async def test_unknown_person_is_a_clear_error_in_the_api_too(life: Engine) -> N
         await life.mirror.view(person="Mãe")
     with pytest.raises(BiomdError, match="comes after the end"):
         await life.mirror.view(since="2023", until="2021")
+
+
+async def test_a_chat_with_no_line_of_the_owners_says_to_name_them(
+    tmp_path: Path, minilm_path: Path, embedder: FastEmbedder
+) -> None:
+    settings = make_settings(tmp_path / "data", minilm_path, owner_names="", timezone="UTC")
+    async with await Engine.open(settings, embedder) as engine:
+        await ingest_text(engine, tmp_path, "WhatsApp Chat with Maya.txt", HAND)
+        with pytest.raises(NotFound, match="none of its lines is marked as yours") as said:
+            await engine.mirror.view(person="Maya")
+    assert "BIOMD_OWNER_NAMES" in said.value.user_message
+    assert "group chat" not in said.value.user_message
