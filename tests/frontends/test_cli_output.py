@@ -29,7 +29,7 @@ def test_sources_piped_are_whole_tab_separated_lines_with_the_dates_covered(
     )
     result = runner.invoke(app, ["sources"])
     assert result.exit_code == 0
-    header, *rows = result.output.splitlines()
+    header, *rows = result.stdout.splitlines()  # stderr says why they wait
     assert header.split("\t")[:6] == ["id", "name", "kind", "lang", "chunks", "covers"]
     cells = {row.split("\t")[1]: row.split("\t") for row in rows}
     assert name in cells, "the whole name, however narrow the terminal"
