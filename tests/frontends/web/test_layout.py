@@ -123,6 +123,38 @@ async def test_no_page_scrolls_sideways_and_tables_keep_every_column_on_screen(
         for date in dates:  # one line each: never "2021-/02-12"
             box = await date.bounding_box()
             assert box is not None and box["height"] < 30, await date.inner_text()
+        for name in await tab.locator("td.name .nw").all():  # "2019-04-07.md" stays whole
+            box = await name.bounding_box()
+            assert box is not None and box["height"] < 30, await name.inner_text()
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+async def test_the_share_and_mirror_forms_are_laid_out_for_the_screen(
+    newcomer: tuple[Engine, WebView], width: int
+) -> None:
+    _, view = newcomer
+    base = view.link.split("?")[0]
+    async with browser_at(view, width) as (tab, _):
+        await tab.goto(base + "share?for=close")
+        more = tab.locator("fieldset.more")
+        fields = [await more.locator(f"[name={n}]").bounding_box() for n in ("hide", "keep_as")]
+        assert all(f is not None for f in fields)
+        if width < 600:  # each control as wide as the screen, under its label
+            assert all(f["width"] >= 280 and f["height"] >= 30 for f in fields if f), fields
+        else:  # the controls in one column, beside their labels
+            lefts = {round(f["x"]) for f in fields if f}
+            assert len(lefts) == 1, fields
+        labels = await tab.locator("form.share-form table.grid label").all()
+        assert labels
+        for label in labels:  # "as “C.”" and "by name" each on one line, never "by / name"
+            box = await label.bounding_box()
+            assert box is not None and box["height"] < 30, await label.inner_text()
+        await tab.goto(base + "mirror")
+        since = tab.locator("form.filters input[name=since]")
+        assert await since.get_attribute("type") == "text"  # an example, not "--------- ----"
+        assert await since.get_attribute("placeholder")
+        box = await since.bounding_box()
+        assert box is not None and box["x"] + box["width"] <= width
 
 
 async def test_the_timeline_is_readable_on_a_phone(newcomer: tuple[Engine, WebView]) -> None:
