@@ -30,6 +30,7 @@ from biomd.app.mirror import cue_tables as t
 from biomd.app.mirror.dynamics import person_key
 from biomd.app.mirror.line_cues import Cues, Read, read
 from biomd.app.mirror.lines import Line
+from biomd.biographer.cues import words
 from biomd.fold import fold
 
 KINDS = (
@@ -164,12 +165,14 @@ def told_apart(reads: Sequence[Read], owner: str, people: Mapping[str, str]) -> 
 
 
 def named(reads: Sequence[Read]) -> dict[str, str]:
-    """The names (capitalised, not at a sentence's start) the owner writes to two people or
-    more, by their folded form."""
+    """The names the owner writes to two people or more, by their folded form: a word
+    capitalised inside a sentence somewhere ("con Javi"), counted wherever it stands, at a
+    sentence's start too ("Javi y yo …")."""
+    capitals = set().union(*(r.capitals for r in reads))
     told: dict[str, set[str]] = defaultdict(set)
     for r in reads:
         if r.line.to:
-            for c in r.capitals:
+            for c in capitals.intersection(words(r.line.text).split()):
                 told[c].add(r.line.to)
     return {
         c: _as_written(c, [r.line.text for r in reads if c in r.capitals][:3])
@@ -408,6 +411,22 @@ def _as_written(thing: str, texts: Sequence[str]) -> str:
     return thing
 
 
+def _with_names(
+    reads: list[Read], told: Mapping[str, str], keyed: Mapping[str, str], cues: Cues
+) -> list[Read]:
+    """The reads again with the names found in the lines (`told`) among each line's people,
+    only for the lines that name one the chats and notes did not know."""
+    extra = [k for k in told if k not in keyed]
+    if not extra:
+        return reads
+    return [
+        read(r.line, cues, told, every=True) or r
+        if any(k in words(r.line.text).split() for k in extra)
+        else r
+        for r in reads
+    ]
+
+
 def _strongest(found: Iterable[Shape]) -> list[Shape]:
     return sorted(found, key=lambda s: (-s.score, s.key))[:LIMIT]
 
@@ -439,9 +458,10 @@ def shapes(
         return None
 
     cycle, taken = cycles(reads, owner, after_plan)
+    told = {**named(reads), **keyed}
     return [
         *contradictions(reads, owner),
-        *told_apart(reads, owner, {**named(reads), **keyed}),
+        *told_apart(_with_names(reads, told, keyed, cues), owner, told),
         *avoidances(reads, keyed),
         *stated_reasons(reads, owner),
         *said_vs_did(reads, owner, taken),

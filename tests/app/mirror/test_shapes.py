@@ -83,6 +83,17 @@ def test_each_planted_shape_is_found_with_the_lines_that_show_it(
     assert not any(crisis in x.text.lower() for s in found for x in s.lines)
 
 
+def test_someone_the_chats_dont_name_is_found_in_the_owners_lines() -> None:
+    # Javi writes in none of Lucía's chats, and no note names him: "con Javi" in her lines
+    # makes him someone, "Javi y yo …" at a sentence's start included
+    life = mirror_life_es
+    lines = lines_of(life.JOURNAL, life.CHATS, life.OWNER)
+    chats_only = {p: p for p in life.CHATS}
+    [told] = [s for s in shapes(lines, life.OWNER, chats_only, ["es"]) if s.kind == "told_apart"]
+    assert told.about == "Javi"
+    assert {x.to for x in told.lines} == {"Marta", "Carmen"}
+
+
 def test_a_contradiction_is_about_one_thing_not_two() -> None:
     lines = journal_and_chat(
         {"2021-03-04": "I never want to live in London again, that city wore me out."},
