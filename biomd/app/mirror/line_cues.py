@@ -72,6 +72,7 @@ class Read:
     stems: frozenset[str]
     plan_stems: tuple[str, ...] = field(default=())  # the stems after the plan's cue, in order
     capitals: frozenset[str] = field(default=frozenset())  # capitalised words, folded
+    folded: str = ""  # the line's words, folded, each between spaces (biographer.cues.words)
 
 
 _CAPITAL = re.compile(r"(?<![\w'’])([A-ZÀ-ÖØ-Þ][\w'’-]+)")
@@ -112,6 +113,7 @@ def read(line: Line, cues: Cues, people: Mapping[str, str], every: bool = False)
         stems=frozenset(_stems(folded, cues.language)),
         plan_stems=plan_stems,
         capitals=capitals,
+        folded=folded,
     )
 
 

@@ -86,6 +86,7 @@ class ShapePass:
         self.measured = measured
         self._lock = asyncio.Lock()
         self._memo: tuple[object, list[Line], int] | None = None
+        self._found: tuple[object, list[Shape]] | None = None
 
     @property
     def owner(self) -> str:
@@ -187,11 +188,18 @@ class ShapePass:
         return [self.language, *found] if self.language else found or ["en"]
 
     async def shapes(self) -> tuple[list[Shape], str]:
-        """Every shape in the owner's lines now, and the language to speak of them in."""
+        """Every shape in the owner's lines now, and the language to speak of them in (found
+        again only when the lines, the people or the languages change: the mirror's page
+        shows them at every load)."""
         lines = await self.lines()
         langs = await self.languages()
-        found = await asyncio.to_thread(shapes, lines, self.owner, await self.people(), langs)
-        return found, langs[0]
+        people = await self.people()
+        assert self._memo is not None  # what `lines` read, by the sources it read them from
+        key = (self._memo[0], tuple(people), tuple(langs))
+        if self._found is None or self._found[0] != key:
+            found = await asyncio.to_thread(shapes, lines, self.owner, people, langs)
+            self._found = (key, found)
+        return self._found[1], langs[0]
 
     # -- the pass -------------------------------------------------------------------------
 

@@ -30,7 +30,6 @@ from biomd.app.mirror import cue_tables as t
 from biomd.app.mirror.dynamics import person_key
 from biomd.app.mirror.line_cues import Cues, Read, read
 from biomd.app.mirror.lines import Line
-from biomd.biographer.cues import words
 from biomd.fold import fold
 
 KINDS = (
@@ -172,7 +171,7 @@ def named(reads: Sequence[Read]) -> dict[str, str]:
     told: dict[str, set[str]] = defaultdict(set)
     for r in reads:
         if r.line.to:
-            for c in capitals.intersection(words(r.line.text).split()):
+            for c in capitals.intersection(r.folded.split()):
                 told[c].add(r.line.to)
     return {
         c: _as_written(c, [r.line.text for r in reads if c in r.capitals][:3])
@@ -421,7 +420,7 @@ def _with_names(
         return reads
     return [
         read(r.line, cues, told, every=True) or r
-        if any(k in words(r.line.text).split() for k in extra)
+        if any(f" {k} " in r.folded for k in extra)
         else r
         for r in reads
     ]
