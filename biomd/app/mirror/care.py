@@ -58,6 +58,11 @@ def crisis(text: str) -> bool:
     return _CRISIS(text)
 
 
+def crisis_in_words(folded: str) -> bool:
+    """`crisis` of a text already folded into its words (biographer.cues.words)."""
+    return _CRISIS.within(folded)
+
+
 def labels(text: str) -> bool:
     """Whether a text diagnoses, labels, or claims to know someone's motives."""
     return _LABELS(text)

@@ -13,7 +13,7 @@ from datetime import date
 import numpy as np
 
 from biomd.app.mirror.dynamics import person_key
-from biomd.app.mirror.messages import NEWLINE_MARK, ParsedChats
+from biomd.app.mirror.messages import NEWLINE_MARK, ChatThread, ParsedChats
 
 JOURNAL = ""  # `Line.to` of a line written to nobody: a journal, a note to self
 SHORTEST = 12  # characters: "ok", "haha", "see you" say nothing a pattern can rest on
@@ -65,17 +65,24 @@ def chat_lines(
     """The owner's messages `indices` of a chat source, whose texts are `texts`; each to the
     one other person of its conversation, or to the group."""
     a = parsed.arrays
+    whom = [_whom(conv) for conv in parsed.chats]  # once a conversation, not once a message
+    picked = np.asarray(indices, dtype=np.int64)
+    chats, starts = a["chat"][picked].tolist(), a["start"][picked].tolist()
+    days = (a["minute"][picked] // _MINUTES_PER_DAY + _EPOCH).tolist()
     out = []
-    for i, text in zip(indices, texts, strict=True):
-        conv = parsed.chats[int(a["chat"][i])]
-        others = conv.others
-        group = len(others) != 1
-        to = others[0] if not group else (conv.title or ", ".join(others[:3]))
-        start = int(a["start"][i])
+    for chat, start, day, text in zip(chats, starts, days, texts, strict=True):
+        to, group = whom[chat]
         text, end = _cut(text, start)
-        day = int(a["minute"][i]) // _MINUTES_PER_DAY + _EPOCH
         out.append(Line(source_id, start, end, text, day, to, group))
     return out
+
+
+def _whom(conv: ChatThread) -> tuple[str, bool]:
+    """Whom the owner writes to in a conversation: its one other person, or the group."""
+    others = conv.others
+    if len(others) == 1:
+        return others[0], False
+    return conv.title or ", ".join(others[:3]), True
 
 
 _EPOCH = date(1970, 1, 1).toordinal()

@@ -85,7 +85,8 @@ class ShapePass:
         self.backend = backend
         self.measured = measured
         self._lock = asyncio.Lock()
-        self._memo: tuple[object, list[Line], int] | None = None
+        self._memo: tuple[object, list[Line]] | None = None
+        self._crisis: int | None = None  # the lines in `_memo` with signs of crisis
         self._found: tuple[object, list[Shape]] | None = None
 
     @property
@@ -95,23 +96,22 @@ class ShapePass:
     # -- the lines and their shapes -------------------------------------------------------
 
     async def lines(self) -> list[Line]:
-        """The owner's own lines in every ready source, but any with signs of crisis (read
-        again only when the sources change)."""
-        return (await self._lines())[0]
-
-    async def in_crisis(self) -> int:
-        """How many of the owner's lines show signs of crisis (the mirror then says where
-        to find help, with a model or without)."""
-        return (await self._lines())[1]
-
-    async def _lines(self) -> tuple[list[Line], int]:
+        """The owner's own lines in every ready source (read again only when the sources
+        change); the rules make no shape of one with signs of crisis."""
         docs = await self.store.documents.all("ready")
         key = (tuple(d.id for d in docs), self.owner_names)
         if self._memo is None or self._memo[0] != key:
-            every = await self._read_lines()
-            lines = [x for x in every if not crisis(x.text)]
-            self._memo = (key, lines, len(every) - len(lines))
-        return self._memo[1], self._memo[2]
+            self._memo = (key, await self._read_lines())
+            self._crisis = None
+        return self._memo[1]
+
+    async def in_crisis(self) -> int:
+        """How many of the owner's lines show signs of crisis (the mirror then says where
+        to find help, with a model or without); counted once a change of the sources."""
+        lines = await self.lines()
+        if self._crisis is None:
+            self._crisis = await asyncio.to_thread(lambda: sum(crisis(x.text) for x in lines))
+        return self._crisis
 
     async def _read_lines(self) -> list[Line]:
         measured = await self.measured.get()
@@ -158,10 +158,12 @@ class ShapePass:
             batch = await self.store.chunks.spans_from(doc_id, at, BATCH)
             if not batch:
                 break
-            for start, end, text in batch:
-                seen = buffer_at + len(buffer)
+            pieces, seen = [buffer], buffer_at + len(buffer)
+            for start, end, text in batch:  # joined once: adding to a string is a copy
                 if end > seen:
-                    buffer += text[max(0, seen - start) :]
+                    pieces.append(text[max(0, seen - start) :])
+                    seen = end
+            buffer = "".join(pieces)
             at = batch[-1][0] + 1
             while k < len(spans) and spans[k][0] + spans[k][1] <= buffer_at + len(buffer):
                 s, n = spans[k]

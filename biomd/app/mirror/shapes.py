@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from biomd.app.mirror import cue_tables as t
+from biomd.app.mirror.care import crisis_in_words
 from biomd.app.mirror.dynamics import person_key
 from biomd.app.mirror.line_cues import Cues, Read, read
 from biomd.app.mirror.lines import Line
@@ -419,9 +420,7 @@ def _with_names(
     if not extra:
         return reads
     return [
-        read(r.line, cues, told, every=True) or r
-        if any(f" {k} " in r.folded for k in extra)
-        else r
+        read(r.line, cues, told, every=True) or r if any(f" {k} " in r.folded for k in extra) else r
         for r in reads
     ]
 
@@ -436,12 +435,17 @@ def shapes(
     people: Mapping[str, str],
     languages: Iterable[str] = t.LANGUAGES,
 ) -> list[Shape]:
-    """Every shape of every kind in the owner's lines. `people`: the names of the people in
-    the owner's life (their chats' names, the notes' people), by key."""
+    """Every shape of every kind in the owner's lines, none made of a line with signs of
+    crisis. `people`: the names of the people in the owner's life (their chats' names, the
+    notes' people), by key."""
     cues = Cues.of(languages)
     keyed = {person_key(n): n for n in people.values()} if people else {}
     ordered = sorted(lines, key=lambda x: (x.day, x.start))
-    reads = [r for x in ordered if (r := read(x, cues, keyed)) is not None]
+    reads = [
+        r
+        for x in ordered
+        if (r := read(x, cues, keyed)) is not None and not crisis_in_words(r.folded)
+    ]
     days = [x.day for x in ordered]
 
     def after_plan(plan: Read, stems: tuple[str, ...], need: int) -> Read | None:
@@ -452,7 +456,9 @@ def shapes(
             if sum(s in folded for s in stems) < need:
                 continue  # a stem is the start of a word: not in the text, not in its words
             r = read(x, cues, keyed, every=True)
-            if r is not None and not r.plan and sum(_has(r, s) for s in stems) >= need:
+            if r is None or crisis_in_words(r.folded):
+                continue
+            if not r.plan and sum(_has(r, s) for s in stems) >= need:
                 return r
         return None
 
