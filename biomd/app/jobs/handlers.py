@@ -249,11 +249,12 @@ class Handlers:
             await self.mirror(MirrorJob())
 
     async def mirror(self, p: MirrorJob) -> None:
-        """The mirror brought up to date: chat sources parsed (so its page opens at once),
-        then, with a model, the mirror's pass over what is new. Quiet: what it finds waits on
-        the mirror's page and /mirror; a failure here fails nothing else."""
+        """The mirror brought up to date: chat sources parsed and the owner's lines read (so
+        its page opens at once, with no model its worth-a-look too), then, with a model, the
+        mirror's pass over what is new. Quiet: what it finds waits on the mirror's page and
+        /mirror; a failure here fails nothing else."""
         try:
-            await self.app.mirror.measured.warm()
+            await self.app.mirror.warm()
             if not self.app.biographer.configured:
                 return
             report = await self.app.mirror.refresh()
@@ -261,7 +262,7 @@ class Handlers:
             log.warning("mirror: %s", exc.user_message)
             return
         log.info(
-            "mirror: %d candidate(s) judged, %d pattern(s)%s",
+            "mirror: %d shape(s) asked about, %d pattern(s)%s",
             report.judged,
             report.yes,
             f"; stopped: {report.stopped}" if report.stopped else "",

@@ -140,6 +140,15 @@ class Mirror:
         self.notes = MirrorNotes(store, self.measured)
         self.shapes = ShapePass(owner.names, owner.language, reader, store, backend, self.measured)
 
+    async def warm(self) -> None:
+        """What the mirror's page needs made once a change of the sources: the chats
+        parsed, the owner's lines read and their signs of crisis counted, and with no model
+        the shapes worth a look (a 50 MB export's rules take seconds; the page, then, not)."""
+        await self.measured.warm()
+        await self.shapes.in_crisis()
+        if not self.backend.configured:
+            await self.shapes.shapes()
+
     async def view(
         self, person: str | None = None, since: str | None = None, until: str | None = None
     ) -> MirrorView:
