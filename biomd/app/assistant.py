@@ -175,7 +175,7 @@ class Assistant:
         summary = profile_view.body_of(section(bio, "Summary")) or "(no summary yet)"
         await channel.send_file(chat, "bio.md", bio.encode("utf-8"), "Your bio.md")
         more = ""
-        if (await profile_view.view(self.engine)).filled_by:  # empty sections: what fills them
+        if await profile_view.unfilled(self.engine, bio):  # empty sections: what fills them
             no_model = self._no_model(channel, chat)
             more = "\n\n" + await profile_view.filled_by(self.engine, no_model)
         await self._say(channel, chat, f"Summary\n\n{summary}{more}")

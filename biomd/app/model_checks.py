@@ -92,10 +92,14 @@ def embedding_size(settings: Settings) -> str:
 
 
 def embedding_failure(settings: Settings) -> Failure | None:
-    """The embedding model's download, if it failed lately (it waits for the back-off)."""
+    """The embedding model's download, if it failed lately: it waits out the back-off
+    (`biomd embed` tries at once); None where the model is a local folder."""
+    if settings.embed.model_path:
+        return None
     return failed_lately(settings.embed.model, settings.models_dir)
 
 
 def speech_failure(settings: Settings) -> Failure | None:
-    """The speech model's download, if it failed lately."""
+    """The speech model's download, if it failed lately: a voice note that failed for it is
+    not retried by itself until the back-off ends (sending it again retries it)."""
     return failed_lately(settings.whisper.model, settings.models_dir / "whisper")

@@ -75,11 +75,17 @@ async def view(engine: Engine) -> ProfileView:
         first = change is None or change.mode == "init"
         shown.append(SectionView(title, body_of(section(bio, title)), None if first else change))
     out = ProfileView(shown, "")
-    gaps = any(not s.body for s in shown)
-    waiting = bool(await engine.biographer.reading.pending())
-    if out.empty or (gaps and (waiting or not engine.biographer.configured)):
+    if out.empty or await unfilled(engine, bio):
         return ProfileView(shown, await filled_by(engine))
     return out
+
+
+async def unfilled(engine: Engine, bio: str) -> bool:
+    """Whether bio.md has sections still empty that nothing fills now: no model reads the
+    sources, or some wait to be read."""
+    if all(body_of(section(bio, title)) for title in section_titles(bio)):
+        return False
+    return not engine.biographer.configured or bool(await engine.biographer.reading.pending())
 
 
 async def filled_by(engine: Engine, no_model: str = "") -> str:

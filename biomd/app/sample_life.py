@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from biomd import sample
+from biomd.app import model_checks
 from biomd.app.engine import Engine
 from biomd.errors import BiomdError
 from biomd.settings import Settings
@@ -51,7 +52,7 @@ async def load(engine: Engine, say: Callable[[str], None]) -> None:
     """Ingest the sample's sources that are not in yet (all of them on the first run), and
     make the vectors still missing; `say` hears what is going on."""
     have = {d.name: d.status for d in await engine.sources.all()}
-    waits = engine.sources.speech_waits()  # a voice note that failed for it waits too
+    waits = model_checks.speech_failure(engine.settings)  # a voice note failed for it waits
     todo = [
         p
         for p in sample.files()
@@ -67,7 +68,7 @@ async def load(engine: Engine, say: Callable[[str], None]) -> None:
     stored = await engine.sources.stored_model()
     changed = stored is not None and stored != engine.sources.model_name
     if changed or (await engine.sources.stats()).vectors_missing:
-        if await engine.sources.embedding_waits():  # said in full when it failed
+        if model_checks.embedding_failure(engine.settings):  # said in full when it failed
             say("Search works by keyword until the embedding model is here (`biomd doctor`).")
             return
         say("Computing vectors for search by meaning…")

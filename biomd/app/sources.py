@@ -34,7 +34,7 @@ from biomd.retrieval.vector_index import LoadingFn
 from biomd.settings import Settings
 from biomd.storage.activity import speaker_names
 from biomd.storage.documents import Counts, Source, SourceState
-from biomd.storage.downloads import Failure, download_failed, failed_lately
+from biomd.storage.downloads import download_failed
 from biomd.storage.lock import ProcessLock
 from biomd.storage.notes import Note
 from biomd.storage.rawfiles import RawFiles
@@ -332,17 +332,6 @@ class Sources:
         s = self.settings
         failed = None if s.embed.model_path else download_failed(s.embed.model, s.models_dir)
         return failed or "No vectors have been made yet; `biomd embed` makes them."
-
-    async def embedding_waits(self) -> bool:
-        """Whether the embedding model's download failed lately and waits out its back-off
-        (`biomd embed` tries at once)."""
-        s = self.settings
-        return not s.embed.model_path and download_failed(s.embed.model, s.models_dir) is not None
-
-    def speech_waits(self) -> Failure | None:
-        """The speech model's download failed lately: a voice note that failed for it is not
-        retried by itself until the back-off ends (sending it again retries it)."""
-        return failed_lately(self.settings.whisper.model, self.settings.models_dir / "whisper")
 
     async def notes(self, query: str, limit: int = 10) -> list[Note]:
         """The reader's notes that best match `query`, each with its verified quote."""

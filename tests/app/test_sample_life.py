@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from biomd import sample
-from biomd.app import sample_life
+from biomd.app import model_checks, sample_life
 from biomd.app.engine import Engine
 from biomd.retrieval.embedding import FastEmbedder
 from tests.conftest import make_settings
@@ -34,7 +34,7 @@ async def test_offline_the_voice_note_is_said_once_and_waits_out_the_back_off(
         first = "\n".join(said)
         assert "Reading 10 sample sources into biomd (first run only)" in first
         assert "voice-note-2024-06-02.ogg: not transcribed" in first
-        assert engine.sources.speech_waits() is not None
+        assert model_checks.speech_failure(settings) is not None
         said.clear()
         await sample_life.load(engine, said.append)  # the next run
     assert not [line for line in said if "sample source" in line or "voice" in line], said

@@ -116,6 +116,14 @@ def _heading(text: str, at: int) -> bool:
     return text[line_start:at].lstrip().startswith("#")
 
 
+def single_day(start: str | None, end: str | None) -> str | None:
+    """A source's date (`YYYY-MM-DD`) when it covers one day (a journal entry, a voice
+    note); None when it covers more, or has no date."""
+    if start and (not end or end[:10] == start[:10]):
+        return start[:10]
+    return None
+
+
 def day_of(value: str | None) -> int | None:
     """A source's single day (`YYYY-MM-DD…`) as an ordinal; None if it has none."""
     if not value or len(value) < 10:

@@ -15,6 +15,7 @@ import numpy.typing as npt
 from biomd.app.mirror.care import crisis
 from biomd.app.mirror.dynamics import person_key
 from biomd.app.mirror.findings import stamp
+from biomd.app.mirror.lines import single_day
 from biomd.app.mirror.measured import MeasuredSide
 from biomd.biographer.cues import INTENTION, subjects
 from biomd.ingest.convert import chat_kinds
@@ -90,7 +91,7 @@ class MirrorNotes:
                     line_day = stamp(int(a["minute"][i]))[:10]
             elif doc.kind in chat_kinds():
                 mine = False
-            note_date = x.date or line_day or _single_day(doc.content_start, doc.content_end)
+            note_date = x.date or line_day or single_day(doc.content_start, doc.content_end)
             day, precise = day_of(note_date)
             notes[x.id] = DatedNote(
                 id=x.id,
@@ -173,10 +174,3 @@ def _cos(vectors: Vectors, a: int, b: int) -> float:
         return 0.0
     denominator = float(np.linalg.norm(va) * np.linalg.norm(vb)) or 1.0
     return float(va @ vb) / denominator
-
-
-def _single_day(start: str | None, end: str | None) -> str | None:
-    """A source's date when it covers one day (a journal entry, a voice note)."""
-    if start and (not end or end[:10] == start[:10]):
-        return start[:10]
-    return None

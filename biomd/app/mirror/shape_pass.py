@@ -17,7 +17,14 @@ from datetime import UTC, datetime
 
 from biomd.app.mirror import shape_questions as q
 from biomd.app.mirror.care import crisis
-from biomd.app.mirror.lines import Line, chat_lines, day_of, owner_spans, prose_lines
+from biomd.app.mirror.lines import (
+    Line,
+    chat_lines,
+    day_of,
+    owner_spans,
+    prose_lines,
+    single_day,
+)
 from biomd.app.mirror.measured import MeasuredSide
 from biomd.app.mirror.patterns import Evidence, Pattern, pattern_id
 from biomd.app.mirror.shape_statements import statement, worth_a_look
@@ -29,6 +36,7 @@ from biomd.errors import LLMError, SpendLimitReached
 from biomd.models.ledger import Usage
 from biomd.models.llm import JsonModel, WeighsYes
 from biomd.models.pricing import prices
+from biomd.storage.documents import Source
 from biomd.storage.mirror import Judged, Span
 from biomd.storage.store import Store
 
@@ -101,7 +109,7 @@ class ShapePass:
         docs = await self.store.documents.all("ready")
         key = (tuple(d.id for d in docs), self.owner_names)
         if self._memo is None or self._memo[0] != key:
-            self._memo = (key, await self._read_lines())
+            self._memo = (key, await self._read_lines(docs))
             self._crisis = None
         return self._memo[1]
 
@@ -113,33 +121,30 @@ class ShapePass:
             self._crisis = await asyncio.to_thread(lambda: sum(crisis(x.text) for x in lines))
         return self._crisis
 
-    async def _read_lines(self) -> list[Line]:
+    async def _read_lines(self, docs: Sequence[Source]) -> list[Line]:
+        """The owner's lines in the ready sources `docs`."""
         measured = await self.measured.get()
         out: list[Line] = []
         for doc_id, parsed in measured.parsed.items():
             picked = owner_spans(parsed)
-            spans = [
-                (int(parsed.arrays["start"][i]), int(parsed.arrays["length"][i])) for i in picked
-            ]
+            a = parsed.arrays
+            spans = list(
+                zip(a["start"][picked].tolist(), a["length"][picked].tolist(), strict=True)
+            )
             texts = await self._texts(doc_id, spans)
             out += chat_lines(doc_id, parsed, picked, texts)
         covered = set(measured.parsed)
-        for doc in await self.store.documents.all("ready"):
-            day = day_of(doc.content_start)
-            single = (
-                doc.content_end is None
-                or (doc.content_end or "")[:10] == (doc.content_start or "")[:10]
-            )
-            if doc.kind in PROSE_KINDS and day is not None and single:
+        for doc in docs:
+            day = day_of(single_day(doc.content_start, doc.content_end))
+            if doc.kind in PROSE_KINDS and day is not None:
                 text = await self.store.chunks.text(doc.id, 0, doc.text_length)
                 out += prose_lines(doc.id, text, day)
                 covered.add(doc.id)
-        return out + await self._noted(covered)
+        return out + await self._noted(covered, {d.id: d for d in docs})
 
-    async def _noted(self, covered: set[int]) -> list[Line]:
+    async def _noted(self, covered: set[int], docs: dict[int, Source]) -> list[Line]:
         """The reader's dated notes on the prose sources the rules don't read line by line
         (a journal of many days, a PDF, a document): each note's quote as a line."""
-        docs = {d.id: d for d in await self.store.documents.all("ready")}
         out = []
         for x in await self.store.notes.of_ready():
             doc = docs.get(x.document_id)

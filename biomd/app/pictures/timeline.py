@@ -236,7 +236,7 @@ def draw(tl: Timeline, width: float, link: Callable[[int], str] | None = None) -
     peak = float(max(tl.months.values(), default=0) or 1)
     for month, n in tl.months.items():
         first = date(int(month[:4]), int(month[5:7]), 1)
-        nxt = date(first.year + first.month // 12, first.month % 12 + 1, 1)
+        nxt = _months_on(first, 1)
         h = messages_h * n / peak
         d.add(Rect(at(first), y + messages_h - h, max(1.0, at(nxt) - at(first) - 0.5), h, ALERT,
                    f"{month}: {counted(n, 'message')}"))  # fmt: skip
@@ -305,10 +305,13 @@ def _axis_end(last: date | None, year: int) -> date:
     (its label needs the room)."""
     if last is None:
         return date(year + 1, 1, 1)
-    month = last.month + 1
-    end = date(last.year + month // 13, (month - 1) % 12 + 1, 1)
-    end = date(end.year + end.month // 12, end.month % 12 + 1, 1)  # a month of margin
-    return max(end, date(year, 4, 1))
+    return max(_months_on(last, 2), date(year, 4, 1))  # its month's end, and a month more
+
+
+def _months_on(day: date, n: int) -> date:
+    """The first day of the month `n` months after `day`'s."""
+    months = day.year * 12 + day.month - 1 + n
+    return date(months // 12, months % 12 + 1, 1)
 
 
 def _x(d: date) -> float:

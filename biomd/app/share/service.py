@@ -15,8 +15,8 @@ from pathlib import Path
 from biomd.app.assistants import privacy
 from biomd.app.pictures.people import people_of, same_person
 from biomd.app.share import card as share_card
-from biomd.app.share.audiences import PRESETS, Audience, Format, ShareChoice, preset
-from biomd.app.share.choices import MIRROR_HEADING
+from biomd.app.share.audiences import MIRROR, PRESETS, Audience, Format, ShareChoice, preset
+from biomd.app.share.choices import MIRROR_HEADING, sections
 from biomd.app.share.people import Names, Someone, choose
 from biomd.app.share.portrait import Portrait, lines_of, tidy, years_of
 from biomd.app.share.render import to_html, to_markdown, to_text
@@ -24,7 +24,7 @@ from biomd.app.share.scan import PrivacyFlag, redact, scan, windows
 from biomd.app.share.writer import write
 from biomd.biographer.backend import Backend
 from biomd.biographer.profile import Profile
-from biomd.biographer.profile_text import HEADINGS, KEYS, MIRROR_MARK, owner_in
+from biomd.biographer.profile_text import MIRROR_MARK, owner_in
 from biomd.endpoints import Endpoint
 from biomd.errors import BiomdError, NotFound
 from biomd.fold import fold
@@ -234,8 +234,7 @@ class Shares:
             )
         if held_back:
             return f"There is nothing else to share yet. {held_back_note(held_back)}"
-        headings = dict(zip(KEYS, HEADINGS["en"], strict=True))
-        gets = ", ".join(headings[k] for k in audience.sections if k in headings)
+        gets = ", ".join(h for k, h, on in sections(audience) if on and k != MIRROR)
         return (
             f"There is nothing to share yet with the audience '{audience.name}': bio.md has "
             f"nothing in the sections it gets ({gets}). Put more sections in, or choose "
