@@ -25,6 +25,7 @@ from biomd.ingest.transcribe import PROMPT_TOKENS, WhisperTranscriber
 from biomd.plural import counted
 from biomd.retrieval import language
 from biomd.retrieval.embed_pipeline import Embeddings, EmbedProgress
+from biomd.retrieval.embedding import download_failed
 from biomd.retrieval.passages import Passage, passage
 from biomd.retrieval.search import MODES as MODES  # the search modes a front-end offers
 from biomd.retrieval.search import GrepPage, Mention, Mode, Searcher, Slice
@@ -34,7 +35,6 @@ from biomd.retrieval.vector_index import LoadingFn
 from biomd.settings import Settings
 from biomd.storage.activity import speaker_names
 from biomd.storage.documents import Counts, Source, SourceState
-from biomd.storage.downloads import download_failed
 from biomd.storage.lock import ProcessLock
 from biomd.storage.notes import Note
 from biomd.storage.rawfiles import RawFiles

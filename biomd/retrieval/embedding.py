@@ -16,7 +16,7 @@ from biomd.retrieval.quantise import int8_copy
 from biomd.storage.database import ensure_private_dir
 from biomd.storage.downloads import (
     cached,
-    download_failed,
+    failed_lately,
     forget_download_failed,
     hub_hosts,
     no_network,
@@ -229,6 +229,20 @@ def ready_marker(name: str, cache_dir: Path) -> Path:
 def model_downloaded(name: str, cache_dir: Path) -> bool:
     """Whether biomd has loaded `name` from `cache_dir` before (no download needed)."""
     return ready_marker(name, cache_dir).exists()
+
+
+def download_failed(name: str, cache_dir: Path, now: float | None = None) -> str | None:
+    """Why downloading the embedding model `name` failed, if it failed within
+    RETRY_DOWNLOAD_AFTER_S; said as a reason not to try again yet."""
+    failed = failed_lately(name, cache_dir, now)
+    if failed is None:
+        return None
+    return (
+        f"Vectors wait: the embedding model could not be downloaded at {failed.at}, and is not "
+        f"tried again for {failed.hours} hours unless you run `biomd embed`. "
+        f"Sources are keyword-searchable meanwhile. Without network access, put the model "
+        f"files in a folder and set BIOMD_EMBED_MODEL_PATH. (It failed with: {failed.why}.)"
+    )
 
 
 def _not_loaded(name: str, where: str, why: str) -> str:

@@ -51,20 +51,6 @@ def failed_lately(name: str, cache_dir: Path, now: float | None = None) -> Failu
     return Failure(datetime.fromtimestamp(at).strftime("%H:%M"), why)
 
 
-def download_failed(name: str, cache_dir: Path, now: float | None = None) -> str | None:
-    """Why downloading the embedding model `name` failed, if it failed within
-    RETRY_DOWNLOAD_AFTER_S; said as a reason not to try again yet."""
-    failed = failed_lately(name, cache_dir, now)
-    if failed is None:
-        return None
-    return (
-        f"Vectors wait: the embedding model could not be downloaded at {failed.at}, and is not "
-        f"tried again for {failed.hours} hours unless you run `biomd embed`. "
-        f"Sources are keyword-searchable meanwhile. Without network access, put the model "
-        f"files in a folder and set BIOMD_EMBED_MODEL_PATH. (It failed with: {failed.why}.)"
-    )
-
-
 def forget_download_failed(name: str, cache_dir: Path) -> None:
     """The model loaded: a failure before no longer counts."""
     _failed_marker(name, cache_dir).unlink(missing_ok=True)

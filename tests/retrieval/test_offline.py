@@ -18,9 +18,9 @@ import pytest
 from biomd.app import asking
 from biomd.app.engine import Engine
 from biomd.errors import EmbeddingError
-from biomd.retrieval.embedding import FastEmbedder
+from biomd.retrieval.embedding import FastEmbedder, download_failed
 from biomd.settings import Settings
-from biomd.storage.downloads import RETRY_DOWNLOAD_AFTER_S, download_failed, no_network
+from biomd.storage.downloads import RETRY_DOWNLOAD_AFTER_S, no_network
 
 MODEL = "BAAI/bge-small-en-v1.5"  # one fastembed lists, and that is not in this cache
 
