@@ -83,6 +83,10 @@ from pathlib import Path
 from biomd.app.engine import Engine
 from biomd.settings import Settings
 
+def settings():
+    return Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
+                    timezone="UTC")
+
 def rss(field):
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith(field):
@@ -95,9 +99,7 @@ CHILD = (
     + r"""
 
 async def main():
-    settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
-                        timezone="UTC")
-    async with await Engine.open(settings) as engine:
+    async with await Engine.open(settings()) as engine:
         before = rss("VmRSS:")
         t = time.perf_counter()
         view = await engine.mirror.view()
@@ -120,9 +122,7 @@ SHAPES = (
     + r"""
 
 async def main():
-    settings = Settings(_env_file=None, data_dir=Path(sys.argv[1]), owner_names="Ana",
-                        timezone="UTC")
-    async with await Engine.open(settings) as engine:
+    async with await Engine.open(settings()) as engine:
         await engine.mirror.measured.get()  # the measured side's parse, kept per source
         before = rss("VmRSS:")
         t = time.perf_counter()

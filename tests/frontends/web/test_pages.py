@@ -323,15 +323,20 @@ async def test_a_source_is_kept_from_assistants_and_shared_again_from_its_row(
     assert refused.status_code == 403 and not (await site.engine.sources.get(doc)).private
 
 
-async def test_a_profile_with_empty_sections_says_what_fills_them_in_plain_words(
-    newcomer: Site,
-) -> None:
-    site = newcomer
+async def _confirmed_in_the_mirror(site: Site) -> None:
+    """A diary entry, and the line a confirmed finding (Fb66bc218) put in bio.md's Patterns."""
     doc = await _ingest(site, "diary.md", "# 1 May 2022\n\nAnswered Maya a day late again.\n")
     line = f"- Answers Maya later than before [#{doc}] (the mirror, Fb66bc218, confirmed by you)"
     await site.engine.profile.edit(
         "", line, section="patterns", turn_id=1, mode="owner", reason="confirmed Fb66bc218"
     )
+
+
+async def test_a_profile_with_empty_sections_says_what_fills_them_in_plain_words(
+    newcomer: Site,
+) -> None:
+    site = newcomer
+    await _confirmed_in_the_mirror(site)
     page = (await site.client.get("/")).text
     fills = page[page.index('id="fills"') :][:600]
     assert "language model" in fills and "1 source is waiting" in fills  # why they are empty
@@ -344,11 +349,7 @@ async def test_the_share_page_offers_the_mirror_and_says_why_it_is_left_out(
     newcomer: Site,
 ) -> None:
     site = newcomer
-    doc = await _ingest(site, "diary.md", "# 1 May 2022\n\nAnswered Maya a day late again.\n")
-    line = f"- Answers Maya later than before [#{doc}] (the mirror, Fb66bc218, confirmed by you)"
-    await site.engine.profile.edit(
-        "", line, section="patterns", turn_id=None, mode="owner", reason="test"
-    )
+    await _confirmed_in_the_mirror(site)
     before = site.engine.profile.path.read_text()
     page = (await site.client.get("/share?for=therapist")).text
     assert 'name="section" value="mirror"' in page and "Patterns you confirmed" in page
